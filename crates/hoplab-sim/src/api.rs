@@ -1,0 +1,107 @@
+//! The facade the Python binding calls: JSON in, JSON out, errors as values.
+//!
+//! Everything here is total: bad input comes back as [`ApiError`] with the key
+//! it concerns, never as a panic. The binding crate (`hoplab-py`) only converts
+//! these into Python objects and exceptions.
+
+use crate::scenario::{ConfigError, Scenario};
+use crate::stats::report::RunReport;
+use serde::Serialize;
+
+/// What can go wrong at the API boundary.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ApiError {
+    /// The scenario is invalid: a key and what is allowed.
+    Config(ConfigError),
+    /// The simulation itself failed (an internal error; reported, never a panic).
+    Simulation(String),
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApiError::Config(e) => write!(f, "{e}"),
+            ApiError::Simulation(m) => write!(f, "simulation failed: {m}"),
+        }
+    }
+}
+
+impl From<ConfigError> for ApiError {
+    fn from(e: ConfigError) -> Self {
+        ApiError::Config(e)
+    }
+}
+
+/// Options that change what a run reports, not what it simulates.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RunOptions {
+    /// Include the long-format time series in the report.
+    pub series: bool,
+}
+
+/// Parse and validate a scenario; return it normalised (all defaults filled)
+/// as JSON. Also checks what needs the built topology (connectivity, routes).
+pub fn validate_json(config_json: &str) -> Result<String, ApiError> {
+    let scenario = Scenario::from_json(config_json)?;
+    crate::world::World::build(&scenario, scenario.seed)?;
+    Ok(scenario.to_json())
+}
+
+/// Run a scenario. `seed` overrides the scenario's seed when given.
+pub fn simulate(config_json: &str, seed: Option<u64>, options: RunOptions) -> Result<RunReport, ApiError> {
+    let mut scenario = Scenario::from_json(config_json)?;
+    if let Some(seed) = seed {
+        scenario.seed = seed;
+    }
+    let run = std::panic::catch_unwind(|| crate::world::run_scenario(&scenario, options));
+    match run {
+        Ok(result) => result,
+        Err(panic) => {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "internal error".to_string());
+            Err(ApiError::Simulation(message))
+        }
+    }
+}
+
+/// [`simulate`], serialised to JSON.
+pub fn simulate_json(config_json: &str, seed: Option<u64>, options: RunOptions) -> Result<String, ApiError> {
+    let report = simulate(config_json, seed, options)?;
+    serde_json::to_string(&report).map_err(|e| ApiError::Simulation(e.to_string()))
+}
+
+/// One benchmark figure (`hoplab bench`).
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchFigure {
+    pub name: String,
+    pub events: u64,
+    pub wall_seconds: f64,
+    pub events_per_second: f64,
+    /// Simulated seconds per wall second (0 for the engine micro-benchmark).
+    pub sim_seconds_per_wall_second: f64,
+}
+
+/// The engine micro-benchmark: schedule, cancel and pop `events` events.
+pub fn bench_engine(events: u64) -> BenchFigure {
+    crate::engine::bench::schedule_cancel_pop(events)
+}
+
+/// Time one scenario run.
+pub fn bench_scenario(name: &str, config_json: &str) -> Result<BenchFigure, ApiError> {
+    let report = simulate(config_json, None, RunOptions::default())?;
+    Ok(BenchFigure {
+        name: name.to_string(),
+        events: report.events,
+        wall_seconds: report.wall_seconds,
+        events_per_second: report.events as f64 / report.wall_seconds.max(1e-12),
+        sim_seconds_per_wall_second: report.sim_seconds / report.wall_seconds.max(1e-12),
+    })
+}
+
+/// The simulator's version (the crate version), reported in every result.
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}

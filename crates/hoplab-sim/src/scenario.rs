@@ -1,0 +1,685 @@
+//! Scenario configuration: the typed form of a scenario file (DESIGN.md,
+//! "Scenario files"), with every default named and every value validated.
+//!
+//! Parsing goes through `serde_path_to_error`, so a wrong type or an unknown
+//! key is reported with its full path (`topology.nodes: invalid type ...`).
+//! [`Scenario::validate`] then checks ranges and cross-field rules and
+//! reports the same way. Python hands the TOML over as JSON; this module is
+//! the one place that knows what a valid scenario is.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A configuration error: the dotted key it concerns and what is wrong.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    pub key: String,
+    pub message: String,
+}
+
+impl ConfigError {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError { key: key.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.key.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.key, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+fn default_name() -> String {
+    "unnamed".to_string()
+}
+fn default_duration_s() -> f64 {
+    100.0
+}
+fn default_seed() -> u64 {
+    1
+}
+
+/// A whole scenario. Unknown keys are errors at every level.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "default_name")]
+    pub name: String,
+    /// Simulated time of the run.
+    #[serde(default = "default_duration_s")]
+    pub duration_s: f64,
+    /// Statistics (goodput, delay) ignore what happens before this time.
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// Run seed; every random stream derives from it (see `engine::rng`).
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub radio: RadioConfig,
+    #[serde(default)]
+    pub mac: MacConfig,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub routing: RoutingConfig,
+    #[serde(default)]
+    pub mobility: MobilityConfig,
+    #[serde(default)]
+    pub errors: ErrorModelConfig,
+    #[serde(default)]
+    pub stats: StatsConfig,
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reception {
+    /// ns-2's receive / carrier-sense / capture thresholds (SPEC.md 1.1).
+    Threshold,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Propagation {
+    /// Friis below the crossover distance, two-ray ground above (ns-2).
+    TwoRayGround,
+    /// Friis everywhere.
+    FreeSpace,
+}
+
+/// Radio and PHY parameters. Defaults are ns-2's (SPEC.md section 1) and
+/// the DSSS PHY of IEEE 802.11-2016 clause 15 with the long preamble.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RadioConfig {
+    pub reception: Reception,
+    pub propagation: Propagation,
+    /// Rate of the DATA frame body (MAC header + payload + FCS).
+    pub data_rate_mbps: f64,
+    /// Rate of control frames (RTS, CTS, ACK) and broadcast frames.
+    pub basic_rate_mbps: f64,
+    /// PLCP preamble + header duration; 192 us for DSSS long preamble
+    /// (144 + 48 bits at 1 Mbps).
+    pub plcp_overhead_us: f64,
+    pub tx_power_w: f64,
+    pub frequency_hz: f64,
+    pub antenna_height_m: f64,
+    /// ns-2's system loss factor L (1.0: none).
+    pub system_loss: f64,
+    /// Decoding range; sets the receive threshold. Exclusive with `rx_threshold_w`.
+    pub tx_range_m: Option<f64>,
+    /// Carrier-sense range; sets the carrier-sense threshold. Exclusive with `cs_threshold_w`.
+    pub cs_range_m: Option<f64>,
+    /// ns-2 RXThresh_. Default 3.652e-10 W (250 m with the default radio).
+    pub rx_threshold_w: Option<f64>,
+    /// ns-2 CSThresh_. Default 1.559e-11 W (550 m with the default radio).
+    pub cs_threshold_w: Option<f64>,
+    /// ns-2 CPThresh_: a frame being received survives a newcomer this much weaker.
+    pub capture_threshold_db: f64,
+}
+
+impl Default for RadioConfig {
+    fn default() -> Self {
+        RadioConfig {
+            reception: Reception::Threshold,
+            propagation: Propagation::TwoRayGround,
+            data_rate_mbps: 2.0,
+            basic_rate_mbps: 2.0,
+            plcp_overhead_us: 192.0,
+            tx_power_w: 0.281_838_15,
+            frequency_hz: 914e6,
+            antenna_height_m: 1.5,
+            system_loss: 1.0,
+            tx_range_m: None,
+            cs_range_m: None,
+            rx_threshold_w: None,
+            cs_threshold_w: None,
+            capture_threshold_db: 10.0,
+        }
+    }
+}
+
+/// DCF parameters (IEEE 802.11-2016 clause 10.3, DSSS values of SPEC.md
+/// section 1 / seed 003 Table 1).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MacConfig {
+    /// RTS/CTS precedes a unicast DATA frame whose MPDU is longer than this;
+    /// 0 means every unicast DATA frame (dot11RTSThreshold).
+    pub rts_threshold_bytes: u32,
+    /// dot11ShortRetryLimit: attempts of an RTS (or of a frame sent without RTS).
+    pub short_retry_limit: u32,
+    /// dot11LongRetryLimit: attempts of a DATA frame sent after a CTS.
+    pub long_retry_limit: u32,
+    /// Interface queue capacity in packets (drop-tail).
+    pub queue_packets: u32,
+    pub slot_us: f64,
+    pub sifs_us: f64,
+    pub cw_min: u32,
+    pub cw_max: u32,
+}
+
+impl Default for MacConfig {
+    fn default() -> Self {
+        MacConfig {
+            rts_threshold_bytes: 0,
+            short_retry_limit: 7,
+            long_retry_limit: 4,
+            queue_packets: 50,
+            slot_us: 20.0,
+            sifs_us: 10.0,
+            cw_min: 31,
+            cw_max: 1023,
+        }
+    }
+}
+
+/// Topology kinds (`topology.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyKind {
+    /// `nodes` on a line, `spacing_m` apart, node 0 at the origin.
+    Chain,
+    /// `rows` x `cols`, row-major ids, `spacing_m` apart.
+    Grid,
+    /// `nodes` uniform in `width_m` x `height_m`, redrawn until the graph of
+    /// decodable links is connected, at most `max_tries` times.
+    Random,
+    /// One `[x, y]` per node in `positions`.
+    Explicit,
+}
+
+/// Node placement, positions in metres (2-D). A flat table rather than a
+/// tagged enum so that every error names its exact key; [`TopologyConfig::shape`]
+/// turns it into the typed [`TopologyShape`].
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TopologyConfig {
+    pub kind: TopologyKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spacing_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cols: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tries: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<[f64; 2]>>,
+}
+
+/// The validated topology.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TopologyShape {
+    Chain { nodes: u32, spacing_m: f64 },
+    Grid { rows: u32, cols: u32, spacing_m: f64 },
+    Random { nodes: u32, width_m: f64, height_m: f64, max_tries: u32 },
+    Explicit { positions: Vec<[f64; 2]> },
+}
+
+impl TopologyConfig {
+    /// Check that the keys of `kind` are present and no other key is, and
+    /// return the typed shape.
+    pub fn shape(&self) -> Result<TopologyShape, ConfigError> {
+        let kind = self.kind;
+        let kind_name = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let allowed: &[&str] = match kind {
+            TopologyKind::Chain => &["nodes", "spacing_m"],
+            TopologyKind::Grid => &["rows", "cols", "spacing_m"],
+            TopologyKind::Random => &["nodes", "width_m", "height_m", "max_tries"],
+            TopologyKind::Explicit => &["positions"],
+        };
+        let present = [
+            ("nodes", self.nodes.is_some()),
+            ("spacing_m", self.spacing_m.is_some()),
+            ("rows", self.rows.is_some()),
+            ("cols", self.cols.is_some()),
+            ("width_m", self.width_m.is_some()),
+            ("height_m", self.height_m.is_some()),
+            ("max_tries", self.max_tries.is_some()),
+            ("positions", self.positions.is_some()),
+        ];
+        for (key, is_present) in present {
+            if is_present && !allowed.contains(&key) {
+                return Err(ConfigError::new(
+                    format!("topology.{key}"),
+                    format!("not used by kind = \"{kind_name}\" (its keys: {})", allowed.join(", ")),
+                ));
+            }
+        }
+        let need = |key: &str| ConfigError::new(format!("topology.{key}"), format!("required for kind = \"{kind_name}\""));
+        Ok(match kind {
+            TopologyKind::Chain => TopologyShape::Chain {
+                nodes: self.nodes.ok_or_else(|| need("nodes"))?,
+                spacing_m: self.spacing_m.ok_or_else(|| need("spacing_m"))?,
+            },
+            TopologyKind::Grid => TopologyShape::Grid {
+                rows: self.rows.ok_or_else(|| need("rows"))?,
+                cols: self.cols.ok_or_else(|| need("cols"))?,
+                spacing_m: self.spacing_m.ok_or_else(|| need("spacing_m"))?,
+            },
+            TopologyKind::Random => TopologyShape::Random {
+                nodes: self.nodes.ok_or_else(|| need("nodes"))?,
+                width_m: self.width_m.ok_or_else(|| need("width_m"))?,
+                height_m: self.height_m.ok_or_else(|| need("height_m"))?,
+                max_tries: self.max_tries.unwrap_or(1000),
+            },
+            TopologyKind::Explicit => TopologyShape::Explicit {
+                positions: self.positions.clone().ok_or_else(|| need("positions"))?,
+            },
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingProtocol {
+    /// Shortest paths (hop count) over the decodable-link graph.
+    #[default]
+    Static,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingConfig {
+    pub protocol: RoutingProtocol,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum MobilityModel {
+    #[default]
+    Static,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct MobilityConfig {
+    pub model: MobilityModel,
+}
+
+/// Frame error models (`errors.model`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorModelKind {
+    #[default]
+    None,
+    /// Each unicast DATA frame is lost independently with `packet_error_rate`.
+    Uniform,
+}
+
+/// Frame error model applied at receivers to unicast DATA frames that were
+/// otherwise decodable (drop cause `channel_error`).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields, default)]
+pub struct ErrorModelConfig {
+    pub model: ErrorModelKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub packet_error_rate: Option<f64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatsConfig {
+    /// Sampling interval of time series (0: no series).
+    pub series_interval_s: f64,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig { series_interval_s: 1.0 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Udp,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    /// Constant bit rate: one `packet_bytes` packet every
+    /// `packet_bytes * 8 / rate_kbps` milliseconds.
+    Cbr,
+    /// Infinite backlog: the source's interface queue is never empty.
+    Bulk,
+}
+
+fn default_packet_bytes() -> u32 {
+    512
+}
+
+/// One end-to-end flow.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    pub src: u32,
+    pub dst: u32,
+    #[serde(default = "default_transport")]
+    pub transport: Transport,
+    #[serde(default = "default_app")]
+    pub app: AppKind,
+    /// Application payload per packet; UDP/IP/MAC headers are added per layer.
+    #[serde(default = "default_packet_bytes")]
+    pub packet_bytes: u32,
+    /// CBR rate (required for `app = "cbr"`).
+    #[serde(default)]
+    pub rate_kbps: Option<f64>,
+    #[serde(default)]
+    pub start_s: f64,
+    /// Default: the end of the run.
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+}
+
+fn default_transport() -> Transport {
+    Transport::Udp
+}
+fn default_app() -> AppKind {
+    AppKind::Cbr
+}
+
+impl Scenario {
+    /// Parse a scenario from JSON text (Python sends TOML converted to JSON),
+    /// then validate it. Errors name the key.
+    pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            let key = if key == "." { String::new() } else { key };
+            ConfigError::new(key, e.inner().to_string())
+        })?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// The normalised scenario (every default filled) as canonical JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("scenario serialises")
+    }
+
+    /// Number of nodes the topology creates (0 if the topology is invalid).
+    pub fn node_count(&self) -> u32 {
+        match self.topology.shape() {
+            Ok(TopologyShape::Chain { nodes, .. }) | Ok(TopologyShape::Random { nodes, .. }) => nodes,
+            Ok(TopologyShape::Grid { rows, cols, .. }) => rows.saturating_mul(cols),
+            Ok(TopologyShape::Explicit { positions }) => positions.len() as u32,
+            Err(_) => 0,
+        }
+    }
+
+    /// Range and cross-field checks that the types alone cannot express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive("duration_s", self.duration_s)?;
+        if !(self.warmup_s >= 0.0 && self.warmup_s < self.duration_s) {
+            return Err(ConfigError::new(
+                "warmup_s",
+                format!("must be >= 0 and below duration_s ({}), got {}", self.duration_s, self.warmup_s),
+            ));
+        }
+        self.radio.validate()?;
+        self.mac.validate()?;
+        self.validate_topology()?;
+        match (self.errors.model, self.errors.packet_error_rate) {
+            (ErrorModelKind::None, None) => {}
+            (ErrorModelKind::None, Some(_)) => {
+                return Err(ConfigError::new("errors.packet_error_rate", "not used by model = \"none\""));
+            }
+            (ErrorModelKind::Uniform, None) => {
+                return Err(ConfigError::new("errors.packet_error_rate", "required for model = \"uniform\""));
+            }
+            (ErrorModelKind::Uniform, Some(per)) => {
+                if !(0.0..=1.0).contains(&per) {
+                    return Err(ConfigError::new("errors.packet_error_rate", format!("must be in [0, 1], got {per}")));
+                }
+            }
+        }
+        if !(self.stats.series_interval_s >= 0.0 && self.stats.series_interval_s.is_finite()) {
+            return Err(ConfigError::new("stats.series_interval_s", "must be >= 0 (0 disables series)"));
+        }
+        let n = self.node_count();
+        for (i, flow) in self.flows.iter().enumerate() {
+            flow.validate(i, n, self.duration_s)?;
+        }
+        Ok(())
+    }
+
+    fn validate_topology(&self) -> Result<(), ConfigError> {
+        match self.topology.shape()? {
+            TopologyShape::Chain { nodes, spacing_m } => {
+                at_least("topology.nodes", nodes, 2)?;
+                positive("topology.spacing_m", spacing_m)?;
+            }
+            TopologyShape::Grid { rows, cols, spacing_m } => {
+                at_least("topology.rows", rows, 1)?;
+                at_least("topology.cols", cols, 1)?;
+                if rows.saturating_mul(cols) < 2 {
+                    return Err(ConfigError::new("topology.cols", "rows * cols must be at least 2"));
+                }
+                positive("topology.spacing_m", spacing_m)?;
+            }
+            TopologyShape::Random { nodes, width_m, height_m, max_tries } => {
+                at_least("topology.nodes", nodes, 2)?;
+                positive("topology.width_m", width_m)?;
+                positive("topology.height_m", height_m)?;
+                at_least("topology.max_tries", max_tries, 1)?;
+            }
+            TopologyShape::Explicit { positions } => {
+                if positions.len() < 2 {
+                    return Err(ConfigError::new("topology.positions", "needs at least 2 nodes"));
+                }
+                for (i, p) in positions.iter().enumerate() {
+                    if !(p[0].is_finite() && p[1].is_finite()) {
+                        return Err(ConfigError::new(format!("topology.positions[{i}]"), "must be finite"));
+                    }
+                }
+            }
+        }
+        if self.node_count() > 100_000 {
+            return Err(ConfigError::new("topology", "at most 100000 nodes"));
+        }
+        Ok(())
+    }
+}
+
+impl RadioConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        positive("radio.data_rate_mbps", self.data_rate_mbps)?;
+        positive("radio.basic_rate_mbps", self.basic_rate_mbps)?;
+        non_negative("radio.plcp_overhead_us", self.plcp_overhead_us)?;
+        positive("radio.tx_power_w", self.tx_power_w)?;
+        positive("radio.frequency_hz", self.frequency_hz)?;
+        positive("radio.antenna_height_m", self.antenna_height_m)?;
+        if !(self.system_loss >= 1.0 && self.system_loss.is_finite()) {
+            return Err(ConfigError::new("radio.system_loss", "must be >= 1"));
+        }
+        non_negative("radio.capture_threshold_db", self.capture_threshold_db)?;
+        if self.tx_range_m.is_some() && self.rx_threshold_w.is_some() {
+            return Err(ConfigError::new(
+                "radio.tx_range_m",
+                "give either tx_range_m or rx_threshold_w, not both",
+            ));
+        }
+        if self.cs_range_m.is_some() && self.cs_threshold_w.is_some() {
+            return Err(ConfigError::new(
+                "radio.cs_range_m",
+                "give either cs_range_m or cs_threshold_w, not both",
+            ));
+        }
+        for (key, v) in [
+            ("radio.tx_range_m", self.tx_range_m),
+            ("radio.cs_range_m", self.cs_range_m),
+            ("radio.rx_threshold_w", self.rx_threshold_w),
+            ("radio.cs_threshold_w", self.cs_threshold_w),
+        ] {
+            if let Some(v) = v {
+                positive(key, v)?;
+            }
+        }
+        if let (Some(tx), Some(cs)) = (self.tx_range_m, self.cs_range_m) {
+            if cs < tx {
+                return Err(ConfigError::new(
+                    "radio.cs_range_m",
+                    format!("must be >= tx_range_m ({tx}), got {cs}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl MacConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        at_least("mac.short_retry_limit", self.short_retry_limit, 1)?;
+        at_least("mac.long_retry_limit", self.long_retry_limit, 1)?;
+        at_least("mac.queue_packets", self.queue_packets, 1)?;
+        positive("mac.slot_us", self.slot_us)?;
+        positive("mac.sifs_us", self.sifs_us)?;
+        if !(self.cw_min >= 1 && (self.cw_min + 1).is_power_of_two()) {
+            return Err(ConfigError::new("mac.cw_min", format!("must be 2^k - 1 (e.g. 15, 31), got {}", self.cw_min)));
+        }
+        if !(self.cw_max >= self.cw_min && (self.cw_max + 1).is_power_of_two()) {
+            return Err(ConfigError::new(
+                "mac.cw_max",
+                format!("must be 2^k - 1 and >= cw_min ({}), got {}", self.cw_min, self.cw_max),
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl FlowConfig {
+    fn validate(&self, index: usize, nodes: u32, duration_s: f64) -> Result<(), ConfigError> {
+        let key = |k: &str| format!("flows[{index}].{k}");
+        if self.src >= nodes {
+            return Err(ConfigError::new(key("src"), format!("node {} does not exist (nodes 0..{})", self.src, nodes - 1)));
+        }
+        if self.dst >= nodes {
+            return Err(ConfigError::new(key("dst"), format!("node {} does not exist (nodes 0..{})", self.dst, nodes - 1)));
+        }
+        if self.src == self.dst {
+            return Err(ConfigError::new(key("dst"), "must differ from src"));
+        }
+        if !(1..=65_000).contains(&self.packet_bytes) {
+            return Err(ConfigError::new(key("packet_bytes"), format!("must be in 1..=65000, got {}", self.packet_bytes)));
+        }
+        match (self.app, self.rate_kbps) {
+            (AppKind::Cbr, None) => {
+                return Err(ConfigError::new(key("rate_kbps"), "required for app = \"cbr\""));
+            }
+            (AppKind::Cbr, Some(r)) => positive(&key("rate_kbps"), r)?,
+            (AppKind::Bulk, Some(_)) => {
+                return Err(ConfigError::new(key("rate_kbps"), "not used by app = \"bulk\" (infinite backlog); remove it"));
+            }
+            (AppKind::Bulk, None) => {}
+        }
+        if !(self.start_s >= 0.0 && self.start_s < duration_s) {
+            return Err(ConfigError::new(key("start_s"), format!("must be >= 0 and below duration_s ({duration_s})")));
+        }
+        if let Some(stop) = self.stop_s {
+            if !(stop > self.start_s) {
+                return Err(ConfigError::new(key("stop_s"), format!("must be after start_s ({})", self.start_s)));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn positive(key: &str, v: f64) -> Result<(), ConfigError> {
+    if v > 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("must be a positive number, got {v}")))
+    }
+}
+
+fn non_negative(key: &str, v: f64) -> Result<(), ConfigError> {
+    if v >= 0.0 && v.is_finite() {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("must be >= 0, got {v}")))
+    }
+}
+
+fn at_least(key: &str, v: u32, min: u32) -> Result<(), ConfigError> {
+    if v >= min {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("must be at least {min}, got {v}")))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Scenario, ConfigError> {
+        Scenario::from_json(text)
+    }
+
+    #[test]
+    fn defaults_fill_in() {
+        let s = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}}"#).unwrap();
+        assert_eq!(s.mac.short_retry_limit, 7);
+        assert_eq!(s.mac.queue_packets, 50);
+        assert_eq!(s.radio.data_rate_mbps, 2.0);
+        assert_eq!(s.duration_s, 100.0);
+    }
+
+    #[test]
+    fn unknown_key_is_named() {
+        let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "mac": {"retry": 3}}"#)
+            .unwrap_err();
+        assert_eq!(e.key, "mac.retry");
+        assert!(e.message.contains("unknown field `retry`"), "{e}");
+    }
+
+    #[test]
+    fn wrong_type_is_named() {
+        let e = parse(r#"{"topology": {"kind": "chain", "nodes": "three", "spacing_m": 200}}"#).unwrap_err();
+        assert_eq!(e.key, "topology.nodes");
+    }
+
+    #[test]
+    fn missing_kind_key_is_named() {
+        let e = parse(r#"{"topology": {"kind": "grid", "rows": 3, "spacing_m": 200}}"#).unwrap_err();
+        assert_eq!(e.key, "topology.cols");
+        assert!(e.message.contains("required"), "{e}");
+        let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "rows": 2, "spacing_m": 200}}"#).unwrap_err();
+        assert_eq!(e.key, "topology.rows");
+    }
+
+    #[test]
+    fn out_of_range_flow_node_is_named() {
+        let e = parse(
+            r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+                "flows": [{"src": 0, "dst": 7, "rate_kbps": 10}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "flows[0].dst");
+    }
+
+    #[test]
+    fn cbr_needs_a_rate() {
+        let e = parse(
+            r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+                "flows": [{"src": 0, "dst": 2}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "flows[0].rate_kbps");
+    }
+}

@@ -1,0 +1,101 @@
+//! The run report: what a run returns (DESIGN.md, "Command line", `--json`).
+//!
+//! Scalars per flow and per node, plus optional long-format time series.
+//! Maps are `BTreeMap` so the JSON is byte-identical for the same run.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunReport {
+    pub name: String,
+    pub version: String,
+    /// SHA-256 of the normalised scenario without its seed (hex, 16 chars).
+    pub config_hash: String,
+    pub seed: u64,
+    /// Simulated seconds (the scenario's `duration_s`).
+    pub sim_seconds: f64,
+    /// Wall-clock seconds of the event loop; the only field that differs
+    /// between two runs of the same scenario and seed.
+    pub wall_seconds: f64,
+    /// Events processed by the engine.
+    pub events: u64,
+    pub flows: Vec<FlowReport>,
+    pub nodes: Vec<NodeReport>,
+    /// Long-format series: one row per (time, flow or node, metric).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub series: Option<Vec<SeriesRow>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct FlowReport {
+    pub id: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub transport: String,
+    /// Congestion controller (TCP only).
+    pub cc: Option<String>,
+    pub app: String,
+    pub packet_bytes: u32,
+    /// Hops of the route at the start (static routing).
+    pub hops: u32,
+    /// Application payload delivered in the measurement window
+    /// [warmup_s, duration_s] x 8 / window length.
+    pub goodput_kbps: f64,
+    /// Offered load in the measurement window (payload bits generated / s).
+    pub offered_kbps: f64,
+    /// Mean end-to-end delay of packets delivered in the window.
+    pub mean_delay_ms: f64,
+    /// Packets the application generated (whole run).
+    pub sent: u64,
+    /// Packets delivered to the destination's application (whole run).
+    pub delivered: u64,
+    /// Packets still queued or on the air at the end.
+    pub in_flight: u64,
+    pub retransmissions: u64,
+    /// Lost packets by cause (whole run); sent = delivered + sum(losses) + in_flight.
+    pub losses: BTreeMap<String, u64>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct NodeReport {
+    pub id: u32,
+    pub x_m: f64,
+    pub y_m: f64,
+    /// RTS frames transmitted (every attempt).
+    pub rts_sent: u64,
+    /// APR: RTS attempts per unicast DATA packet that finished service.
+    pub rts_attempts_per_packet: f64,
+    /// DATA attempts per unicast DATA packet that finished service.
+    pub data_attempts_per_packet: f64,
+    /// Packets dropped because the RTS reached the short retry limit.
+    pub rts_dropped: u64,
+    /// Packets dropped because the DATA reached its retry limit.
+    pub data_dropped: u64,
+    /// DATA retransmissions (attempts beyond the first).
+    pub data_retries: u64,
+    pub rtsc_sent: u64,
+    pub ctsc_sent: u64,
+    /// MST: mean time from head of queue to ACK or drop.
+    pub mac_service_time_ms: f64,
+    /// Time-averaged interface queue length (packets, excluding the one in service).
+    pub queue_mean: f64,
+    /// Unicast DATA packets that finished service (acknowledged or dropped).
+    pub packets_served: u64,
+    /// Frames this node transmitted, by kind.
+    pub frames_sent: BTreeMap<String, u64>,
+    /// Packets this node dropped, by cause.
+    pub drops: BTreeMap<String, u64>,
+    /// Fraction of the run the radio was transmitting.
+    pub tx_time_fraction: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SeriesRow {
+    pub time_s: f64,
+    /// "flow" or "node".
+    pub entity: String,
+    pub id: u32,
+    pub metric: String,
+    pub value: f64,
+}
