@@ -1,1 +1,149 @@
-use pyo3::prelude::*; #[pymodule] fn _core(_m: &Bound<PyModule>) -> PyResult<()> { Ok(()) }
+//! `hoplab._core`: the Python binding of `hoplab_sim::api`.
+//!
+//! Conversion only. Strings go in and out as they are (scenario JSON in,
+//! normalised scenario or run report JSON out); benchmark figures become
+//! dicts; `ApiError::Config` becomes `ScenarioError` (a `ValueError` with the
+//! offending dotted `key`), `ApiError::Simulation` becomes `SimulationError`.
+//! Long calls run with the interpreter detached so other Python threads run.
+//! A panic never crosses into Python: each call is wrapped in
+//! `catch_unwind` and a panic is reported as `SimulationError`.
+
+use hoplab_sim::api::{self, ApiError, BenchFigure, RunOptions};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+create_exception!(
+    hoplab._core,
+    ScenarioError,
+    PyValueError,
+    "The scenario is invalid. `key` is the dotted key concerned (\"\" when the error is not about one key); str() gives \"key: what is wrong and what is allowed\"."
+);
+create_exception!(
+    hoplab._core,
+    SimulationError,
+    PyRuntimeError,
+    "The simulation failed for a reason other than the scenario (an internal error)."
+);
+
+/// Why a call failed: an API error, or a panic caught at the boundary.
+enum Failure {
+    Api(ApiError),
+    Panic(String),
+}
+
+/// Run `f` with the interpreter detached, turning a panic into a value.
+fn detached<T: Send>(
+    py: Python<'_>,
+    f: impl FnOnce() -> Result<T, ApiError> + Send,
+) -> Result<T, Failure> {
+    py.detach(|| match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(error)) => Err(Failure::Api(error)),
+        Err(panic) => Err(Failure::Panic(
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "internal error".to_string()),
+        )),
+    })
+}
+
+fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
+    match failure {
+        Failure::Api(ApiError::Config(config)) => {
+            let message = config.to_string();
+            let err = ScenarioError::new_err(message);
+            if let Err(e) = err.value(py).setattr("key", config.key) {
+                return e;
+            }
+            err
+        }
+        Failure::Api(error @ ApiError::Simulation(_)) => {
+            SimulationError::new_err(error.to_string())
+        }
+        Failure::Panic(message) => {
+            SimulationError::new_err(format!("internal error (panic): {message}"))
+        }
+    }
+}
+
+fn bench_dict<'py>(py: Python<'py>, figure: BenchFigure) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    dict.set_item("name", figure.name)?;
+    dict.set_item("events", figure.events)?;
+    dict.set_item("wall_seconds", figure.wall_seconds)?;
+    dict.set_item("events_per_second", figure.events_per_second)?;
+    dict.set_item(
+        "sim_seconds_per_wall_second",
+        figure.sim_seconds_per_wall_second,
+    )?;
+    Ok(dict)
+}
+
+/// Validate a scenario given as JSON; return it normalised (every default
+/// filled) as JSON. Raises ScenarioError naming the key.
+#[pyfunction]
+fn validate(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config_json = config_json.to_owned();
+    detached(py, move || api::validate_json(&config_json)).map_err(|f| to_pyerr(py, f))
+}
+
+/// Run a scenario given as JSON; return the run report as JSON. `seed`
+/// overrides the scenario's seed; `series` adds the time series.
+#[pyfunction]
+#[pyo3(signature = (config_json, seed=None, series=false))]
+fn simulate(
+    py: Python<'_>,
+    config_json: &str,
+    seed: Option<u64>,
+    series: bool,
+) -> PyResult<String> {
+    let config_json = config_json.to_owned();
+    detached(py, move || {
+        api::simulate_json(&config_json, seed, RunOptions { series })
+    })
+    .map_err(|f| to_pyerr(py, f))
+}
+
+/// The engine micro-benchmark (schedule, cancel, pop `events` events).
+#[pyfunction]
+fn bench_engine(py: Python<'_>, events: u64) -> PyResult<Bound<'_, PyDict>> {
+    let figure =
+        detached(py, move || Ok(api::bench_engine(events))).map_err(|f| to_pyerr(py, f))?;
+    bench_dict(py, figure)
+}
+
+/// Time one run of a scenario given as JSON.
+#[pyfunction]
+fn bench_scenario<'py>(
+    py: Python<'py>,
+    name: &str,
+    config_json: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let (name, config_json) = (name.to_owned(), config_json.to_owned());
+    let figure = detached(py, move || api::bench_scenario(&name, &config_json))
+        .map_err(|f| to_pyerr(py, f))?;
+    bench_dict(py, figure)
+}
+
+/// The simulator core's version.
+#[pyfunction]
+fn version() -> &'static str {
+    api::version()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_engine, m)?)?;
+    m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add("SimulationError", m.py().get_type::<SimulationError>())?;
+    Ok(())
+}

@@ -1,0 +1,6 @@
+"""`python -m hoplab` is the `hoplab` command."""
+
+from hoplab.cli import main
+
+if __name__ == "__main__":
+    main()

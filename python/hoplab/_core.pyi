@@ -1,0 +1,30 @@
+"""Type stubs of the Rust extension `hoplab._core` (crates/hoplab-py).
+
+Checked against the built module by `python -m mypy.stubtest hoplab._core`
+(tests/test_stubs.py).
+"""
+
+__all__ = ["ScenarioError", "SimulationError", "bench_engine", "bench_scenario", "simulate", "validate", "version"]
+
+class ScenarioError(ValueError):
+    """The scenario is invalid; `key` is the dotted key concerned ("" if none)."""
+
+    key: str
+
+class SimulationError(RuntimeError):
+    """The simulation failed for a reason other than the scenario."""
+
+def validate(config_json: str) -> str:
+    """Validate a scenario (JSON); return it normalised, every default filled."""
+
+def simulate(config_json: str, seed: int | None = None, series: bool = False) -> str:
+    """Run a scenario (JSON); return the run report as JSON."""
+
+def bench_engine(events: int) -> dict[str, str | int | float]:
+    """Engine micro-benchmark: schedule, cancel and pop `events` events."""
+
+def bench_scenario(name: str, config_json: str) -> dict[str, str | int | float]:
+    """Time one run of a scenario (JSON)."""
+
+def version() -> str:
+    """The simulator core's version."""

@@ -1,0 +1,50 @@
+"""Benchmarks (`hoplab bench`): the engine micro-benchmark and two scenarios.
+
+The scenarios ship inside the package (`hoplab/data/`, copies linked from
+`examples/`), so `hoplab bench` works from any directory. Figures are
+measured and reported, never asserted: a slow machine is not a failure.
+"""
+
+from __future__ import annotations
+
+from importlib.resources import files
+from typing import Any
+
+from hoplab import _core
+from hoplab.scenario import Scenario, call_core, scenario_error
+
+__all__ = ["BENCH_SCENARIOS", "DEFAULT_ENGINE_EVENTS", "bench_scenario_file", "run_benchmarks"]
+
+#: Scenario benchmarks, by name; each is `hoplab/data/<name>.toml`.
+BENCH_SCENARIOS: tuple[str, ...] = ("bench-chain15-udp", "bench-grid7x7-4flows")
+
+#: Events scheduled (and popped or cancelled) by the engine micro-benchmark.
+DEFAULT_ENGINE_EVENTS = 2_000_000
+
+
+def bench_scenario_file(name: str) -> Scenario:
+    """The packaged benchmark scenario `name` (see BENCH_SCENARIOS)."""
+    resource = files("hoplab").joinpath("data", f"{name}.toml")
+    return Scenario.from_toml(resource.read_text(encoding="utf-8"))
+
+
+def run_benchmarks(duration_s: float | None = None, engine_events: int = DEFAULT_ENGINE_EVENTS) -> list[dict[str, Any]]:
+    """Run every benchmark; one figure (dict) each: name, events,
+    wall_seconds, events_per_second, sim_seconds_per_wall_second, and for
+    scenarios sim_seconds. `duration_s` shortens the scenarios (their
+    warm-up is cut to a tenth of it when it would not fit)."""
+    if not (isinstance(engine_events, int) and engine_events >= 1):
+        raise scenario_error("engine_events", f"must be a positive integer, got {engine_events!r}")
+    if duration_s is not None and not duration_s > 0:
+        raise scenario_error("duration_s", f"must be a positive number, got {duration_s}")
+    figures: list[dict[str, Any]] = [dict(_core.bench_engine(engine_events))]
+    for name in BENCH_SCENARIOS:
+        scenario = bench_scenario_file(name)
+        if duration_s is not None:
+            scenario.set("duration_s", float(duration_s))
+            if float(scenario.data.get("warmup_s", 0.0)) >= duration_s:
+                scenario.set("warmup_s", duration_s / 10)
+        figure = dict(call_core(_core.bench_scenario, name, scenario.to_json()))
+        figure["sim_seconds"] = float(scenario.validate()["duration_s"])
+        figures.append(figure)
+    return figures

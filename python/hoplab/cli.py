@@ -1,0 +1,225 @@
+"""The `hoplab` command: run, validate, bench.
+
+Every bad input (a missing file, bad TOML, an unknown key, a wrong type, an
+out-of-range value, a bad `--set`) ends the command with one line on stderr,
+`error: <key>: <what is wrong and what is allowed>`, exit status 2, and
+nothing on stdout. A failure of the simulation itself exits with 1. No
+traceback reaches the user unless HOPLAB_DEBUG=1.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import traceback
+from collections.abc import Mapping, Sequence
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from hoplab import _core
+from hoplab._core import ScenarioError, SimulationError
+from hoplab.bench import DEFAULT_ENGINE_EVENTS, run_benchmarks
+from hoplab.run import run as run_scenario
+from hoplab.scenario import Scenario, load_scenario
+
+__all__ = ["app", "main"]
+
+EXIT_BAD_INPUT = 2
+EXIT_SIMULATION_FAILED = 1
+
+app = typer.Typer(
+    name="hoplab",
+    help="hoplab: a fast, deterministic simulator of 802.11 multi-hop networks.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+
+class InputError(Exception):
+    """Bad input that is not about a scenario key (e.g. an unreadable file)."""
+
+
+def _read_scenario(path: str, overrides: Sequence[str]) -> Scenario:
+    try:
+        return load_scenario(path, overrides)
+    except IsADirectoryError:
+        raise InputError(f"cannot read scenario file {path!r}: it is a directory (give a .toml file)") from None
+    except UnicodeDecodeError:
+        raise InputError(f"cannot read scenario file {path!r}: not UTF-8 text (give a .toml file)") from None
+    except OSError as e:
+        raise InputError(f"cannot read scenario file {path!r}: {e.strerror or e}") from None
+
+
+def _stdout() -> Console:
+    # Wide enough for the tables when stdout is not a terminal (pipes, tests).
+    return Console(width=None if sys.stdout.isatty() else 160, soft_wrap=False)
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    """`{"retry_limit": 3, "queue_overflow": 0}` -> "retry_limit 3"; "-" if none."""
+    parts = [f"{cause} {count}" for cause, count in sorted(counts.items()) if count]
+    return ", ".join(parts) if parts else "-"
+
+
+def _print_summary(report: Mapping[str, Any]) -> None:
+    console = _stdout()
+    wall_s = max(float(report["wall_seconds"]), 1e-12)
+    console.print(
+        f"[bold]{report['name']}[/bold]  seed {report['seed']}  ·  {report['sim_seconds']:g} s simulated  ·  "
+        f"{report['events']:,} events in {report['wall_seconds']:.3f} s wall "
+        f"({report['events'] / wall_s / 1e6:.2f} M events/s, {report['sim_seconds'] / wall_s:,.1f} sim s per wall s)  ·  "
+        f"hoplab {report['version']}  ·  config {report['config_hash']}",
+        highlight=False,
+    )
+
+    flows = Table(title="Flows", title_justify="left")
+    for column in ("flow", "src→dst", "hops", "transport", "offered kbps", "goodput kbps", "delay ms",
+                   "sent", "delivered", "in flight", "losses"):
+        flows.add_column(column, justify="left" if column in ("transport", "losses") else "right")
+    for f in report["flows"]:
+        transport = f["transport"] + (f"/{f['cc']}" if f.get("cc") else "") + f" {f['app']}"
+        flows.add_row(
+            str(f["id"]), f"{f['src']}→{f['dst']}", str(f["hops"]), transport,
+            f"{f['offered_kbps']:.1f}", f"{f['goodput_kbps']:.1f}", f"{f['mean_delay_ms']:.2f}",
+            str(f["sent"]), str(f["delivered"]), str(f["in_flight"]), _counts(f["losses"]),
+        )
+    console.print(flows)
+
+    nodes = Table(title="Nodes", title_justify="left")
+    for column in ("node", "APR", "DATA att/pkt", "MST ms", "RTS sent", "RTS dropped", "DATA dropped",
+                   "queue mean", "drops"):
+        nodes.add_column(column, justify="left" if column == "drops" else "right")
+    idle = 0
+    for n in report["nodes"]:
+        if not n["rts_sent"] and not n["packets_served"] and not any(n["drops"].values()) \
+                and not any(n.get("frames_sent", {}).values()):
+            idle += 1
+            continue
+        nodes.add_row(
+            str(n["id"]), f"{n['rts_attempts_per_packet']:.3f}", f"{n['data_attempts_per_packet']:.3f}",
+            f"{n['mac_service_time_ms']:.2f}", str(n["rts_sent"]), str(n["rts_dropped"]),
+            str(n["data_dropped"]), f"{n['queue_mean']:.2f}", _counts(n["drops"]),
+        )
+    console.print(nodes)
+    if idle:
+        console.print(f"({idle} node(s) sent nothing and are not shown; --json has every node)", highlight=False)
+
+
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option("--set", "-s", metavar="KEY=VALUE",
+                 help="Override a scenario key, e.g. --set flows.0.rate_kbps=200 (repeatable)."),
+]
+
+
+@app.command()
+def run(
+    scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
+    set_: SetOption = None,
+    seed: Annotated[int | None, typer.Option("--seed", help="Run seed (overrides the file's seed).")] = None,
+    json_: Annotated[bool, typer.Option("--json", help="Print the run report as JSON.")] = False,
+    series: Annotated[bool, typer.Option("--series", help="Include the time series in the JSON.")] = False,
+) -> None:
+    """Run one scenario and print a summary (or the JSON report)."""
+    loaded = _read_scenario(scenario, set_ or [])
+    result = run_scenario(loaded, seed=seed, series=series)
+    if json_:
+        sys.stdout.write(result.to_json() + "\n")
+    else:
+        _print_summary(result.to_dict())
+
+
+@app.command()
+def validate(
+    scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
+    set_: SetOption = None,
+) -> None:
+    """Check a scenario and print it normalised (every default filled) as JSON."""
+    loaded = _read_scenario(scenario, set_ or [])
+    sys.stdout.write(json.dumps(loaded.validate(), indent=2) + "\n")
+
+
+@app.command()
+def bench(
+    duration: Annotated[float | None, typer.Option(
+        "--duration", metavar="S", help="Simulated seconds per scenario (default: the files' 100 s).")] = None,
+    engine_events: Annotated[int, typer.Option(
+        "--engine-events", metavar="N", help="Events of the engine micro-benchmark.")] = DEFAULT_ENGINE_EVENTS,
+    json_: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Run the benchmarks: engine micro-benchmark, 15-node chain, 7x7 grid."""
+    if duration is not None and not (duration > 0 and math.isfinite(duration)):
+        raise InputError(f"--duration: must be a positive number of simulated seconds, got {duration}")
+    if engine_events < 1:
+        raise InputError(f"--engine-events: must be a positive integer, got {engine_events}")
+    figures = run_benchmarks(duration_s=duration, engine_events=engine_events)
+    if json_:
+        document = {"version": _core.version(), "benchmarks": figures}
+        sys.stdout.write(json.dumps(document, indent=2) + "\n")
+        return
+    table = Table(title=f"hoplab {_core.version()} benchmarks (one core)", title_justify="left")
+    for column in ("benchmark", "simulated events", "wall s", "events/s", "sim s per wall s"):
+        table.add_column(column, justify="left" if column == "benchmark" else "right")
+    for figure in figures:
+        per_wall = figure["sim_seconds_per_wall_second"]
+        table.add_row(
+            figure["name"], f"{figure['events']:,}", f"{figure['wall_seconds']:.3f}",
+            f"{figure['events_per_second'] / 1e6:,.2f} M", f"{per_wall:,.1f}" if "sim_seconds" in figure else "-",
+        )
+    _stdout().print(table)
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        sys.stdout.write(f"hoplab {_core.version()}\n")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[bool, typer.Option(
+        "--version", help="Print the version and exit.", is_eager=True, callback=_print_version)] = False,
+) -> None:
+    """hoplab: a fast, deterministic simulator of 802.11 multi-hop networks."""
+
+
+def _error(message: str) -> None:
+    sys.stderr.write(f"error: {message}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the `hoplab` command (exits with its status)."""
+    sys.exit(_main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    try:
+        status = app(args=list(argv) if argv is not None else None, prog_name="hoplab", standalone_mode=False)
+        return status if isinstance(status, int) else 0
+    except (ScenarioError, InputError) as e:
+        _error(str(e))
+        return EXIT_BAD_INPUT
+    except SimulationError as e:
+        _error(str(e))
+        return EXIT_SIMULATION_FAILED
+    except typer.TyperException as e:  # click's usage errors: bad option, missing argument, ...
+        message = e.format_message()
+        if message:  # empty when `hoplab` alone has printed its help
+            _error(message)
+        return e.exit_code
+    except typer.Abort:
+        return 1
+    except KeyboardInterrupt:
+        _error("interrupted")
+        return 130
+    except Exception as e:  # a bug: one line, the traceback on request
+        if os.environ.get("HOPLAB_DEBUG"):
+            traceback.print_exc()
+        _error(f"internal error: {type(e).__name__}: {e} (set HOPLAB_DEBUG=1 for the traceback)")
+        return 1

@@ -1,0 +1,170 @@
+"""One run: `run(scenario, seed)` -> `RunResult`.
+
+The core returns the run report as JSON (DESIGN.md, "Command line",
+`--json`); `RunResult` keeps that text as it is (`to_json`) and offers it
+as a dict (`to_dict`) and as pandas DataFrames:
+
+- `flows`: one row per flow. The `losses` map is flattened into one integer
+  column per cause, `loss_<cause>` (e.g. `loss_retry_limit`); every cause
+  of DESIGN.md has a column (0 when none), plus any other cause the run
+  reported. So per flow: sent == delivered + sum of loss_* + in_flight.
+- `nodes`: one row per node. `drops` become `drop_<cause>` columns (same
+  rule) and `frames_sent` becomes `frames_sent_<kind>` columns.
+- `series`: the long-format time series, one row per
+  (time_s, entity, id, metric, value); empty (with those columns) unless
+  the run was made with `series=True`.
+
+Wide columns keep one row per flow or node, which is what summaries and
+per-run comparisons want; for a tidy table of causes use
+`df.melt(id_vars="id", value_vars=[c for c in df if c.startswith("loss_")])`.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from hoplab import _core
+from hoplab.scenario import Scenario, call_core, load_scenario, scenario_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["DROP_CAUSES", "RunResult", "run"]
+
+#: Every cause of a dropped packet (DESIGN.md, "Every drop has a cause").
+DROP_CAUSES: tuple[str, ...] = (
+    "queue_overflow",
+    "retry_limit",
+    "channel_error",
+    "collision",
+    "no_route",
+    "route_break",
+    "ttl",
+    "aqm",
+)
+
+#: Map-valued report fields and the prefix of the columns they become.
+_FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
+    # field: (column prefix, keys that always get a column)
+    "losses": ("loss_", DROP_CAUSES),
+    "drops": ("drop_", DROP_CAUSES),
+    "frames_sent": ("frames_sent_", ()),
+}
+
+SERIES_COLUMNS = ("time_s", "entity", "id", "metric", "value")
+
+_U64_MAX = 2**64 - 1
+
+
+def _flatten(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """Rows of the report to a DataFrame, map fields flattened (see module doc)."""
+    import pandas as pd
+
+    maps = {field: spec for field, spec in _FLATTENED.items() if any(field in row for row in rows)}
+    scalar_rows = [{k: v for k, v in row.items() if k not in maps} for row in rows]
+    frame = pd.DataFrame(scalar_rows)
+    for field, (prefix, always) in maps.items():
+        keys = sorted(set(always).union(*(row.get(field, {}).keys() for row in rows)))
+        for key in keys:
+            frame[prefix + key] = pd.Series([int(row.get(field, {}).get(key, 0)) for row in rows], dtype="int64")
+    return frame
+
+
+class RunResult:
+    """The outcome of one run: the report JSON, as text, dict and DataFrames."""
+
+    def __init__(self, report_json: str) -> None:
+        self._json = report_json
+        self._report: dict[str, Any] = json.loads(report_json)
+
+    # Scalars of the run.
+    @property
+    def name(self) -> str:
+        return str(self._report["name"])
+
+    @property
+    def seed(self) -> int:
+        return int(self._report["seed"])
+
+    @property
+    def version(self) -> str:
+        return str(self._report["version"])
+
+    @property
+    def config_hash(self) -> str:
+        return str(self._report["config_hash"])
+
+    @property
+    def events(self) -> int:
+        return int(self._report["events"])
+
+    @property
+    def sim_seconds(self) -> float:
+        return float(self._report["sim_seconds"])
+
+    @property
+    def wall_seconds(self) -> float:
+        return float(self._report["wall_seconds"])
+
+    # Tables.
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow; `losses` as `loss_<cause>` columns."""
+        return _flatten(self._report["flows"])
+
+    @property
+    def nodes(self) -> pd.DataFrame:
+        """One row per node; `drops` as `drop_<cause>`, `frames_sent` as `frames_sent_<kind>`."""
+        return _flatten(self._report["nodes"])
+
+    @property
+    def series(self) -> pd.DataFrame:
+        """Long-format time series (empty unless run with `series=True`)."""
+        import pandas as pd
+
+        rows = self._report.get("series") or []
+        if not rows:
+            return pd.DataFrame({column: pd.Series(dtype=dtype) for column, dtype in zip(
+                SERIES_COLUMNS, ("float64", "str", "int64", "str", "float64"), strict=True)})
+        return pd.DataFrame(rows, columns=list(SERIES_COLUMNS))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The report as a dict, equal to `json.loads(self.to_json())` (a copy)."""
+        return copy.deepcopy(self._report)
+
+    def to_json(self) -> str:
+        """The report JSON exactly as the core produced it (`hoplab run --json`)."""
+        return self._json
+
+    def __repr__(self) -> str:
+        return (
+            f"RunResult(name={self.name!r}, seed={self.seed}, flows={len(self._report['flows'])}, "
+            f"nodes={len(self._report['nodes'])}, events={self.events})"
+        )
+
+
+def run(
+    scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
+    seed: int | None = None,
+    series: bool = False,
+) -> RunResult:
+    """Run one scenario and return its RunResult.
+
+    `scenario` is a Scenario, a scenario dict, or the path of a scenario
+    file. `seed` (0 <= seed < 2**64) overrides the scenario's seed; the
+    same scenario and seed give the same report, byte for byte, except
+    `wall_seconds`. `series` adds the time series. Raises ScenarioError
+    (naming the key) for an invalid scenario and SimulationError if the
+    simulation fails.
+    """
+    if isinstance(scenario, (str, os.PathLike)):
+        scenario = load_scenario(scenario)
+    elif not isinstance(scenario, Scenario):
+        scenario = Scenario(scenario)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _U64_MAX):
+        raise scenario_error("seed", f"must be an integer in 0..=18446744073709551615, got {seed!r}")
+    return RunResult(call_core(_core.simulate, scenario.to_json(), seed, series))

@@ -1,0 +1,245 @@
+"""Scenario files: read TOML, apply overrides, validate with the Rust core.
+
+A scenario is the TOML table of DESIGN.md ("Scenario files"). This module
+only reads it and edits it; what a *valid* scenario is lives in one place,
+the Rust core (`hoplab._core.validate`), which reports errors with the
+dotted key concerned and what is allowed.
+
+Overrides (`Scenario.set`, `hoplab run --set KEY=VALUE`) address keys with
+dots; list entries by index, either `flows.0.rate_kbps` or
+`flows[0].rate_kbps`. Missing tables on the way are created (so
+`mac.queue_packets` works on a file without a `[mac]` table); a key the
+simulator does not know is rejected at validation, naming it.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import json
+import math
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hoplab import _core
+from hoplab._core import ScenarioError
+
+__all__ = ["Scenario", "ScenarioError", "load_scenario", "parse_override", "parse_value"]
+
+T = TypeVar("T")
+
+
+# serde_json appends where in the JSON text it stopped; that text is ours, not
+# the user's file, so the position only confuses.
+_JSON_POSITION = re.compile(r" at line \d+ column \d+$")
+
+
+def call_core(function: Callable[..., T], *args: Any) -> T:
+    """Call a `_core` function; its ScenarioErrors lose the JSON position."""
+    try:
+        return function(*args)
+    except ScenarioError as e:
+        raise _without_json_position(e) from None
+
+
+def _without_json_position(error: ScenarioError) -> ScenarioError:
+    message = _JSON_POSITION.sub("", str(error))
+    if message == str(error):
+        return error
+    key = getattr(error, "key", "")
+    clean = ScenarioError(message)
+    clean.key = key
+    return clean
+
+
+def scenario_error(key: str, message: str) -> ScenarioError:
+    """A ScenarioError formatted like the core's: "key: message", with `.key` set."""
+    error = ScenarioError(f"{key}: {message}" if key else message)
+    error.key = key
+    return error
+
+
+Path_ = tuple[str | int, ...]
+
+_KEY_PART = re.compile(r"^([^.\[\]]*)((?:\[\d+\])*)$")
+
+
+def _format_key(path: Path_) -> str:
+    """The canonical spelling of a key path, as the core reports it: `flows[0].src`."""
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else part
+    return out
+
+
+def _parse_key(key: str) -> Path_:
+    """Split `flows.0.rate_kbps` or `flows[0].rate_kbps` into ("flows", 0, "rate_kbps")."""
+    if not key:
+        raise scenario_error("", "empty key (expected a dotted key such as mac.queue_packets)")
+    path: list[str | int] = []
+    for part in key.split("."):
+        match = _KEY_PART.match(part)
+        if match is None or (not match.group(1) and not match.group(2)):
+            raise scenario_error(key, "not a valid key (dotted names, list indices as .0 or [0], e.g. flows.0.rate_kbps)")
+        name, indices = match.group(1), match.group(2)
+        if name:
+            path.append(int(name) if name.isdigit() else name)
+        elif not path:
+            raise scenario_error(key, "a key cannot start with an index")
+        path.extend(int(i) for i in re.findall(r"\d+", indices))
+    return tuple(path)
+
+
+def parse_value(text: str) -> Any:
+    """A `--set` value: a TOML literal where it is one (int, float, bool,
+    string in quotes, array, inline table), the text itself otherwise.
+    Dates and times are kept as text (no scenario key takes one)."""
+    try:
+        parsed = tomllib.loads(f"value = {text}")
+    except tomllib.TOMLDecodeError:
+        return text
+    if set(parsed) != {"value"}:
+        return text
+    value = parsed["value"]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return text
+    return value
+
+
+def parse_override(assignment: str) -> tuple[str, Any]:
+    """Split `KEY=VALUE` into the key and the parsed value (see `parse_value`)."""
+    key, sep, text = assignment.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise scenario_error("", f"--set expects KEY=VALUE (e.g. flows.0.rate_kbps=200), got {assignment!r}")
+    return key, parse_value(text.strip())
+
+
+def _check_json_value(value: Any, path: Path_) -> None:
+    """Reject what JSON cannot carry faithfully, naming the key."""
+    if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise scenario_error(_format_key(path), f"must be a finite number, got {value}")
+        return
+    if isinstance(value, Mapping):
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise scenario_error(_format_key(path), f"table keys must be strings, got {k!r}")
+            _check_json_value(v, (*path, k))
+        return
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _check_json_value(v, (*path, i))
+        return
+    if isinstance(value, (datetime.date, datetime.time)):
+        raise scenario_error(_format_key(path), "dates and times are not allowed here")
+    raise scenario_error(_format_key(path), f"unsupported value of type {type(value).__name__}")
+
+
+class Scenario:
+    """A scenario as a TOML-shaped dict (`.data`), before defaults are filled.
+
+    `set` edits it; `validate` asks the core whether it is valid and returns
+    the normalised form (every default filled). `hoplab.run` accepts it.
+    """
+
+    def __init__(self, data: Mapping[str, Any], source: Path | None = None) -> None:
+        self.data: dict[str, Any] = copy.deepcopy(dict(data))
+        self.source = source
+
+    @classmethod
+    def from_toml(cls, text: str, source: Path | None = None) -> Scenario:
+        """Parse TOML text. A syntax error is a ScenarioError with its line and column."""
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            where = f"{source}: " if source is not None else ""
+            raise scenario_error("", f"{where}invalid TOML: {e}") from None
+        return cls(data, source)
+
+    @property
+    def name(self) -> str:
+        name = self.data.get("name", "unnamed")
+        return name if isinstance(name, str) else str(name)
+
+    def copy(self) -> Scenario:
+        return Scenario(self.data, self.source)
+
+    def set(self, key: str, value: Any) -> Scenario:
+        """Set a dotted key (`radio.tx_range_m`, `flows.0.rate_kbps`,
+        `flows[0].rate_kbps`) to a Python value; returns self.
+
+        Tables missing on the way are created; an index past the end of a
+        list, or a step into a value that is not a table or a list, is a
+        ScenarioError naming the key. Unknown keys are reported by
+        `validate` (and so by `run`), which knows every valid key.
+        """
+        path = _parse_key(key)
+        _check_json_value(value, path)
+        node: Any = self.data
+        for depth, part in enumerate(path):
+            here = _format_key(path[: depth + 1])
+            last = depth == len(path) - 1
+            if isinstance(node, list):
+                if not isinstance(part, int):
+                    raise scenario_error(here, f"{_format_key(path[:depth])} is a list: use an index (0..{len(node) - 1})")
+                if not 0 <= part < len(node):
+                    allowed = f"indices 0..{len(node) - 1}" if node else "it is empty"
+                    raise scenario_error(here, f"no such entry ({_format_key(path[:depth])} has {len(node)}: {allowed})")
+            elif isinstance(node, dict):
+                part = str(part)
+                if not last and part not in node:
+                    if isinstance(path[depth + 1], int):
+                        raise scenario_error(here, "not in the scenario, so it has no entries to index")
+                    node[part] = {}
+            else:
+                raise scenario_error(here, f"{_format_key(path[:depth])} is a value, not a table or a list")
+            if last:
+                node[part] = copy.deepcopy(value)
+            else:
+                node = node[part]
+        return self
+
+    def apply_overrides(self, assignments: Iterable[str]) -> Scenario:
+        """Apply `KEY=VALUE` strings (the CLI's `--set`) in order; returns self."""
+        for assignment in assignments:
+            key, value = parse_override(assignment)
+            self.set(key, value)
+        return self
+
+    def to_json(self) -> str:
+        """The scenario as JSON, the form the core reads."""
+        _check_json_value(self.data, ())
+        return json.dumps(self.data, allow_nan=False)
+
+    def validate(self) -> dict[str, Any]:
+        """Validate with the core; return the normalised scenario (defaults
+        filled). Raises ScenarioError naming the key and what is allowed."""
+        normalised: dict[str, Any] = json.loads(call_core(_core.validate, self.to_json()))
+        return normalised
+
+    def __repr__(self) -> str:
+        source = f", source={str(self.source)!r}" if self.source is not None else ""
+        return f"Scenario(name={self.name!r}{source})"
+
+
+def load_scenario(path: str | os.PathLike[str], overrides: Iterable[str] = ()) -> Scenario:
+    """Read a scenario file (TOML), apply `KEY=VALUE` overrides, validate.
+
+    Raises OSError if the file cannot be read and ScenarioError if it is
+    not valid TOML or not a valid scenario (the message names the key).
+    """
+    source = Path(path)
+    text = source.read_text(encoding="utf-8")
+    scenario = Scenario.from_toml(text, source).apply_overrides(overrides)
+    scenario.validate()
+    return scenario

@@ -1,0 +1,137 @@
+"""The `hoplab` command as a user sees it: output, errors, exit status."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SMALL_CHAIN, run_cli
+
+FLOW_KEYS = {"id", "src", "dst", "transport", "cc", "goodput_kbps", "mean_delay_ms", "sent", "delivered",
+             "retransmissions", "losses"}
+NODE_KEYS = {"id", "rts_sent", "rts_attempts_per_packet", "data_attempts_per_packet", "rts_dropped", "rtsc_sent",
+             "ctsc_sent", "mac_service_time_ms", "queue_mean", "drops"}
+RUN_KEYS = {"flows", "nodes", "events", "sim_seconds", "wall_seconds", "version", "config_hash"}
+
+
+def test_run_json_has_the_design_keys(small_chain: Path, workdir: Path) -> None:
+    done = run_cli("run", str(small_chain), "--json", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert RUN_KEYS <= report.keys()
+    assert len(report["flows"]) == 1 and len(report["nodes"]) == 5
+    assert FLOW_KEYS <= report["flows"][0].keys()
+    for node in report["nodes"]:
+        assert NODE_KEYS <= node.keys()
+    flow = report["flows"][0]
+    assert (flow["src"], flow["dst"], flow["transport"]) == (0, 4, "udp")
+    assert flow["delivered"] > 0 and flow["goodput_kbps"] > 0
+    assert report["sim_seconds"] == 5.0 and report["events"] > 0
+    assert "series" not in report
+    assert list(workdir.iterdir()) == []
+
+
+def test_run_prints_a_readable_summary(small_chain: Path, workdir: Path) -> None:
+    done = run_cli("run", str(small_chain), cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "small-chain" in out and "seed 1" in out
+    for heading in ("Flows", "goodput kbps", "delay ms", "delivered", "losses",
+                    "Nodes", "APR", "MST ms", "RTS sent", "RTS dropped", "queue mean", "drops"):
+        assert heading in out, heading
+    assert re.search(r"0→4", out)
+    assert done.stderr == ""
+
+
+def test_run_series_adds_the_time_series(small_chain: Path, workdir: Path) -> None:
+    done = run_cli("run", str(small_chain), "--json", "--series", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    series = json.loads(done.stdout)["series"]
+    assert series and {"time_s", "entity", "id", "metric", "value"} <= series[0].keys()
+
+
+def test_set_and_seed_override_the_file(small_chain: Path, workdir: Path) -> None:
+    done = run_cli("run", str(small_chain), "--json", "--seed", "7",
+                   "--set", "duration_s=3", "--set", "flows.0.packet_bytes=256", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["seed"] == 7 and report["sim_seconds"] == 3.0
+    assert report["flows"][0]["packet_bytes"] == 256
+
+
+def test_validate_prints_the_normalised_scenario(small_chain: Path, workdir: Path) -> None:
+    done = run_cli("validate", str(small_chain), "--set", "mac.queue_packets=20", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    normalised = json.loads(done.stdout)
+    assert normalised["mac"]["queue_packets"] == 20
+    assert normalised["mac"]["short_retry_limit"] == 7  # a default, filled
+    assert normalised["radio"]["data_rate_mbps"] == 2.0
+    assert normalised["flows"][0]["dst"] == 4
+
+
+def test_version_and_entry_point(workdir: Path) -> None:
+    script = Path(sys.executable).with_name("hoplab")
+    assert script.exists(), "the hoplab console script is installed next to python"
+    done = subprocess.run([str(script), "--version"], cwd=workdir, capture_output=True, text=True, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("hoplab ")
+
+
+# Each class of bad input: (file content or None for no file, extra args,
+# what the one-line message must contain).
+BAD_INPUTS = {
+    "missing file": (None, [], ["cannot read scenario file", "No such file"]),
+    "bad TOML": ("name = \n[topology\n", [], ["invalid TOML", "line"]),
+    "unknown key": (SMALL_CHAIN + "\n[mac]\nretry = 3\n", [], ["mac.retry", "unknown field", "short_retry_limit"]),
+    "wrong type": (SMALL_CHAIN.replace("nodes = 5", 'nodes = "five"'), [], ["topology.nodes", "expected u32"]),
+    "out of range": (SMALL_CHAIN + "\n[mac]\nqueue_packets = 0\n", [], ["mac.queue_packets", "at least 1"]),
+    "no such node": (SMALL_CHAIN.replace("dst = 4", "dst = 9"), [], ["flows[0].dst", "does not exist"]),
+    "unreachable flow": (SMALL_CHAIN.replace("spacing_m = 200.0", "spacing_m = 300.0"), [], ["flows[0]"]),
+    "missing topology": ('name = "x"\n', [], ["topology"]),
+    "unknown --set key": (SMALL_CHAIN, ["--set", "radio.bogus_m=1"], ["radio.bogus_m", "unknown field"]),
+    "wrong --set type": (SMALL_CHAIN, ["--set", "mac.queue_packets=lots"], ["mac.queue_packets", "expected u32"]),
+    "--set out of range": (SMALL_CHAIN, ["--set", "warmup_s=9"], ["warmup_s", "below duration_s"]),
+    "bad --set syntax": (SMALL_CHAIN, ["--set", "duration_s"], ["KEY=VALUE"]),
+    "bad --set key": (SMALL_CHAIN, ["--set", "flows..src=1"], ["flows..src", "not a valid key"]),
+    "--set index out of range": (SMALL_CHAIN, ["--set", "flows.5.rate_kbps=10"], ["flows[5]", "indices 0..0"]),
+    "--set into a value": (SMALL_CHAIN, ["--set", "duration_s.x=1"], ["duration_s.x", "not a table"]),
+    "negative seed": (SMALL_CHAIN, ["--seed", "-1"], ["seed", "0..="]),
+    "non-numeric seed": (SMALL_CHAIN, ["--seed", "one"], ["--seed"]),
+    "unknown option": (SMALL_CHAIN, ["--bogus"], ["--bogus"]),
+}
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_bad_input_is_one_clear_line_and_status_2(case: str, command: str, tmp_path: Path, workdir: Path) -> None:
+    content, extra, expected = BAD_INPUTS[case]
+    if command == "validate" and "seed" in case:
+        pytest.skip("validate takes no --seed")
+    path = tmp_path / "scenario.toml"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    done = run_cli(command, str(path), "--json" if command == "run" else "--set=name=x", *extra, cwd=workdir)
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert done.stdout == "", "nothing is printed on stdout on error"
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in done.stderr
+    for text in expected:
+        assert text in lines[0], (text, lines[0])
+    assert list(workdir.iterdir()) == [], "nothing is written"
+
+
+def test_a_directory_is_not_a_scenario(tmp_path: Path, workdir: Path) -> None:
+    done = run_cli("run", str(tmp_path), cwd=workdir)
+    assert done.returncode == 2 and "is a directory" in done.stderr and done.stdout == ""
+
+
+def test_no_command_prints_help(workdir: Path) -> None:
+    done = run_cli(cwd=workdir)
+    assert done.returncode == 2
+    assert "run" in done.stdout and "bench" in done.stdout and "Traceback" not in done.stderr
