@@ -1,8 +1,28 @@
 //! # hoplab-sim
 //!
-//! The simulator core of hoplab. No Python here: `cargo test` needs none.
+//! The simulator core of hoplab: a deterministic discrete-event simulator of
+//! multi-hop IEEE 802.11 networks. No Python here: `cargo test` needs none.
+//!
+//! Layers, bottom up (each module's doc says what it owns):
+//! - [`engine`]: event queue ordered by (time, insertion), cancellable
+//!   timers, named random streams. Knows nothing of networks.
+//! - [`phy`]: propagation (two-ray ground, free space), the neighbour table
+//!   (spatial grid), the ns-2 threshold receiver (lock, capture, collision).
+//! - [`mac`]: IEEE 802.11 DCF with RTS/CTS: carrier sense, NAV, DIFS/EIFS,
+//!   backoff, retries, the interface queue, MAC statistics.
+//! - [`net`]: packets, forwarding, static shortest-path routing.
+//! - [`app`]: CBR and bulk sources over UDP.
+//! - [`topology`]: node placement. [`stats`]: counters and the run report.
+//! - [`world`]: owns every node and the event loop; [`api`] is the JSON
+//!   facade the Python binding calls; [`scenario`] the validated config.
 pub mod api;
+pub mod app;
 pub mod engine;
+pub mod mac;
+pub mod net;
+pub mod phy;
 pub mod scenario;
 pub mod stats;
+pub mod time;
+pub mod topology;
 pub mod world;

@@ -1,10 +1,467 @@
+//! The world: every node's layers, the channel, the flows, and the event loop.
+//!
+//! `World::build` turns a validated scenario into nodes and flows;
+//! `World::run_until` pops events in (time, insertion) order and hands each
+//! to the layer that owns it (PHY reception, MAC timers, applications).
+//! Layer behaviour lives in `mac::dcf`, `net::forward` and `app`, as `impl
+//! World` blocks, so that a transmission can reach every neighbour's PHY
+//! without shared mutable references.
+
 use crate::api::{ApiError, RunOptions};
-use crate::scenario::Scenario;
-use crate::stats::report::RunReport;
-pub struct World;
-impl World {
-    pub fn build(_s: &Scenario, _seed: u64) -> Result<World, ApiError> { Ok(World) }
+use crate::engine::{EventQueue, RngStreams, Stream, StreamPurpose, Timer};
+use crate::mac::{Frame, FrameKind, Mac, MacTiming};
+use crate::net::{NodeId, StaticRoutes};
+use crate::phy::receiver::Receiver;
+use crate::phy::{Channel, RadioModel};
+use crate::scenario::{AppKind, ConfigError, ErrorModelKind, Scenario, Transport};
+use crate::stats::report::{FlowReport, NodeReport, RunReport, SeriesRow};
+use crate::stats::{FlowStats, NodeStats};
+use crate::time::{SimDuration, SimTime};
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Per-node timers (one slot each; re-arming cancels).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum TimerKind {
+    /// The frame the PHY is locked onto ends.
+    RxEnd = 0,
+    /// Our own transmission ends.
+    TxEnd = 1,
+    /// Backoff reached zero at a slot boundary: transmit.
+    Access = 2,
+    /// The NAV expires.
+    NavEnd = 3,
+    /// No CTS / ACK arrived in time.
+    ResponseTimeout = 4,
+    /// SIFS has passed: send the pending CTS / DATA / ACK.
+    SendResponse = 5,
 }
-pub fn run_scenario(_s: &Scenario, _o: RunOptions) -> Result<RunReport, ApiError> {
-    Err(ApiError::Simulation("the simulator is being written".into()))
+
+const TIMER_KINDS: usize = 6;
+
+#[derive(Debug, Clone, Copy)]
+pub enum Event {
+    /// A frame (index into the on-air table) starts arriving at a node.
+    RxStart { node: NodeId, frame: u32 },
+    Timer { node: NodeId, timer: TimerKind },
+    /// A flow's application produces its next packet.
+    AppSend { flow: u32 },
+    /// Time-series sampling.
+    Sample,
+}
+
+pub struct Node {
+    pub id: NodeId,
+    pub rx: Receiver,
+    pub mac: Mac,
+    pub timers: [Timer; TIMER_KINDS],
+    pub backoff_rng: Stream,
+    pub error_rng: Stream,
+    pub stats: NodeStats,
+}
+
+impl Node {
+    pub fn timer(&mut self, kind: TimerKind) -> &mut Timer {
+        &mut self.timers[kind as usize]
+    }
+}
+
+/// A flow's configuration as the simulator uses it.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub id: u32,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub transport: Transport,
+    pub app: AppKind,
+    pub packet_bytes: u32,
+    /// CBR inter-packet time.
+    pub interval: SimDuration,
+    pub start: SimTime,
+    pub stop: SimTime,
+    pub next_sequence: u64,
+    pub hops: u32,
+    pub stats: FlowStats,
+}
+
+/// One line of the frame trace (tests and debugging).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TraceEntry {
+    pub time: SimTime,
+    pub node: NodeId,
+    pub what: TraceWhat,
+    pub kind: FrameKind,
+    pub from: NodeId,
+    pub to: NodeId,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TraceWhat {
+    /// The node started transmitting this frame.
+    Tx,
+    /// The node decoded this frame.
+    RxOk,
+    /// The node locked onto this frame but could not decode it.
+    RxError,
+}
+
+/// Frames on the air, shared by their receivers until each has started
+/// receiving (reference counted, slots reused).
+#[derive(Default)]
+pub struct OnAir {
+    frames: Vec<(Frame, u32)>,
+    free: Vec<u32>,
+}
+
+impl OnAir {
+    pub(crate) fn insert(&mut self, frame: Frame, receivers: u32) -> u32 {
+        if let Some(slot) = self.free.pop() {
+            self.frames[slot as usize] = (frame, receivers);
+            slot
+        } else {
+            self.frames.push((frame, receivers));
+            (self.frames.len() - 1) as u32
+        }
+    }
+
+    /// Hand the frame to one receiver; the slot is freed after the last.
+    fn take(&mut self, slot: u32) -> Frame {
+        let entry = &mut self.frames[slot as usize];
+        entry.1 -= 1;
+        if entry.1 == 0 {
+            self.free.push(slot);
+        }
+        entry.0
+    }
+}
+
+pub struct World {
+    pub queue: EventQueue<Event>,
+    pub timing: MacTiming,
+    pub channel: Channel,
+    pub nodes: Vec<Node>,
+    pub flows: Vec<Flow>,
+    pub routes: StaticRoutes,
+    pub on_air: OnAir,
+    pub next_uid: u64,
+    pub end: SimTime,
+    pub warmup: SimTime,
+    pub packet_error_rate: f64,
+    pub series_interval: SimDuration,
+    pub series: Vec<SeriesRow>,
+    pub trace: Option<Vec<TraceEntry>>,
+    pub config_hash: String,
+    pub name: String,
+    pub seed: u64,
+}
+
+impl World {
+    /// Build the world of a validated scenario. Fails (naming the key) if a
+    /// flow's endpoints cannot reach each other.
+    pub fn build(scenario: &Scenario, seed: u64) -> Result<World, ApiError> {
+        let streams = RngStreams::new(seed);
+        let radio = RadioModel::from_config(&scenario.radio);
+        let shape = scenario.topology.shape()?;
+        let positions = crate::topology::place(&shape, &radio, &streams)?;
+        let channel = Channel::new(positions, radio);
+        let timing = MacTiming::new(&scenario.mac, &scenario.radio, channel.radio.tx_range_m());
+        let destinations: BTreeSet<NodeId> = scenario.flows.iter().map(|f| NodeId(f.dst)).collect();
+        let routes = StaticRoutes::compute(&channel.decodable_adjacency(), destinations);
+
+        let end = SimTime::from_secs_f64(scenario.duration_s);
+        let mut flows = Vec::with_capacity(scenario.flows.len());
+        for (i, f) in scenario.flows.iter().enumerate() {
+            let hops = routes.hops(NodeId(f.src), NodeId(f.dst)).ok_or_else(|| {
+                ConfigError::new(
+                    format!("flows[{i}].dst"),
+                    format!(
+                        "node {} cannot reach node {} over links of the {:.0} m decoding range",
+                        f.src,
+                        f.dst,
+                        channel.radio.tx_range_m()
+                    ),
+                )
+            })?;
+            let interval = match f.rate_kbps {
+                Some(rate_kbps) => SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (rate_kbps * 1e3)),
+                None => SimDuration::ZERO,
+            };
+            flows.push(Flow {
+                id: i as u32,
+                src: NodeId(f.src),
+                dst: NodeId(f.dst),
+                transport: f.transport,
+                app: f.app,
+                packet_bytes: f.packet_bytes,
+                interval: interval.max(SimDuration::from_nanos(1)),
+                start: SimTime::from_secs_f64(f.start_s),
+                stop: f.stop_s.map_or(end, SimTime::from_secs_f64).min(end),
+                next_sequence: 0,
+                hops,
+                stats: FlowStats::default(),
+            });
+        }
+
+        let nodes = (0..channel.node_count() as u32)
+            .map(|i| Node {
+                id: NodeId(i),
+                rx: Receiver::default(),
+                mac: Mac::new(scenario.mac.queue_packets as usize, scenario.mac.cw_min),
+                timers: [Timer::default(); TIMER_KINDS],
+                backoff_rng: streams.stream(StreamPurpose::Backoff, i as u64),
+                error_rng: streams.stream(StreamPurpose::ErrorModel, i as u64),
+                stats: NodeStats::default(),
+            })
+            .collect();
+
+        let packet_error_rate = match scenario.errors.model {
+            ErrorModelKind::None => 0.0,
+            ErrorModelKind::Uniform => scenario.errors.packet_error_rate.unwrap_or(0.0),
+        };
+
+        let mut world = World {
+            queue: EventQueue::new(),
+            timing,
+            channel,
+            nodes,
+            flows,
+            routes,
+            on_air: OnAir::default(),
+            next_uid: 0,
+            end,
+            warmup: SimTime::from_secs_f64(scenario.warmup_s),
+            packet_error_rate,
+            series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
+            series: Vec::new(),
+            trace: None,
+            config_hash: config_hash(scenario),
+            name: scenario.name.clone(),
+            seed,
+        };
+        for i in 0..world.flows.len() {
+            let start = world.flows[i].start;
+            world.queue.schedule(start, Event::AppSend { flow: i as u32 });
+        }
+        if world.series_interval > SimDuration::ZERO {
+            let first = SimTime::ZERO + world.series_interval;
+            world.queue.schedule(first, Event::Sample);
+        }
+        Ok(world)
+    }
+
+    /// Record every frame transmission and reception from now on.
+    pub fn enable_trace(&mut self) {
+        self.trace = Some(Vec::new());
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.queue.now()
+    }
+
+    /// Process every event up to and including `until`.
+    pub fn run_until(&mut self, until: SimTime) {
+        while let Some((_, seq, event)) = self.queue.pop_until(until) {
+            self.dispatch(seq, event);
+        }
+    }
+
+    fn dispatch(&mut self, seq: u64, event: Event) {
+        match event {
+            Event::RxStart { node, frame } => {
+                let frame = self.on_air.take(frame);
+                self.phy_rx_start(node, frame);
+            }
+            Event::Timer { node, timer } => {
+                if !self.nodes[node.index()].timer(timer).fire(seq) {
+                    return; // cancelled or re-armed since
+                }
+                match timer {
+                    TimerKind::RxEnd => self.phy_rx_end(node),
+                    TimerKind::TxEnd => self.mac_tx_end(node),
+                    TimerKind::Access => self.mac_access_granted(node),
+                    TimerKind::NavEnd => self.mac_update_medium(node),
+                    TimerKind::ResponseTimeout => self.mac_response_timeout(node),
+                    TimerKind::SendResponse => self.mac_send_response(node),
+                }
+            }
+            Event::AppSend { flow } => self.app_send(flow),
+            Event::Sample => self.sample_series(),
+        }
+    }
+
+    /// Arm a node's timer.
+    pub fn arm(&mut self, node: NodeId, kind: TimerKind, at: SimTime) {
+        let timer = &mut self.nodes[node.index()].timers[kind as usize];
+        timer.arm(&mut self.queue, at, Event::Timer { node, timer: kind });
+    }
+
+    pub fn cancel(&mut self, node: NodeId, kind: TimerKind) {
+        self.nodes[node.index()].timers[kind as usize].cancel();
+    }
+
+    pub fn record(&mut self, node: NodeId, what: TraceWhat, frame: &Frame) {
+        if let Some(trace) = &mut self.trace {
+            let time = self.queue.now();
+            trace.push(TraceEntry { time, node, what, kind: frame.kind, from: frame.transmitter, to: frame.receiver });
+        }
+    }
+
+    fn sample_series(&mut self) {
+        let now = self.now();
+        let interval_s = self.series_interval.as_secs_f64();
+        for flow in &mut self.flows {
+            let goodput_kbps = flow.stats.interval_delivered_bytes as f64 * 8.0 / interval_s / 1e3;
+            flow.stats.interval_delivered_bytes = 0;
+            self.series.push(SeriesRow {
+                time_s: now.as_secs_f64(),
+                entity: "flow".into(),
+                id: flow.id,
+                metric: "goodput_kbps".into(),
+                value: goodput_kbps,
+            });
+        }
+        for node in &self.nodes {
+            self.series.push(SeriesRow {
+                time_s: now.as_secs_f64(),
+                entity: "node".into(),
+                id: node.id.0,
+                metric: "queue_packets".into(),
+                value: node.mac.queue.len() as f64,
+            });
+        }
+        let next = now + self.series_interval;
+        if next <= self.end {
+            self.queue.schedule(next, Event::Sample);
+        }
+    }
+
+    /// Packets of each flow still queued or in service anywhere (distinct
+    /// packets: a copy held by a sender whose ACK was lost counts once).
+    pub fn in_flight_per_flow(&self) -> Vec<u64> {
+        let mut seen: Vec<BTreeSet<u64>> = vec![BTreeSet::new(); self.flows.len()];
+        for node in &self.nodes {
+            let in_service = node.mac.op.iter().map(|op| &op.item);
+            for item in node.mac.queue.iter().chain(in_service) {
+                if !item.packet.is_control() {
+                    seen[item.packet.flow as usize].insert(item.packet.uid);
+                }
+            }
+        }
+        seen.iter().map(|s| s.len() as u64).collect()
+    }
+
+    /// Build the report at the end of the run.
+    pub fn report(&mut self, wall_seconds: f64, options: RunOptions) -> RunReport {
+        let now = self.end;
+        for node in &mut self.nodes {
+            let len = node.mac.queue.len();
+            node.stats.queue_changed(now, len);
+        }
+        let window_s = self.end.since(self.warmup).as_secs_f64();
+        let in_flight = self.in_flight_per_flow();
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| FlowReport {
+                id: f.id,
+                src: f.src.0,
+                dst: f.dst.0,
+                transport: "udp".to_string(),
+                cc: None,
+                app: match f.app {
+                    AppKind::Cbr => "cbr",
+                    AppKind::Bulk => "bulk",
+                }
+                .to_string(),
+                packet_bytes: f.packet_bytes,
+                hops: f.hops,
+                goodput_kbps: f.stats.window_delivered_bytes as f64 * 8.0 / window_s / 1e3,
+                offered_kbps: f.stats.window_offered_bytes as f64 * 8.0 / window_s / 1e3,
+                mean_delay_ms: if f.stats.window_delivered_packets > 0 {
+                    f.stats.window_delay_total_ns as f64 / f.stats.window_delivered_packets as f64 / 1e6
+                } else {
+                    0.0
+                },
+                sent: f.stats.sent,
+                delivered: f.stats.delivered,
+                in_flight: in_flight[f.id as usize],
+                retransmissions: 0,
+                losses: cause_map(&f.stats.losses),
+            })
+            .collect();
+        let run_ns = self.end.as_nanos().max(1) as f64;
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let s = &n.stats;
+                let served = s.packets_served.max(1) as f64;
+                let pos = self.channel.position(n.id);
+                let mut frames_sent = BTreeMap::new();
+                for kind in [FrameKind::Rts, FrameKind::Cts, FrameKind::Data, FrameKind::Ack] {
+                    frames_sent.insert(kind.name().to_string(), s.frames_sent[kind as usize]);
+                }
+                NodeReport {
+                    id: n.id.0,
+                    x_m: pos[0],
+                    y_m: pos[1],
+                    rts_sent: s.frames_sent[FrameKind::Rts as usize],
+                    rts_attempts_per_packet: if s.packets_served > 0 { s.rts_attempts_total as f64 / served } else { 0.0 },
+                    data_attempts_per_packet: if s.packets_served > 0 { s.data_attempts_total as f64 / served } else { 0.0 },
+                    rts_dropped: s.rts_dropped,
+                    data_dropped: s.data_dropped,
+                    data_retries: s.data_retries,
+                    rtsc_sent: 0,
+                    ctsc_sent: 0,
+                    mac_service_time_ms: if s.packets_served > 0 {
+                        s.service_time_total_ns as f64 / served / 1e6
+                    } else {
+                        0.0
+                    },
+                    queue_mean: s.queue_area as f64 / run_ns,
+                    packets_served: s.packets_served,
+                    frames_sent,
+                    drops: cause_map(&s.drops),
+                    tx_time_fraction: s.tx_time_ns as f64 / run_ns,
+                }
+            })
+            .collect();
+        RunReport {
+            name: self.name.clone(),
+            version: crate::api::version().to_string(),
+            config_hash: self.config_hash.clone(),
+            seed: self.seed,
+            sim_seconds: self.end.as_secs_f64(),
+            wall_seconds,
+            events: self.queue.popped(),
+            flows,
+            nodes,
+            series: options.series.then(|| self.series.clone()),
+        }
+    }
+}
+
+fn cause_map(causes: &BTreeMap<crate::stats::DropCause, u64>) -> BTreeMap<String, u64> {
+    causes.iter().map(|(cause, &count)| (cause.name().to_string(), count)).collect()
+}
+
+/// SHA-256 of the normalised scenario without its seed, first 16 hex digits.
+pub fn config_hash(scenario: &Scenario) -> String {
+    let mut value = serde_json::to_value(scenario).expect("scenario serialises");
+    if let Some(map) = value.as_object_mut() {
+        map.remove("seed");
+    }
+    let digest = Sha256::digest(value.to_string().as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Build and run a scenario to its end.
+pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<RunReport, ApiError> {
+    let mut world = World::build(scenario, scenario.seed)?;
+    let started = std::time::Instant::now();
+    let end = world.end;
+    world.run_until(end);
+    let wall_seconds = started.elapsed().as_secs_f64();
+    Ok(world.report(wall_seconds, options))
 }

@@ -1,0 +1,59 @@
+//! The interface queue (ns-2 `Queue/DropTail/PriQueue`): drop-tail with a
+//! capacity in packets; routing/control packets jump ahead of data.
+
+use crate::net::{NodeId, Packet};
+use std::collections::VecDeque;
+
+/// A packet waiting for the MAC, with the next hop chosen by routing.
+#[derive(Debug, Clone, Copy)]
+pub struct Queued {
+    pub packet: Packet,
+    pub next_hop: NodeId,
+}
+
+#[derive(Debug, Clone)]
+pub struct InterfaceQueue {
+    control: VecDeque<Queued>,
+    data: VecDeque<Queued>,
+    capacity: usize,
+}
+
+impl InterfaceQueue {
+    pub fn new(capacity: usize) -> Self {
+        InterfaceQueue { control: VecDeque::new(), data: VecDeque::with_capacity(capacity), capacity }
+    }
+
+    pub fn len(&self) -> usize {
+        self.control.len() + self.data.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.len() >= self.capacity
+    }
+
+    /// Append; gives the packet back if the queue is full (drop-tail).
+    pub fn push(&mut self, item: Queued) -> Result<(), Queued> {
+        if self.is_full() {
+            return Err(item);
+        }
+        if item.packet.is_control() {
+            self.control.push_back(item);
+        } else {
+            self.data.push_back(item);
+        }
+        Ok(())
+    }
+
+    /// The next packet to serve: control first, then data, FIFO within each.
+    pub fn pop(&mut self) -> Option<Queued> {
+        self.control.pop_front().or_else(|| self.data.pop_front())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Queued> {
+        self.control.iter().chain(self.data.iter())
+    }
+}

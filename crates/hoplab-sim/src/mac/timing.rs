@@ -1,0 +1,132 @@
+//! DCF timing (IEEE 802.11-2016 10.3.2.3, 10.3.7 and the DSSS PHY of clause
+//! 15): interframe spaces, airtimes, timeouts.
+
+use super::frame::{ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
+use crate::scenario::{MacConfig, RadioConfig};
+use crate::time::SimDuration;
+
+#[derive(Debug, Clone)]
+pub struct MacTiming {
+    pub slot: SimDuration,
+    pub sifs: SimDuration,
+    /// DIFS = SIFS + 2 slots (10.3.2.3.5).
+    pub difs: SimDuration,
+    /// EIFS = SIFS + ACK time at the basic rate + DIFS (10.3.2.3.7), used
+    /// instead of DIFS after a frame received in error.
+    pub eifs: SimDuration,
+    /// PLCP preamble + header, sent at 1 Mbps (192 us, long preamble).
+    pub plcp: SimDuration,
+    pub data_rate_bps: f64,
+    pub basic_rate_bps: f64,
+    pub cw_min: u32,
+    pub cw_max: u32,
+    /// Upper bound of the propagation delay to a station in decoding range;
+    /// twice this pads the CTS / ACK timeouts (ns-2 pads with 2 us).
+    pub max_propagation: SimDuration,
+    pub rts_threshold_bytes: u32,
+    pub short_retry_limit: u32,
+    pub long_retry_limit: u32,
+}
+
+impl MacTiming {
+    pub fn new(mac: &MacConfig, radio: &RadioConfig, tx_range_m: f64) -> MacTiming {
+        let slot = SimDuration::from_micros_f64(mac.slot_us);
+        let sifs = SimDuration::from_micros_f64(mac.sifs_us);
+        let difs = sifs + slot * 2;
+        let mut timing = MacTiming {
+            slot,
+            sifs,
+            difs,
+            eifs: difs,
+            plcp: SimDuration::from_micros_f64(radio.plcp_overhead_us),
+            data_rate_bps: radio.data_rate_mbps * 1e6,
+            basic_rate_bps: radio.basic_rate_mbps * 1e6,
+            cw_min: mac.cw_min,
+            cw_max: mac.cw_max,
+            max_propagation: SimDuration::from_nanos(
+                (tx_range_m / crate::phy::propagation::SPEED_OF_LIGHT_MPS * 1e9).ceil() as u64,
+            ),
+            rts_threshold_bytes: mac.rts_threshold_bytes,
+            short_retry_limit: mac.short_retry_limit,
+            long_retry_limit: mac.long_retry_limit,
+        };
+        timing.eifs = sifs + timing.control_airtime(ACK_BYTES) + difs;
+        timing
+    }
+
+    fn airtime(&self, bytes: u32, rate_bps: f64) -> SimDuration {
+        // Round the body up to a whole nanosecond so airtimes never undercut.
+        let body_ns = (bytes as f64 * 8.0 * 1e9 / rate_bps).ceil() as u64;
+        self.plcp + SimDuration::from_nanos(body_ns)
+    }
+
+    /// Airtime of a control frame (RTS, CTS, ACK) at the basic rate.
+    pub fn control_airtime(&self, bytes: u32) -> SimDuration {
+        self.airtime(bytes, self.basic_rate_bps)
+    }
+
+    /// Airtime of a DATA frame carrying a `packet_bytes` network packet:
+    /// unicast at the data rate, broadcast at the basic rate.
+    pub fn data_airtime(&self, packet_bytes: u32, broadcast: bool) -> SimDuration {
+        let rate = if broadcast { self.basic_rate_bps } else { self.data_rate_bps };
+        self.airtime(DATA_HEADER_BYTES + packet_bytes, rate)
+    }
+
+    pub fn rts_airtime(&self) -> SimDuration {
+        self.control_airtime(RTS_BYTES)
+    }
+    pub fn cts_airtime(&self) -> SimDuration {
+        self.control_airtime(CTS_BYTES)
+    }
+    pub fn ack_airtime(&self) -> SimDuration {
+        self.control_airtime(ACK_BYTES)
+    }
+
+    /// How long a station waits after its frame's end for the CTS or ACK
+    /// to have fully arrived: SIFS + response airtime + a round trip of
+    /// propagation, + 1 us so a response ending exactly at the bound wins.
+    pub fn response_timeout(&self, response_airtime: SimDuration) -> SimDuration {
+        self.sifs + response_airtime + self.max_propagation * 2 + SimDuration::from_nanos(1_000)
+    }
+
+    /// Whether a unicast DATA frame of this MPDU length is preceded by RTS/CTS
+    /// (dot11RTSThreshold: RTS when the MPDU is longer than the threshold).
+    pub fn uses_rts(&self, mpdu_bytes: u32) -> bool {
+        mpdu_bytes > self.rts_threshold_bytes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dsss() -> MacTiming {
+        MacTiming::new(&MacConfig::default(), &RadioConfig::default(), 250.0)
+    }
+
+    #[test]
+    fn dsss_interframe_spaces() {
+        let t = dsss();
+        assert_eq!(t.difs, SimDuration::from_nanos(50_000));
+        // EIFS = 10 + (192 + 112 / 2) + 50 = 308 us at 2 Mbps basic rate.
+        assert_eq!(t.eifs, SimDuration::from_nanos(308_000));
+    }
+
+    #[test]
+    fn dsss_airtimes() {
+        let t = dsss();
+        assert_eq!(t.rts_airtime(), SimDuration::from_nanos(272_000)); // 192 + 160/2
+        assert_eq!(t.cts_airtime(), SimDuration::from_nanos(248_000)); // 192 + 112/2
+        // 512 B payload + 8 UDP + 20 IP = 540 B; + 28 = 568 B = 4544 bits at 2 Mbps.
+        assert_eq!(t.data_airtime(540, false), SimDuration::from_nanos(192_000 + 2_272_000));
+        assert_eq!(t.data_airtime(540, true), SimDuration::from_nanos(192_000 + 2_272_000));
+    }
+
+    #[test]
+    fn rts_threshold_zero_means_always() {
+        let t = dsss();
+        assert!(t.uses_rts(28));
+        let t = MacTiming { rts_threshold_bytes: 3000, ..dsss() };
+        assert!(!t.uses_rts(568));
+    }
+}

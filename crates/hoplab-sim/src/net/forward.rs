@@ -1,0 +1,59 @@
+//! Hop-by-hop forwarding, delivery, drops (impl World).
+
+use super::{NodeId, Packet};
+use crate::mac::Queued;
+use crate::stats::DropCause;
+use crate::world::World;
+
+impl World {
+    /// A packet enters the network at its source (from a transport).
+    pub(crate) fn net_originate(&mut self, node: NodeId, packet: Packet) {
+        self.net_route_and_enqueue(node, packet);
+    }
+
+    /// The MAC of `node` delivered a packet received from `from`.
+    pub(crate) fn net_receive(&mut self, node: NodeId, mut packet: Packet, _from: NodeId) {
+        if packet.dst == node {
+            self.net_deliver(packet);
+            return;
+        }
+        packet.ttl = packet.ttl.saturating_sub(1);
+        if packet.ttl == 0 {
+            self.drop_packet(node, &packet, DropCause::Ttl);
+            return;
+        }
+        self.net_route_and_enqueue(node, packet);
+    }
+
+    fn net_route_and_enqueue(&mut self, node: NodeId, packet: Packet) {
+        match self.routes.next_hop(node, packet.dst) {
+            Some(next_hop) => self.mac_enqueue(node, Queued { packet, next_hop }),
+            None => self.drop_packet(node, &packet, DropCause::NoRoute),
+        }
+    }
+
+    /// The MAC gave up on `next_hop` (retry limit): link-layer feedback for
+    /// routing (AODV uses it to detect a broken link; static routes ignore it).
+    pub(crate) fn net_link_failure(&mut self, _node: NodeId, _next_hop: NodeId) {}
+
+    fn net_deliver(&mut self, packet: Packet) {
+        let now = self.now();
+        let in_window = now >= self.warmup;
+        let stats = &mut self.flows[packet.flow as usize].stats;
+        stats.delivered += 1;
+        stats.interval_delivered_bytes += packet.payload_bytes as u64;
+        if in_window {
+            stats.window_delivered_bytes += packet.payload_bytes as u64;
+            stats.window_delivered_packets += 1;
+            stats.window_delay_total_ns += now.since(packet.created).as_nanos() as u128;
+        }
+    }
+
+    /// Count a lost packet at the node that lost it and against its flow.
+    pub(crate) fn drop_packet(&mut self, node: NodeId, packet: &Packet, cause: DropCause) {
+        *self.nodes[node.index()].stats.drops.entry(cause).or_default() += 1;
+        if !packet.is_control() {
+            *self.flows[packet.flow as usize].stats.losses.entry(cause).or_default() += 1;
+        }
+    }
+}

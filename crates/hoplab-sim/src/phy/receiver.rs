@@ -1,0 +1,180 @@
+//! The ns-2 threshold receiver of one node (SPEC.md 1.1; ns-2
+//! `Mac802_11::recv`, `capture`, `collision`, `recv_timer`).
+//!
+//! A node locks onto the first frame that reaches it while it is idle and
+//! stays locked until that frame ends. A newcomer during the lock is either
+//! ignored because the locked frame is at least `capture_ratio` stronger
+//! (capture; the newcomer still defers the node by EIFS + its duration), or
+//! destroys the locked frame (collision): the node then stays locked on
+//! whichever of the two ends later. Frames between the carrier-sense and the
+//! receive threshold, and frames arriving while the node transmits, are
+//! locked onto like any other but marked corrupted.
+
+use crate::mac::frame::Frame;
+use crate::time::SimTime;
+
+/// Why a locked frame will not be decoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Corruption {
+    /// Received power below the receive threshold (sensed, not decodable).
+    BelowRxThreshold,
+    /// It arrived or was still arriving while this node transmitted.
+    HalfDuplex,
+    /// Another frame overlapped it without being captured.
+    Collision,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Lock {
+    pub frame: Frame,
+    pub power_w: f64,
+    pub end: SimTime,
+    pub corruption: Option<Corruption>,
+}
+
+/// What became of a frame that arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// The node was idle and locked onto it; its end is the lock's end.
+    Locked,
+    /// The locked frame captured the medium: the newcomer is ignored, but
+    /// defers the node (ns-2: NAV = EIFS + newcomer duration).
+    Captured,
+    /// Both are lost; the lock continues until the later end, which is
+    /// `extended` if the newcomer ends after the locked frame.
+    Collided { extended: bool },
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Receiver {
+    pub lock: Option<Lock>,
+    pub transmitting: bool,
+}
+
+impl Receiver {
+    /// A frame starts arriving at this node.
+    pub fn arrive(&mut self, frame: Frame, power_w: f64, end: SimTime, decodable: bool, capture_ratio: f64) -> Arrival {
+        let mut corruption = None;
+        if !decodable {
+            corruption = Some(Corruption::BelowRxThreshold);
+        }
+        if self.transmitting {
+            corruption = Some(Corruption::HalfDuplex);
+        }
+        match &mut self.lock {
+            None => {
+                self.lock = Some(Lock { frame, power_w, end, corruption });
+                Arrival::Locked
+            }
+            Some(lock) => {
+                if lock.power_w >= power_w * capture_ratio {
+                    Arrival::Captured
+                } else {
+                    lock.corruption = Some(Corruption::Collision);
+                    if end > lock.end {
+                        lock.frame = frame;
+                        lock.power_w = power_w;
+                        lock.end = end;
+                        Arrival::Collided { extended: true }
+                    } else {
+                        Arrival::Collided { extended: false }
+                    }
+                }
+            }
+        }
+    }
+
+    /// This node starts transmitting: a frame being received is lost
+    /// (ns-2 `Mac802_11::transmit` forces the error bit).
+    pub fn start_transmit(&mut self) {
+        self.transmitting = true;
+        if let Some(lock) = &mut self.lock {
+            lock.corruption = Some(Corruption::HalfDuplex);
+        }
+    }
+
+    pub fn end_transmit(&mut self) {
+        self.transmitting = false;
+    }
+
+    /// The locked frame has ended: release and return it.
+    pub fn release(&mut self) -> Option<Lock> {
+        self.lock.take()
+    }
+
+    /// Physical carrier sense: busy while transmitting or locked on a frame.
+    pub fn is_busy(&self) -> bool {
+        self.transmitting || self.lock.is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mac::frame::{FrameKind, BROADCAST};
+    use crate::net::NodeId;
+    use crate::time::SimDuration;
+
+    fn frame(from: u32) -> Frame {
+        Frame {
+            kind: FrameKind::Rts,
+            transmitter: NodeId(from),
+            receiver: BROADCAST,
+            duration: SimDuration::ZERO,
+            airtime: SimDuration::from_nanos(100),
+            sequence: 0,
+            retry: false,
+            packet: None,
+        }
+    }
+
+    #[test]
+    fn idle_receiver_locks_and_decodes() {
+        let mut r = Receiver::default();
+        assert_eq!(r.arrive(frame(1), 1e-9, SimTime(100), true, 10.0), Arrival::Locked);
+        assert!(r.is_busy());
+        let lock = r.release().unwrap();
+        assert_eq!(lock.corruption, None);
+        assert!(!r.is_busy());
+    }
+
+    #[test]
+    fn sensed_only_frame_is_locked_but_corrupted() {
+        let mut r = Receiver::default();
+        r.arrive(frame(1), 2e-11, SimTime(100), false, 10.0);
+        assert_eq!(r.release().unwrap().corruption, Some(Corruption::BelowRxThreshold));
+    }
+
+    #[test]
+    fn ten_db_stronger_frame_captures() {
+        let mut r = Receiver::default();
+        r.arrive(frame(1), 1e-8, SimTime(100), true, 10.0);
+        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true, 10.0), Arrival::Captured);
+        let lock = r.release().unwrap();
+        assert_eq!(lock.frame.transmitter, NodeId(1));
+        assert_eq!(lock.corruption, None);
+    }
+
+    #[test]
+    fn weaker_margin_collides_and_keeps_the_later_end() {
+        let mut r = Receiver::default();
+        r.arrive(frame(1), 5e-9, SimTime(100), true, 10.0);
+        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true, 10.0), Arrival::Collided { extended: true });
+        let lock = r.release().unwrap();
+        assert_eq!(lock.end, SimTime(200));
+        assert_eq!(lock.corruption, Some(Corruption::Collision));
+        // A newcomer that ends earlier does not extend the lock.
+        r.arrive(frame(1), 1e-9, SimTime(300), true, 10.0);
+        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(250), true, 10.0), Arrival::Collided { extended: false });
+    }
+
+    #[test]
+    fn transmitting_corrupts_reception_both_ways() {
+        let mut r = Receiver::default();
+        r.arrive(frame(1), 1e-8, SimTime(100), true, 10.0);
+        r.start_transmit();
+        assert_eq!(r.release().unwrap().corruption, Some(Corruption::HalfDuplex));
+        r.arrive(frame(1), 1e-8, SimTime(100), true, 10.0);
+        assert_eq!(r.release().unwrap().corruption, Some(Corruption::HalfDuplex));
+    }
+}
