@@ -3,6 +3,7 @@ sent == delivered + sum(losses) + in_flight, and every loss has a cause."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,11 @@ from conftest import EXAMPLES
 from hoplab.run import DROP_CAUSES
 
 
-def small_grid() -> hoplab.Scenario:
+def saturated_chain(small_chain: Path) -> hoplab.Scenario:
+    return hoplab.load_scenario(small_chain)
+
+
+def small_grid(small_chain: Path) -> hoplab.Scenario:
     scenario = hoplab.Scenario.from_toml((EXAMPLES / "bench-grid7x7-4flows.toml").read_text())
     return scenario.set("duration_s", 5.0).set("warmup_s", 1.0)
 
@@ -26,11 +31,11 @@ def short_queues(small_chain: Path) -> hoplab.Scenario:
     return hoplab.load_scenario(small_chain).set("mac.queue_packets", 2)
 
 
-SCENARIOS = {
-    "saturated chain": lambda chain: hoplab.load_scenario(chain),
+SCENARIOS: dict[str, Callable[[Path], hoplab.Scenario]] = {
+    "saturated chain": saturated_chain,
     "lossy chain": lossy_chain,
     "short queues": short_queues,
-    "grid, four flows": lambda chain: small_grid(),
+    "grid, four flows": small_grid,
 }
 
 
