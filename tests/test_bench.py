@@ -17,7 +17,8 @@ def test_bench_json_reports_every_figure(workdir: Path) -> None:
     document = json.loads(done.stdout)
     assert document["version"]
     figures = document["benchmarks"]
-    assert [f["name"] for f in figures] == ["engine", *BENCH_SCENARIOS]
+    assert figures[0]["name"].startswith("engine")
+    assert [f["name"] for f in figures[1:]] == list(BENCH_SCENARIOS)
     for figure in figures:
         assert FIGURE_KEYS <= figure.keys()
         assert isinstance(figure["events"], int) and figure["events"] > 0

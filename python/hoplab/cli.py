@@ -71,10 +71,13 @@ def _print_summary(report: Mapping[str, Any]) -> None:
     console = _stdout()
     wall_s = max(float(report["wall_seconds"]), 1e-12)
     console.print(
-        f"[bold]{report['name']}[/bold]  seed {report['seed']}  ·  {report['sim_seconds']:g} s simulated  ·  "
-        f"{report['events']:,} events in {report['wall_seconds']:.3f} s wall "
-        f"({report['events'] / wall_s / 1e6:.2f} M events/s, {report['sim_seconds'] / wall_s:,.1f} sim s per wall s)  ·  "
+        f"[bold]{report['name']}[/bold]  ·  seed {report['seed']}  ·  {report['sim_seconds']:g} s simulated  ·  "
         f"hoplab {report['version']}  ·  config {report['config_hash']}",
+        highlight=False,
+    )
+    console.print(
+        f"{report['events']:,} events in {report['wall_seconds']:.3f} s wall  ·  "
+        f"{report['events'] / wall_s / 1e6:.2f} M events/s  ·  {report['sim_seconds'] / wall_s:,.1f} sim s per wall s",
         highlight=False,
     )
 
