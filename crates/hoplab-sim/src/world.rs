@@ -321,14 +321,25 @@ impl World {
                 value: goodput_kbps,
             });
         }
-        for node in &self.nodes {
-            self.series.push(SeriesRow {
-                time_s: now.as_secs_f64(),
-                entity: "node".into(),
-                id: node.id.0,
-                metric: "queue_packets".into(),
-                value: node.mac.queue.len() as f64,
-            });
+        for node in &mut self.nodes {
+            let interval = std::mem::take(&mut node.stats.interval);
+            let mut push = |metric: &str, value: f64| {
+                self.series.push(SeriesRow {
+                    time_s: now.as_secs_f64(),
+                    entity: "node".into(),
+                    id: node.id.0,
+                    metric: metric.into(),
+                    value,
+                })
+            };
+            push("queue_packets", node.mac.queue.len() as f64);
+            // MST and APR of the packets served in this interval (absent when
+            // none was served).
+            if interval.packets_served > 0 {
+                let served = interval.packets_served as f64;
+                push("mac_service_time_ms", interval.service_time_total_ns as f64 / served / 1e6);
+                push("rts_attempts_per_packet", interval.rts_attempts_total as f64 / served);
+            }
         }
         let next = now + self.series_interval;
         if next <= self.end {

@@ -128,3 +128,28 @@ fn goodput_falls_with_hops() {
     // Two hops share one medium: at most half of one hop.
     assert!(goodput[1] < 0.55 * goodput[0], "{goodput:?}");
 }
+
+#[test]
+fn series_sample_goodput_queue_and_per_packet_mac_figures() {
+    let report = simulate(&chain(3, r#""app": "bulk""#, 10.0), Some(1), RunOptions { series: true }).unwrap();
+    let series = report.series.expect("series requested");
+    let of = |entity: &str, id: u32, metric: &str| -> Vec<f64> {
+        series.iter().filter(|r| r.entity == entity && r.id == id && r.metric == metric).map(|r| r.value).collect()
+    };
+    // One sample per second (stats.series_interval_s = 1).
+    assert_eq!(of("flow", 0, "goodput_kbps").len(), 10);
+    // Interval goodputs after the warm-up average to the run's goodput.
+    let after_warmup = &of("flow", 0, "goodput_kbps")[5..];
+    let mean = after_warmup.iter().sum::<f64>() / after_warmup.len() as f64;
+    assert!((mean - report.flows[0].goodput_kbps).abs() < 0.02 * mean, "{mean} vs {}", report.flows[0].goodput_kbps);
+    // Per-packet MAC reports reach the series: the source's MST and APR.
+    let mst = of("node", 0, "mac_service_time_ms");
+    let apr = of("node", 0, "rts_attempts_per_packet");
+    assert_eq!(mst.len(), 10);
+    assert!(apr.iter().all(|&a| a >= 1.0));
+    let overall = report.nodes[0].mac_service_time_ms;
+    let mean_mst = mst.iter().sum::<f64>() / mst.len() as f64;
+    assert!((mean_mst - overall).abs() < 0.1 * overall, "{mean_mst} vs {overall}");
+    // The destination serves nothing: no MST samples for it.
+    assert!(of("node", 3, "mac_service_time_ms").is_empty());
+}

@@ -40,6 +40,20 @@ use crate::stats::DropCause;
 use crate::time::{SimDuration, SimTime};
 use crate::world::{TimerKind, TraceWhat, World};
 
+/// The MAC's per-packet report to the layer above (DESIGN.md, "MAC -> net":
+/// TxOk / TxFailed): how one unicast DATA packet's service ended, its MAC
+/// service time (head of queue to ACK or drop) and its attempt counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TxDone {
+    pub packet: crate::net::Packet,
+    pub next_hop: NodeId,
+    /// Acknowledged (TxOk); false: dropped at the retry limit (TxFailed).
+    pub acknowledged: bool,
+    pub service_time: SimDuration,
+    pub rts_attempts: u32,
+    pub data_attempts: u32,
+}
+
 /// How the service of the head-of-line packet ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ServiceEnd {
@@ -501,6 +515,17 @@ impl World {
             s.service_time_total_ns += now.since(op.head_since).as_nanos() as u128;
         }
         n.mac.cw = cw_min;
+        if end != ServiceEnd::BroadcastSent {
+            let done = TxDone {
+                packet: op.item.packet,
+                next_hop: op.item.next_hop,
+                acknowledged: end == ServiceEnd::Acknowledged,
+                service_time: now.since(op.head_since),
+                rts_attempts: op.rts_attempts,
+                data_attempts: op.data_attempts,
+            };
+            self.net_mac_tx_done(node, done);
+        }
         self.draw_backoff(node); // post-backoff (10.3.4.3)
         self.mac_start_next(node);
         self.mac_schedule_access(node);

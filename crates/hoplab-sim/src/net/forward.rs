@@ -36,6 +36,16 @@ impl World {
     /// routing (AODV uses it to detect a broken link; static routes ignore it).
     pub(crate) fn net_link_failure(&mut self, _node: NodeId, _next_hop: NodeId) {}
 
+    /// The MAC finished serving a unicast packet (acknowledged or dropped).
+    /// The hook where per-packet MAC figures reach the layers above (semi-TCP's
+    /// rate control samples the source's MST and APR here).
+    pub(crate) fn net_mac_tx_done(&mut self, node: NodeId, done: crate::mac::dcf::TxDone) {
+        let interval = &mut self.nodes[node.index()].stats.interval;
+        interval.packets_served += 1;
+        interval.service_time_total_ns += done.service_time.as_nanos() as u128;
+        interval.rts_attempts_total += done.rts_attempts as u64;
+    }
+
     fn net_deliver(&mut self, packet: Packet) {
         let now = self.now();
         let in_window = now >= self.warmup;

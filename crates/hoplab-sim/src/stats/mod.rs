@@ -59,6 +59,16 @@ pub struct NodeStats {
     pub queue_len: u64,
     pub queue_changed_at: SimTime,
     pub tx_time_ns: u64,
+    /// Figures since the last series sample.
+    pub interval: IntervalStats,
+}
+
+/// Per-node MAC figures over one series sampling interval.
+#[derive(Debug, Clone, Default)]
+pub struct IntervalStats {
+    pub packets_served: u64,
+    pub service_time_total_ns: u128,
+    pub rts_attempts_total: u64,
 }
 
 impl NodeStats {
