@@ -25,4 +25,5 @@ pub mod scenario;
 pub mod stats;
 pub mod time;
 pub mod topology;
+pub mod transport;
 pub mod world;

@@ -1,0 +1,203 @@
+//! Pluggable congestion control, in the shape of Linux's
+//! `tcp_congestion_ops` and ns-3's `TcpCongestionOps` (DESIGN.md,
+//! "Congestion control").
+//!
+//! The socket owns the state ([`TcpState`]: cwnd, ssthresh, RTT estimates,
+//! congestion state); a controller decides how cwnd and ssthresh change
+//! through the small [`CongestionControl`] trait, whose hooks all have
+//! default bodies (Reno's behaviour), so a simple algorithm overrides one or
+//! two. Fast retransmit and NewReno recovery live in the socket, not here.
+//!
+//! Windows are in segments (f64), as the papers state their rules
+//! (`cwnd += 0.01` per ACK for Scalable TCP, `alpha / cwnd` for FeW).
+//!
+//! **Adding a controller**: one new file in this folder with a serde config
+//! struct (its parameters, every default cited) and an `impl
+//! CongestionControl`, plus one line in [`build`] and one in [`NAMES`].
+
+pub mod newreno;
+#[cfg(test)]
+pub mod test_sender;
+
+use crate::scenario::ConfigError;
+use crate::time::{SimDuration, SimTime};
+
+/// Congestion state of the sender (Linux `tcp_ca_state`, ns-3
+/// `TcpCongState_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CongState {
+    /// Normal operation.
+    Open,
+    /// Duplicate ACKs seen, below the fast-retransmit threshold.
+    Disorder,
+    /// Fast recovery after a fast retransmit (RFC 6582).
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
+
+/// What triggered a window reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossKind {
+    /// Duplicate ACKs reached the threshold: fast retransmit.
+    FastRetransmit,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+/// Events the controller may want to know of (ns-3 `TcpCAEvent_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CwndEvent {
+    /// A retransmission timeout happened at this cwnd (before reduction).
+    Timeout,
+    /// Fast recovery ended with a full ACK.
+    RecoveryComplete,
+}
+
+/// A receiver's classification of a loss, carried back in an ACK option
+/// (receiver-aided schemes such as TCP-RA, SPEC.md section 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossHint {
+    Congestion,
+    Wireless,
+    Dubious,
+}
+
+/// What a controller sees of the connection. The socket updates it before
+/// each hook; controllers change `cwnd` (and nothing else) in
+/// `increase_window` / `cwnd_event`.
+#[derive(Debug, Clone)]
+pub struct TcpState {
+    pub now: SimTime,
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    /// Slow-start threshold, segments.
+    pub ssthresh: f64,
+    /// Receiver's advertised window, segments.
+    pub rwnd: f64,
+    pub mss_bytes: u32,
+    /// Segments sent and not yet cumulatively acknowledged.
+    pub segments_in_flight: u32,
+    /// Smoothed RTT (RFC 6298), once sampled.
+    pub srtt: Option<SimDuration>,
+    /// Smallest RTT sample so far.
+    pub min_rtt: Option<SimDuration>,
+    /// Largest RTT sample so far.
+    pub max_rtt: Option<SimDuration>,
+    /// Latest RTT sample.
+    pub last_rtt: Option<SimDuration>,
+    /// Current retransmission timeout.
+    pub rto: SimDuration,
+    pub cong_state: CongState,
+    /// The receiver's classification of the latest loss, if it gave one.
+    pub loss_hint: Option<LossHint>,
+}
+
+impl TcpState {
+    /// A fresh connection's state (RFC 5681 3.1: IW, ssthresh arbitrarily high).
+    pub fn new(initial_cwnd: f64, rwnd: f64, mss_bytes: u32, rto: SimDuration) -> TcpState {
+        TcpState {
+            now: SimTime::ZERO,
+            cwnd: initial_cwnd,
+            ssthresh: f64::from(u32::MAX),
+            rwnd,
+            mss_bytes,
+            segments_in_flight: 0,
+            srtt: None,
+            min_rtt: None,
+            max_rtt: None,
+            last_rtt: None,
+            rto,
+            cong_state: CongState::Open,
+            loss_hint: None,
+        }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// A congestion controller. Every hook has Reno's behaviour by default.
+pub trait CongestionControl: Send {
+    /// The name used in scenario files (`cc = "..."`).
+    fn name(&self) -> &'static str;
+
+    /// The connection starts (before the first segment).
+    fn init(&mut self, _state: &mut TcpState) {}
+
+    /// The new ssthresh after a loss; returns it, does not mutate (RFC 5681
+    /// eq. 4: max(FlightSize / 2, 2)).
+    fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
+        (state.segments_in_flight as f64 / 2.0).max(2.0)
+    }
+
+    /// cwnd on entering fast recovery, before the socket adds the three
+    /// duplicate ACKs' inflation (RFC 6582 3.2 step 2: ssthresh).
+    fn cwnd_after_fast_retransmit(&self, _state: &TcpState, new_ssthresh: f64) -> f64 {
+        new_ssthresh
+    }
+
+    /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
+    fn dupack_threshold(&self, _state: &TcpState) -> u32 {
+        3
+    }
+
+    /// New data was acknowledged outside recovery: grow cwnd (RFC 5681 3.1:
+    /// slow start +1 per segment acked up to ssthresh, then 1/cwnd per
+    /// segment in congestion avoidance).
+    fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
+        reno_increase(state, segments_acked);
+    }
+
+    /// Segments were acknowledged, with an RTT sample if Karn's rule allows
+    /// one. Called before `increase_window`, in recovery too.
+    fn pkts_acked(&mut self, _state: &TcpState, _segments_acked: u32, _rtt: Option<SimDuration>) {}
+
+    /// The congestion state changes.
+    fn state_set(&mut self, _state: &TcpState, _new_state: CongState) {}
+
+    /// Something happened to the window.
+    fn cwnd_event(&mut self, _state: &mut TcpState, _event: CwndEvent) {}
+
+    /// Internal variables to trace (name, value), sampled into time series.
+    fn metrics(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
+}
+
+/// Reno's window growth (RFC 5681 3.1), shared by controllers that keep it
+/// in slow start. Returns the segments left after slow start used its share.
+pub fn reno_slow_start(state: &mut TcpState, segments_acked: u32) -> u32 {
+    let room = (state.ssthresh - state.cwnd).max(0.0);
+    let used = (segments_acked as f64).min(room.ceil());
+    state.cwnd = (state.cwnd + used).min(state.ssthresh.max(state.cwnd));
+    segments_acked - used as u32
+}
+
+/// Reno: slow start, then cwnd += 1/cwnd per segment acked.
+pub fn reno_increase(state: &mut TcpState, segments_acked: u32) {
+    let mut left = segments_acked;
+    if state.in_slow_start() {
+        left = reno_slow_start(state, segments_acked);
+    }
+    for _ in 0..left {
+        state.cwnd += 1.0 / state.cwnd;
+    }
+}
+
+/// Every controller's name, for error messages and `hoplab` listings.
+pub const NAMES: &[&str] = &["newreno"];
+
+/// Build a controller from its name and its parameters (a JSON object,
+/// `null` for defaults). Errors name `key` and what is allowed.
+pub fn build(name: &str, params: &serde_json::Value, key: &str) -> Result<Box<dyn CongestionControl>, ConfigError> {
+    let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
+    let parse_error = |e: serde_json::Error| ConfigError::new(format!("{key}_params"), e.to_string());
+    Ok(match name {
+        "newreno" => Box::new(newreno::NewReno::from(serde_json::from_value::<newreno::Config>(params).map_err(parse_error)?)),
+        other => {
+            return Err(ConfigError::new(key, format!("unknown congestion control {other:?}; allowed: {}", NAMES.join(", "))))
+        }
+    })
+}
