@@ -63,12 +63,12 @@ def scenario_error(key: str, message: str) -> ScenarioError:
     return error
 
 
-Path_ = tuple[str | int, ...]
+KeyPath = tuple[str | int, ...]
 
 _KEY_PART = re.compile(r"^([^.\[\]]*)((?:\[\d+\])*)$")
 
 
-def _format_key(path: Path_) -> str:
+def _format_key(path: KeyPath) -> str:
     """The canonical spelling of a key path, as the core reports it: `flows[0].src`."""
     out = ""
     for part in path:
@@ -79,7 +79,7 @@ def _format_key(path: Path_) -> str:
     return out
 
 
-def _parse_key(key: str) -> Path_:
+def _parse_key(key: str) -> KeyPath:
     """Split `flows.0.rate_kbps` or `flows[0].rate_kbps` into ("flows", 0, "rate_kbps")."""
     if not key:
         raise scenario_error("", "empty key (expected a dotted key such as mac.queue_packets)")
@@ -122,7 +122,7 @@ def parse_override(assignment: str) -> tuple[str, Any]:
     return key, parse_value(text.strip())
 
 
-def _check_json_value(value: Any, path: Path_) -> None:
+def _check_json_value(value: Any, path: KeyPath) -> None:
     """Reject what JSON cannot carry faithfully, naming the key."""
     if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
         return
