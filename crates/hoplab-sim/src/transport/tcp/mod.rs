@@ -5,3 +5,7 @@
 //! (RFC 3042), and a pluggable congestion controller (`congestion`).
 
 pub mod congestion;
+pub mod receiver;
+pub mod rtt;
+pub mod segment;
+pub mod sender;

@@ -1,0 +1,209 @@
+//! The TCP receiver (sink): cumulative ACKs, an out-of-order set, delayed
+//! ACKs (RFC 5681 4.2), and a hook for receiver-aided schemes.
+//!
+//! RFC 5681 4.2: an out-of-order segment is acknowledged at once (a
+//! duplicate ACK); a segment that fills all or part of a gap is acknowledged
+//! at once; in-order segments may be acknowledged every
+//! `delayed_ack_segments` or when the delayed-ACK timer fires.
+
+use super::congestion::LossHint;
+use super::segment::{SegmentKind, TcpHeader};
+use crate::time::{SimDuration, SimTime};
+use std::collections::BTreeSet;
+
+/// A receiver-side scheme (TCP-RA, SPEC.md section 4): sees every data
+/// segment with its one-way delay and may classify the loss the receiver
+/// just detected; the classification rides back in the ACK.
+pub trait ReceiverAid: Send {
+    fn name(&self) -> &'static str;
+    /// A data segment arrived. `gap` is true when it reveals a missing
+    /// segment (it lies beyond the next expected one).
+    fn on_segment(&mut self, now: SimTime, header: &TcpHeader, one_way_delay: SimDuration, gap: bool) -> Option<LossHint>;
+}
+
+/// What one arriving data segment produced.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Received {
+    /// An ACK to send now.
+    pub ack: Option<TcpHeader>,
+    /// Segments that became deliverable in order (0 for a duplicate or an
+    /// out-of-order segment).
+    pub delivered_in_order: u64,
+    /// The segment had been received before.
+    pub duplicate: bool,
+}
+
+pub struct Receiver {
+    rcv_nxt: u64,
+    out_of_order: BTreeSet<u64>,
+    delayed_ack: bool,
+    delayed_ack_segments: u32,
+    delayed_ack_timeout: SimDuration,
+    /// In-order segments not yet acknowledged.
+    unacknowledged: u32,
+    delack_deadline: Option<SimTime>,
+    /// `sent_at` of the segment to echo in the next ACK.
+    echo: SimTime,
+    aid: Option<Box<dyn ReceiverAid>>,
+    pending_hint: Option<LossHint>,
+}
+
+impl Receiver {
+    pub fn new(delayed_ack: bool, delayed_ack_segments: u32, delayed_ack_timeout: SimDuration) -> Receiver {
+        Receiver {
+            rcv_nxt: 0,
+            out_of_order: BTreeSet::new(),
+            delayed_ack,
+            delayed_ack_segments: delayed_ack_segments.max(1),
+            delayed_ack_timeout,
+            unacknowledged: 0,
+            delack_deadline: None,
+            echo: SimTime::ZERO,
+            aid: None,
+            pending_hint: None,
+        }
+    }
+
+    pub fn with_aid(mut self, aid: Box<dyn ReceiverAid>) -> Receiver {
+        self.aid = Some(aid);
+        self
+    }
+
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    pub fn delack_deadline(&self) -> Option<SimTime> {
+        self.delack_deadline
+    }
+
+    /// Answer a SYN.
+    pub fn on_syn(&mut self, now: SimTime, syn: &TcpHeader) -> TcpHeader {
+        TcpHeader { kind: SegmentKind::SynAck, seq: 0, ack: 0, sent_at: now, echo: syn.sent_at, retransmission: false, loss_hint: None }
+    }
+
+    pub fn on_data(&mut self, now: SimTime, header: &TcpHeader) -> Received {
+        let seq = header.seq;
+        let duplicate = seq < self.rcv_nxt || self.out_of_order.contains(&seq);
+        let gap = seq > self.rcv_nxt && !duplicate;
+        if let Some(aid) = &mut self.aid {
+            if !duplicate {
+                if let Some(hint) = aid.on_segment(now, header, now.since(header.sent_at), gap) {
+                    self.pending_hint = Some(hint);
+                }
+            }
+        }
+        self.echo = header.sent_at;
+        if duplicate {
+            return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: true };
+        }
+        if gap {
+            self.out_of_order.insert(seq);
+            return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: false };
+        }
+        // In order: advance over any buffered segments.
+        let filled_gap = !self.out_of_order.is_empty();
+        self.rcv_nxt += 1;
+        let mut delivered = 1;
+        while self.out_of_order.remove(&self.rcv_nxt) {
+            self.rcv_nxt += 1;
+            delivered += 1;
+        }
+        self.unacknowledged += 1;
+        let ack_now = !self.delayed_ack || filled_gap || self.unacknowledged >= self.delayed_ack_segments;
+        let ack = if ack_now {
+            Some(self.ack_now(now))
+        } else {
+            if self.delack_deadline.is_none() {
+                self.delack_deadline = Some(now + self.delayed_ack_timeout);
+            }
+            None
+        };
+        Received { ack, delivered_in_order: delivered, duplicate: false }
+    }
+
+    /// The delayed-ACK timer fired.
+    pub fn on_delack_timer(&mut self, now: SimTime) -> Option<TcpHeader> {
+        self.delack_deadline = None;
+        (self.unacknowledged > 0).then(|| self.ack_now(now))
+    }
+
+    fn ack_now(&mut self, now: SimTime) -> TcpHeader {
+        self.unacknowledged = 0;
+        self.delack_deadline = None;
+        TcpHeader {
+            kind: SegmentKind::Ack,
+            seq: 0,
+            ack: self.rcv_nxt,
+            sent_at: now,
+            echo: self.echo,
+            retransmission: false,
+            loss_hint: self.pending_hint.take(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(seq: u64) -> TcpHeader {
+        TcpHeader { kind: SegmentKind::Data, seq, ack: 0, sent_at: SimTime::ZERO, echo: SimTime::ZERO, retransmission: false, loss_hint: None }
+    }
+
+    fn ms(v: f64) -> SimTime {
+        SimTime::from_secs_f64(v / 1e3)
+    }
+
+    #[test]
+    fn every_segment_is_acknowledged_without_delayed_acks() {
+        let mut r = Receiver::new(false, 2, SimDuration::from_secs_f64(0.1));
+        assert_eq!(r.on_data(ms(1.0), &data(0)).ack.unwrap().ack, 1);
+        assert_eq!(r.on_data(ms(2.0), &data(1)).ack.unwrap().ack, 2);
+    }
+
+    #[test]
+    fn out_of_order_gives_duplicate_acks_and_the_fill_acks_all() {
+        let mut r = Receiver::new(true, 2, SimDuration::from_secs_f64(0.1));
+        r.on_data(ms(1.0), &data(0));
+        let a = r.on_data(ms(2.0), &data(2));
+        assert_eq!((a.ack.unwrap().ack, a.delivered_in_order), (1, 0));
+        let a = r.on_data(ms(3.0), &data(3));
+        assert_eq!(a.ack.unwrap().ack, 1, "duplicate ACK at once");
+        let a = r.on_data(ms(4.0), &data(1));
+        assert_eq!((a.ack.unwrap().ack, a.delivered_in_order), (4, 3), "gap filled: immediate cumulative ACK");
+        let a = r.on_data(ms(5.0), &data(2));
+        assert!(a.duplicate);
+        assert_eq!(a.ack.unwrap().ack, 4);
+    }
+
+    #[test]
+    fn delayed_acks_every_second_segment_or_on_the_timer() {
+        let mut r = Receiver::new(true, 2, SimDuration::from_secs_f64(0.1));
+        assert_eq!(r.on_data(ms(1.0), &data(0)).ack, None);
+        assert_eq!(r.delack_deadline(), Some(ms(101.0)));
+        assert_eq!(r.on_data(ms(2.0), &data(1)).ack.unwrap().ack, 2);
+        assert_eq!(r.delack_deadline(), None);
+        assert_eq!(r.on_data(ms(3.0), &data(2)).ack, None);
+        assert_eq!(r.on_delack_timer(ms(103.0)).unwrap().ack, 3);
+        assert_eq!(r.on_delack_timer(ms(203.0)), None);
+    }
+
+    #[test]
+    fn a_receiver_aid_classification_rides_in_the_next_ack() {
+        struct EveryGapIsWireless;
+        impl ReceiverAid for EveryGapIsWireless {
+            fn name(&self) -> &'static str {
+                "test"
+            }
+            fn on_segment(&mut self, _: SimTime, _: &TcpHeader, _: SimDuration, gap: bool) -> Option<LossHint> {
+                gap.then_some(LossHint::Wireless)
+            }
+        }
+        let mut r = Receiver::new(false, 2, SimDuration::ZERO).with_aid(Box::new(EveryGapIsWireless));
+        assert_eq!(r.on_data(ms(1.0), &data(0)).ack.unwrap().loss_hint, None);
+        assert_eq!(r.on_data(ms(2.0), &data(2)).ack.unwrap().loss_hint, Some(LossHint::Wireless));
+        // The retransmission filling the gap reveals no new loss.
+        assert_eq!(r.on_data(ms(3.0), &data(1)).ack.unwrap().loss_hint, None);
+    }
+}

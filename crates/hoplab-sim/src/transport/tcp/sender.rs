@@ -1,0 +1,548 @@
+//! The TCP sender: a sans-IO state machine (smoltcp style). It is told of
+//! ACKs and timer expiries and asked what to send; it never touches the
+//! network, so it is tested with scripted ACKs.
+//!
+//! - Windows and sequence numbers count segments (ns-2 one-way TCP).
+//! - RFC 5681: slow start / congestion avoidance (delegated to the
+//!   controller), fast retransmit on `dupack_threshold` duplicate ACKs.
+//! - RFC 6582 NewReno: `recover`, window inflation by one per further
+//!   duplicate ACK, partial ACKs retransmit the next hole and deflate the
+//!   window (`cwnd - acked + 1`), the first partial ACK restarts the timer,
+//!   a full ACK sets cwnd = min(ssthresh, max(FlightSize, 1) + 1); no new recovery
+//!   unless the cumulative ACK passes `recover` (section 4.1).
+//! - RFC 6298 retransmission timer: started on sending when not running,
+//!   restarted by an ACK of new data, stopped when all is acknowledged;
+//!   on expiry: back off, ssthresh from the controller, cwnd = 1, resend
+//!   from the first unacknowledged segment (go-back-N, as ns-2), and set
+//!   `recover` to the highest segment sent (RFC 6582 section 4).
+//! - Karn: RTT samples only from segments never retransmitted.
+//! - RFC 3042 limited transmit (optional): one new segment on each of the
+//!   first two duplicate ACKs.
+
+use super::congestion::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
+use super::rtt::RttEstimator;
+use super::segment::{SegmentKind, TcpHeader};
+use crate::time::{SimDuration, SimTime};
+use std::collections::VecDeque;
+
+/// TCP parameters shared by the endpoints of a connection. Defaults are the
+/// papers' ns-2 settings (SPEC.md section 1) unless noted.
+#[derive(Debug, Clone)]
+pub struct TcpParams {
+    /// Initial window (ns-2 windowInit_ = 2).
+    pub initial_cwnd: f64,
+    /// Receiver's advertised window (ns-2 window_ = 20).
+    pub rwnd_segments: u32,
+    /// Minimum RTO (200 ms as Linux and ns-2's minrto_; RFC 6298 says 1 s).
+    pub min_rto: SimDuration,
+    /// RTO before the first sample (RFC 6298 2.1: 1 s).
+    pub initial_rto: SimDuration,
+    /// RFC 6298 2.5: at least 60 s.
+    pub max_rto: SimDuration,
+    /// Clock granularity G (ns-2 tcpTick_ = 10 ms).
+    pub granularity: SimDuration,
+    pub limited_transmit: bool,
+    /// Three-way handshake before data (off: the papers' FTP flows start
+    /// with data, as ns-2's one-way agents).
+    pub handshake: bool,
+    /// Delayed ACKs (RFC 5681 4.2). Off by default: ns-2's TCPSink
+    /// acknowledges every segment.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (ns-2 DelAckSink interval_ = 100 ms; RFC 5681: < 500 ms).
+    pub delayed_ack_timeout: SimDuration,
+    /// Acknowledge at least every this many in-order segments (RFC 5681: 2).
+    pub delayed_ack_segments: u32,
+}
+
+impl Default for TcpParams {
+    fn default() -> Self {
+        TcpParams {
+            initial_cwnd: 2.0,
+            rwnd_segments: 20,
+            min_rto: SimDuration::from_secs_f64(0.2),
+            initial_rto: SimDuration::from_secs_f64(1.0),
+            max_rto: SimDuration::from_secs_f64(60.0),
+            granularity: SimDuration::from_secs_f64(0.01),
+            limited_transmit: false,
+            handshake: false,
+            delayed_ack: false,
+            delayed_ack_timeout: SimDuration::from_secs_f64(0.1),
+            delayed_ack_segments: 2,
+        }
+    }
+}
+
+/// What the sender wants on the wire.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Outgoing {
+    pub header: TcpHeader,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SenderCounters {
+    /// Data segments put on the wire, retransmissions included.
+    pub segments_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct SentRecord {
+    sent_at: SimTime,
+    retransmitted: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Handshake: SYN not yet sent.
+    SynToSend,
+    /// Handshake: SYN sent, waiting for the SYN-ACK.
+    SynSent,
+    Established,
+}
+
+pub struct Sender {
+    pub state: TcpState,
+    cc: Box<dyn CongestionControl>,
+    rtt: RttEstimator,
+    params: TcpParams,
+    phase: Phase,
+    /// First unacknowledged segment.
+    snd_una: u64,
+    /// Next segment to send (rewinds to snd_una on a timeout).
+    snd_nxt: u64,
+    /// One past the highest segment ever sent.
+    high_tx: u64,
+    /// RFC 6582 `recover`: highest segment sent when recovery (or the last
+    /// timeout) began.
+    recover: Option<u64>,
+    dupacks: u32,
+    first_partial_ack: bool,
+    /// A hole to retransmit before anything else.
+    retransmit_next: Option<u64>,
+    /// Segments the application has to send (None: unlimited).
+    total_segments: Option<u64>,
+    /// One record per segment in [snd_una, high_tx).
+    records: VecDeque<SentRecord>,
+    rto_deadline: Option<SimTime>,
+    pub counters: SenderCounters,
+    /// Time the last segment was acknowledged, if all were.
+    pub completed_at: Option<SimTime>,
+}
+
+impl Sender {
+    pub fn new(cc: Box<dyn CongestionControl>, params: TcpParams, mss_bytes: u32, total_segments: Option<u64>) -> Sender {
+        let rtt = RttEstimator::new(params.initial_rto, params.min_rto, params.max_rto, params.granularity);
+        let state = TcpState::new(params.initial_cwnd, params.rwnd_segments as f64, mss_bytes, rtt.rto());
+        Sender {
+            state,
+            cc,
+            rtt,
+            phase: if params.handshake { Phase::SynToSend } else { Phase::Established },
+            params,
+            snd_una: 0,
+            snd_nxt: 0,
+            high_tx: 0,
+            recover: None,
+            dupacks: 0,
+            first_partial_ack: false,
+            retransmit_next: None,
+            total_segments,
+            records: VecDeque::new(),
+            rto_deadline: None,
+            counters: SenderCounters::default(),
+            completed_at: None,
+        }
+    }
+
+    /// Initialise the controller (before the first segment).
+    pub fn start(&mut self, now: SimTime) {
+        self.state.now = now;
+        self.cc.init(&mut self.state);
+    }
+
+    pub fn cc_name(&self) -> &'static str {
+        self.cc.name()
+    }
+
+    pub fn cc_metrics(&self) -> Vec<(&'static str, f64)> {
+        self.cc.metrics()
+    }
+
+    /// When the retransmission timer expires, if it runs.
+    pub fn rto_deadline(&self) -> Option<SimTime> {
+        self.rto_deadline
+    }
+
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.total_segments.is_some_and(|t| self.snd_una >= t)
+    }
+
+    fn flight(&self) -> u32 {
+        (self.snd_nxt.saturating_sub(self.snd_una)) as u32
+    }
+
+    fn sync_state(&mut self, now: SimTime) {
+        self.state.now = now;
+        self.state.segments_in_flight = self.flight();
+        self.state.srtt = self.rtt.srtt();
+        self.state.rto = self.rtt.rto();
+    }
+
+    fn set_cong_state(&mut self, new_state: CongState) {
+        if self.state.cong_state != new_state {
+            self.state.cong_state = new_state;
+            self.cc.state_set(&self.state, new_state);
+        }
+    }
+
+    fn arm_rto_if_idle(&mut self, now: SimTime) {
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+    }
+
+    /// The next segment to put on the wire now, if the windows allow one.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Outgoing> {
+        match self.phase {
+            Phase::SynToSend => {
+                self.phase = Phase::SynSent;
+                self.arm_rto_if_idle(now);
+                return Some(self.header(SegmentKind::Syn, 0, now, false));
+            }
+            Phase::SynSent => return None,
+            Phase::Established => {}
+        }
+        if let Some(seq) = self.retransmit_next.take() {
+            if seq >= self.snd_una && seq < self.high_tx {
+                return Some(self.send_data(seq, now));
+            }
+        }
+        let mut window = self.state.cwnd.min(self.state.rwnd).floor().max(1.0) as u64;
+        if self.params.limited_transmit && self.state.cong_state == CongState::Disorder {
+            // RFC 3042: one extra segment per duplicate ACK (at most two),
+            // within the receiver's window.
+            window = (window + self.dupacks.min(2) as u64).min(self.state.rwnd as u64);
+        }
+        let within_window = self.snd_nxt < self.snd_una + window;
+        let has_data = self.total_segments.is_none_or(|t| self.snd_nxt < t);
+        if within_window && has_data {
+            let seq = self.snd_nxt;
+            self.snd_nxt += 1;
+            return Some(self.send_data(seq, now));
+        }
+        None
+    }
+
+    fn send_data(&mut self, seq: u64, now: SimTime) -> Outgoing {
+        let retransmission = seq < self.high_tx;
+        if retransmission {
+            let record = &mut self.records[(seq - self.snd_una) as usize];
+            record.sent_at = now;
+            record.retransmitted = true;
+            self.counters.retransmissions += 1;
+        } else {
+            self.records.push_back(SentRecord { sent_at: now, retransmitted: false });
+            self.high_tx = seq + 1;
+        }
+        self.counters.segments_sent += 1;
+        self.arm_rto_if_idle(now);
+        self.header(SegmentKind::Data, seq, now, retransmission)
+    }
+
+    fn header(&self, kind: SegmentKind, seq: u64, now: SimTime, retransmission: bool) -> Outgoing {
+        Outgoing {
+            header: TcpHeader { kind, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None },
+        }
+    }
+
+    /// An ACK (or SYN-ACK) arrived.
+    pub fn on_ack(&mut self, now: SimTime, ack: &TcpHeader) {
+        if ack.kind == SegmentKind::SynAck {
+            if self.phase == Phase::SynSent {
+                self.phase = Phase::Established;
+                self.rto_deadline = None;
+            }
+            return;
+        }
+        if ack.kind != SegmentKind::Ack || self.phase != Phase::Established {
+            return;
+        }
+        if let Some(hint) = ack.loss_hint {
+            self.state.loss_hint = Some(hint);
+        }
+        if ack.ack > self.snd_una && ack.ack <= self.high_tx {
+            self.on_new_ack(now, ack.ack);
+        } else if ack.ack == self.snd_una && self.high_tx > self.snd_una {
+            self.on_duplicate_ack(now);
+        }
+        // Older ACKs (ack < snd_una) carry nothing new.
+    }
+
+    fn on_new_ack(&mut self, now: SimTime, ack: u64) {
+        let acked = (ack - self.snd_una) as u32;
+        // Karn: sample only if the newest acknowledged segment was never resent.
+        let newest = self.records[(ack - 1 - self.snd_una) as usize];
+        let rtt_sample = (!newest.retransmitted).then(|| now.since(newest.sent_at));
+        if let Some(rtt) = rtt_sample {
+            self.rtt.sample(rtt);
+            self.state.last_rtt = Some(rtt);
+            self.state.min_rtt = Some(self.state.min_rtt.map_or(rtt, |m| m.min(rtt)));
+            self.state.max_rtt = Some(self.state.max_rtt.map_or(rtt, |m| m.max(rtt)));
+        }
+        self.records.drain(..acked as usize);
+        self.snd_una = ack;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        self.sync_state(now);
+        self.cc.pkts_acked(&self.state, acked, rtt_sample);
+
+        let mut restart_timer = true;
+        if self.state.cong_state == CongState::Recovery {
+            if self.recover.is_some_and(|r| ack > r) {
+                // Full ACK (RFC 6582 3.2 step 3, option 1):
+                // min(ssthresh, max(FlightSize, SMSS) + SMSS).
+                self.state.cwnd = self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0);
+                self.dupacks = 0;
+                self.cc.cwnd_event(&mut self.state, CwndEvent::RecoveryComplete);
+                self.set_cong_state(CongState::Open);
+            } else {
+                // Partial ACK (step 4): resend the next hole, deflate.
+                self.retransmit_next = Some(self.snd_una);
+                self.state.cwnd = (self.state.cwnd - acked as f64 + 1.0).max(1.0);
+                restart_timer = self.first_partial_ack;
+                self.first_partial_ack = false;
+            }
+        } else {
+            self.dupacks = 0;
+            if self.state.cong_state == CongState::Disorder
+                || (self.state.cong_state == CongState::Loss && self.recover.is_none_or(|r| ack > r))
+            {
+                self.set_cong_state(CongState::Open);
+            }
+            self.cc.increase_window(&mut self.state, acked);
+        }
+
+        if self.snd_una >= self.high_tx {
+            self.rto_deadline = None; // all acknowledged (RFC 6298 5.2)
+        } else if restart_timer {
+            self.rto_deadline = Some(now + self.rtt.rto()); // 5.3
+        }
+        if self.is_complete() && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+        }
+    }
+
+    fn on_duplicate_ack(&mut self, now: SimTime) {
+        self.dupacks += 1;
+        self.sync_state(now);
+        if self.state.cong_state == CongState::Recovery {
+            self.state.cwnd += 1.0; // inflation (RFC 6582 3.2 step 3)
+            return;
+        }
+        if self.dupacks < self.cc.dupack_threshold(&self.state) {
+            self.set_cong_state(CongState::Disorder);
+            return;
+        }
+        // RFC 6582 4.1: only if the cumulative ACK passed `recover`.
+        if self.recover.is_some_and(|r| self.snd_una <= r) {
+            return;
+        }
+        self.counters.fast_retransmits += 1;
+        self.recover = Some(self.high_tx - 1);
+        let ssthresh = self.cc.ssthresh(&self.state, LossKind::FastRetransmit);
+        self.state.ssthresh = ssthresh;
+        self.state.cwnd = self.cc.cwnd_after_fast_retransmit(&self.state, ssthresh) + self.dupacks as f64;
+        self.first_partial_ack = true;
+        self.retransmit_next = Some(self.snd_una);
+        self.set_cong_state(CongState::Recovery);
+    }
+
+    /// The retransmission timer expired.
+    pub fn on_rto(&mut self, now: SimTime) {
+        self.rto_deadline = None;
+        self.rtt.back_off();
+        if self.phase == Phase::SynSent {
+            self.phase = Phase::SynToSend; // resend the SYN
+            return;
+        }
+        if self.snd_una >= self.high_tx {
+            return;
+        }
+        self.counters.timeouts += 1;
+        self.sync_state(now);
+        self.cc.cwnd_event(&mut self.state, CwndEvent::Timeout);
+        self.state.ssthresh = self.cc.ssthresh(&self.state, LossKind::Timeout);
+        self.state.cwnd = 1.0; // RFC 5681 3.1: loss window
+        self.recover = Some(self.high_tx - 1);
+        self.dupacks = 0;
+        self.retransmit_next = None;
+        self.snd_nxt = self.snd_una; // go-back-N
+        self.set_cong_state(CongState::Loss);
+        self.state.rto = self.rtt.rto();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::congestion::newreno::NewReno;
+    use super::*;
+
+    fn ms(v: f64) -> SimDuration {
+        SimDuration::from_secs_f64(v / 1e3)
+    }
+
+    fn sender(params: TcpParams) -> Sender {
+        let mut s = Sender::new(Box::new(NewReno), params, 1000, None);
+        s.start(SimTime::ZERO);
+        s
+    }
+
+    fn drain(s: &mut Sender, now: SimTime) -> Vec<(u64, bool)> {
+        std::iter::from_fn(|| s.poll_transmit(now)).map(|o| (o.header.seq, o.header.retransmission)).collect()
+    }
+
+    fn ack(s: &mut Sender, now: SimTime, next_expected: u64) {
+        let header = TcpHeader {
+            kind: SegmentKind::Ack,
+            seq: 0,
+            ack: next_expected,
+            sent_at: now,
+            echo: SimTime::ZERO,
+            retransmission: false,
+            loss_hint: None,
+        };
+        s.on_ack(now, &header);
+    }
+
+    fn at(ms_: f64) -> SimTime {
+        SimTime::ZERO + ms(ms_)
+    }
+
+    #[test]
+    fn sends_the_initial_window_then_clocks_out_on_acks() {
+        let mut s = sender(TcpParams::default());
+        assert_eq!(drain(&mut s, at(0.0)), vec![(0, false), (1, false)]);
+        assert_eq!(s.rto_deadline(), Some(at(1000.0)), "RFC 6298 initial RTO");
+        ack(&mut s, at(100.0), 1); // slow start: cwnd 3
+        assert_eq!(s.state.cwnd, 3.0);
+        assert_eq!(drain(&mut s, at(100.0)), vec![(2, false), (3, false)]);
+        // The first sample (100 ms) sets RTO = max(200, 100 + 4 * 50) = 300 ms.
+        assert_eq!(s.rto_deadline(), Some(at(400.0)));
+    }
+
+    #[test]
+    fn receiver_window_caps_the_flight() {
+        let mut s = sender(TcpParams { rwnd_segments: 4, initial_cwnd: 10.0, ..TcpParams::default() });
+        assert_eq!(drain(&mut s, at(0.0)).len(), 4);
+    }
+
+    #[test]
+    fn three_duplicate_acks_fast_retransmit_and_newreno_recovers() {
+        let mut s = sender(TcpParams { initial_cwnd: 10.0, ..TcpParams::default() });
+        assert_eq!(drain(&mut s, at(0.0)).len(), 10); // segments 0..9
+        // Segments 2 and 5 are lost. ACKs 1 and 2 grow cwnd to 12 (slow
+        // start) and release 10..13; then duplicate ACKs of 2.
+        ack(&mut s, at(100.0), 1);
+        ack(&mut s, at(100.0), 2);
+        assert_eq!(drain(&mut s, at(100.0)), vec![(10, false), (11, false), (12, false), (13, false)]);
+        ack(&mut s, at(101.0), 2);
+        ack(&mut s, at(101.0), 2);
+        assert_eq!(s.state.cong_state, CongState::Disorder);
+        ack(&mut s, at(101.0), 2);
+        // Third dupack: FlightSize = 12 (2..13), ssthresh = 6, cwnd = 6 + 3.
+        assert_eq!(s.state.cong_state, CongState::Recovery);
+        assert_eq!(s.state.ssthresh, 6.0);
+        assert_eq!(s.state.cwnd, 9.0);
+        assert_eq!(drain(&mut s, at(101.0)), vec![(2, true)]);
+        // A fourth dupack inflates to 10; a partial ACK of 2, 3, 4 deflates
+        // to 10 - 3 + 1 = 8 and resends the next hole, 5.
+        ack(&mut s, at(102.0), 2);
+        assert_eq!(s.state.cwnd, 10.0);
+        ack(&mut s, at(150.0), 5);
+        assert_eq!(s.state.cwnd, 8.0);
+        assert_eq!(drain(&mut s, at(150.0)), vec![(5, true)]);
+        assert_eq!(s.counters.fast_retransmits, 1, "a partial ACK is not a new recovery");
+        // Full ACK (past recover = 13): cwnd = min(6, max(0, 1) + 1) = 2.
+        ack(&mut s, at(200.0), 14);
+        assert_eq!(s.state.cong_state, CongState::Open);
+        assert_eq!(s.state.cwnd, 2.0);
+        assert_eq!(s.counters.retransmissions, 2);
+    }
+
+    #[test]
+    fn timeout_backs_off_goes_back_n_and_restarts_slow_start() {
+        let mut s = sender(TcpParams { initial_cwnd: 4.0, ..TcpParams::default() });
+        assert_eq!(drain(&mut s, at(0.0)).len(), 4);
+        s.on_rto(at(1000.0));
+        assert_eq!(s.counters.timeouts, 1);
+        assert_eq!(s.state.cwnd, 1.0);
+        assert_eq!(s.state.ssthresh, 2.0);
+        assert_eq!(s.state.cong_state, CongState::Loss);
+        assert_eq!(drain(&mut s, at(1000.0)), vec![(0, true)]);
+        assert_eq!(s.rto_deadline(), Some(at(3000.0)), "RTO doubled to 2 s");
+        // The retransmission's ACK gives no RTT sample (Karn) but slow start
+        // resends the rest of the window.
+        ack(&mut s, at(1100.0), 1);
+        assert_eq!(s.state.srtt, None);
+        assert_eq!(s.state.cwnd, 2.0);
+        assert_eq!(drain(&mut s, at(1100.0)), vec![(1, true), (2, true)]);
+    }
+
+    #[test]
+    fn duplicate_acks_after_a_timeout_do_not_trigger_a_second_reduction() {
+        let mut s = sender(TcpParams { initial_cwnd: 6.0, ..TcpParams::default() });
+        let _ = drain(&mut s, at(0.0));
+        s.on_rto(at(1000.0));
+        let _ = drain(&mut s, at(1000.0));
+        for _ in 0..3 {
+            ack(&mut s, at(1001.0), 0); // dupacks of old data, below recover
+        }
+        assert_eq!(s.counters.fast_retransmits, 0);
+    }
+
+    #[test]
+    fn limited_transmit_sends_one_new_segment_per_early_dupack() {
+        let mut s = sender(TcpParams { initial_cwnd: 4.0, limited_transmit: true, ..TcpParams::default() });
+        let _ = drain(&mut s, at(0.0)); // 0..3
+        ack(&mut s, at(100.0), 1); // cwnd 5: sends 4, 5
+        assert_eq!(drain(&mut s, at(100.0)).len(), 2);
+        ack(&mut s, at(101.0), 1);
+        assert_eq!(drain(&mut s, at(101.0)), vec![(6, false)]);
+        ack(&mut s, at(101.0), 1);
+        assert_eq!(drain(&mut s, at(101.0)), vec![(7, false)]);
+    }
+
+    #[test]
+    fn a_finite_transfer_completes() {
+        let mut s = Sender::new(Box::new(NewReno), TcpParams::default(), 1000, Some(3));
+        s.start(SimTime::ZERO);
+        assert_eq!(drain(&mut s, at(0.0)).len(), 2);
+        ack(&mut s, at(50.0), 2);
+        assert_eq!(drain(&mut s, at(50.0)), vec![(2, false)]);
+        assert!(!s.is_complete());
+        ack(&mut s, at(100.0), 3);
+        assert!(s.is_complete());
+        assert_eq!(s.completed_at, Some(at(100.0)));
+        assert_eq!(s.rto_deadline(), None);
+    }
+
+    #[test]
+    fn handshake_precedes_data_and_the_syn_is_retransmitted() {
+        let mut s = sender(TcpParams { handshake: true, ..TcpParams::default() });
+        let syn = s.poll_transmit(at(0.0)).unwrap();
+        assert_eq!(syn.header.kind, SegmentKind::Syn);
+        assert_eq!(s.poll_transmit(at(0.0)), None);
+        s.on_rto(at(1000.0));
+        assert_eq!(s.poll_transmit(at(1000.0)).unwrap().header.kind, SegmentKind::Syn);
+        let synack = TcpHeader { kind: SegmentKind::SynAck, ..syn.header };
+        s.on_ack(at(1050.0), &synack);
+        assert_eq!(drain(&mut s, at(1050.0)), vec![(0, false), (1, false)]);
+    }
+}
