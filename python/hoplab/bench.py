@@ -11,7 +11,7 @@ from importlib.resources import files
 from typing import Any
 
 from hoplab import _core
-from hoplab.scenario import Scenario, call_core, scenario_error
+from hoplab.scenario import Scenario, scenario_error
 
 __all__ = ["BENCH_SCENARIOS", "DEFAULT_ENGINE_EVENTS", "bench_scenario_file", "run_benchmarks"]
 
@@ -44,7 +44,7 @@ def run_benchmarks(duration_s: float | None = None, engine_events: int = DEFAULT
             scenario.set("duration_s", float(duration_s))
             if float(scenario.data.get("warmup_s", 0.0)) >= duration_s:
                 scenario.set("warmup_s", duration_s / 10)
-        figure = dict(call_core(_core.bench_scenario, name, scenario.to_json()))
+        figure = dict(_core.bench_scenario(name, scenario.to_json()))
         figure["sim_seconds"] = float(scenario.validate()["duration_s"])
         figures.append(figure)
     return figures

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hoplab import _core
-from hoplab.scenario import Scenario, call_core, load_scenario, scenario_error
+from hoplab.scenario import Scenario, load_scenario, scenario_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -167,4 +167,4 @@ def run(
         scenario = Scenario(scenario)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _U64_MAX):
         raise scenario_error("seed", f"must be an integer in 0..=18446744073709551615, got {seed!r}")
-    return RunResult(call_core(_core.simulate, scenario.to_json(), seed, series))
+    return RunResult(_core.simulate(scenario.to_json(), seed, series))

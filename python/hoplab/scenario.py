@@ -21,40 +21,14 @@ import math
 import os
 import re
 import tomllib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from hoplab import _core
 from hoplab._core import ScenarioError
 
 __all__ = ["Scenario", "ScenarioError", "load_scenario", "parse_override", "parse_value"]
-
-T = TypeVar("T")
-
-
-# serde_json appends where in the JSON text it stopped; that text is ours, not
-# the user's file, so the position only confuses.
-_JSON_POSITION = re.compile(r" at line \d+ column \d+$")
-
-
-def call_core(function: Callable[..., T], *args: Any) -> T:
-    """Call a `_core` function; its ScenarioErrors lose the JSON position."""
-    try:
-        return function(*args)
-    except ScenarioError as e:
-        raise _without_json_position(e) from None
-
-
-def _without_json_position(error: ScenarioError) -> ScenarioError:
-    message = _JSON_POSITION.sub("", str(error))
-    if message == str(error):
-        return error
-    key = getattr(error, "key", "")
-    clean = ScenarioError(message)
-    clean.key = key
-    return clean
-
 
 def scenario_error(key: str, message: str) -> ScenarioError:
     """A ScenarioError formatted like the core's: "key: message", with `.key` set."""
@@ -224,7 +198,7 @@ class Scenario:
     def validate(self) -> dict[str, Any]:
         """Validate with the core; return the normalised scenario (defaults
         filled). Raises ScenarioError naming the key and what is allowed."""
-        normalised: dict[str, Any] = json.loads(call_core(_core.validate, self.to_json()))
+        normalised: dict[str, Any] = json.loads(_core.validate(self.to_json()))
         return normalised
 
     def __repr__(self) -> str:

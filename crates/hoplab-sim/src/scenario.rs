@@ -401,7 +401,14 @@ impl Scenario {
         let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
             let key = e.path().to_string();
             let key = if key == "." { String::new() } else { key };
-            ConfigError::new(key, e.inner().to_string())
+            // serde_json appends the position in the JSON that Python made
+            // from the user's TOML: meaningless to the user, so cut it.
+            let message = e.inner().to_string();
+            let message = match message.rfind(" at line ") {
+                Some(at) => message[..at].to_string(),
+                None => message,
+            };
+            ConfigError::new(key, message)
         })?;
         scenario.validate()?;
         Ok(scenario)
