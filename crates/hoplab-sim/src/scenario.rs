@@ -74,7 +74,66 @@ pub struct Scenario {
     #[serde(default)]
     pub stats: StatsConfig,
     #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
     pub flows: Vec<FlowConfig>,
+}
+
+/// TCP parameters of every TCP flow. Defaults: the papers' ns-2 settings
+/// (SPEC.md section 1) and RFC 6298; each is documented on
+/// `transport::tcp::sender::TcpParams`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    pub initial_cwnd_segments: f64,
+    pub rwnd_segments: u32,
+    /// 200 ms as Linux and ns-2; 1000 for RFC 6298's minimum.
+    pub min_rto_ms: f64,
+    pub initial_rto_ms: f64,
+    pub max_rto_ms: f64,
+    pub clock_granularity_ms: f64,
+    pub delayed_ack: bool,
+    pub delayed_ack_ms: f64,
+    pub delayed_ack_segments: u32,
+    pub limited_transmit: bool,
+    pub handshake: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            initial_cwnd_segments: 2.0,
+            rwnd_segments: 20,
+            min_rto_ms: 200.0,
+            initial_rto_ms: 1000.0,
+            max_rto_ms: 60_000.0,
+            clock_granularity_ms: 10.0,
+            delayed_ack: false,
+            delayed_ack_ms: 100.0,
+            delayed_ack_segments: 2,
+            limited_transmit: false,
+            handshake: false,
+        }
+    }
+}
+
+impl TcpConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        if !(self.initial_cwnd_segments >= 1.0 && self.initial_cwnd_segments.is_finite()) {
+            return Err(ConfigError::new("tcp.initial_cwnd_segments", "must be at least 1"));
+        }
+        at_least("tcp.rwnd_segments", self.rwnd_segments, 1)?;
+        non_negative("tcp.min_rto_ms", self.min_rto_ms)?;
+        positive("tcp.initial_rto_ms", self.initial_rto_ms)?;
+        positive("tcp.max_rto_ms", self.max_rto_ms)?;
+        if self.max_rto_ms < self.min_rto_ms {
+            return Err(ConfigError::new("tcp.max_rto_ms", format!("must be >= min_rto_ms ({})", self.min_rto_ms)));
+        }
+        non_negative("tcp.clock_granularity_ms", self.clock_granularity_ms)?;
+        positive("tcp.delayed_ack_ms", self.delayed_ack_ms)?;
+        at_least("tcp.delayed_ack_segments", self.delayed_ack_segments, 1)?;
+        Ok(())
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -347,6 +406,7 @@ impl Default for StatsConfig {
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
     Udp,
+    Tcp,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -384,6 +444,17 @@ pub struct FlowConfig {
     /// Default: the end of the run.
     #[serde(default)]
     pub stop_s: Option<f64>,
+    /// TCP congestion controller (`transport = "tcp"` only; default "newreno").
+    #[serde(default)]
+    pub cc: Option<String>,
+    /// The controller's parameters (see its `Config` in
+    /// `transport/tcp/congestion/`); omitted: the paper's defaults.
+    #[serde(default)]
+    pub cc_params: Option<serde_json::Value>,
+    /// TCP bulk: size of the file to send (default: unlimited, as an FTP of
+    /// a very large file).
+    #[serde(default)]
+    pub file_bytes: Option<u64>,
 }
 
 fn default_transport() -> Transport {
@@ -440,6 +511,7 @@ impl Scenario {
         }
         self.radio.validate()?;
         self.mac.validate()?;
+        self.tcp.validate()?;
         self.validate_topology()?;
         match (self.errors.model, self.errors.packet_error_rate) {
             (ErrorModelKind::None, None) => {}
@@ -593,6 +665,28 @@ impl FlowConfig {
                 return Err(ConfigError::new(key("rate_kbps"), "not used by app = \"bulk\" (infinite backlog); remove it"));
             }
             (AppKind::Bulk, None) => {}
+        }
+        match self.transport {
+            Transport::Udp => {
+                for (name, present) in
+                    [("cc", self.cc.is_some()), ("cc_params", self.cc_params.is_some()), ("file_bytes", self.file_bytes.is_some())]
+                {
+                    if present {
+                        return Err(ConfigError::new(key(name), "only for transport = \"tcp\""));
+                    }
+                }
+            }
+            Transport::Tcp => {
+                if self.app != AppKind::Bulk {
+                    return Err(ConfigError::new(key("app"), "transport = \"tcp\" carries app = \"bulk\" (FTP)"));
+                }
+                let name = self.cc.as_deref().unwrap_or("newreno");
+                let params = self.cc_params.clone().unwrap_or(serde_json::Value::Null);
+                crate::transport::tcp::congestion::build(name, &params, &key("cc"))?;
+                if self.file_bytes == Some(0) {
+                    return Err(ConfigError::new(key("file_bytes"), "must be at least 1 (omit it for an unlimited transfer)"));
+                }
+            }
         }
         if !(self.start_s >= 0.0 && self.start_s < duration_s) {
             return Err(ConfigError::new(key("start_s"), format!("must be >= 0 and below duration_s ({duration_s})")));

@@ -16,6 +16,10 @@ use crate::phy::{Channel, RadioModel};
 use crate::scenario::{AppKind, ConfigError, ErrorModelKind, Scenario, Transport};
 use crate::stats::report::{FlowReport, NodeReport, RunReport, SeriesRow};
 use crate::stats::{FlowStats, NodeStats};
+use crate::transport::tcp::congestion;
+use crate::transport::tcp::connection::{TcpConnection, TcpTimer};
+use crate::transport::tcp::receiver::Receiver as TcpReceiver;
+use crate::transport::tcp::sender::{Sender as TcpSender, TcpParams};
 use crate::time::{SimDuration, SimTime};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
@@ -45,8 +49,10 @@ pub enum Event {
     /// A frame (index into the on-air table) starts arriving at a node.
     RxStart { node: NodeId, frame: u32 },
     Timer { node: NodeId, timer: TimerKind },
-    /// A flow's application produces its next packet.
+    /// A flow's application produces its next packet (or a TCP flow starts).
     AppSend { flow: u32 },
+    /// A TCP connection's timer.
+    FlowTimer { flow: u32, timer: TcpTimer },
     /// Time-series sampling.
     Sample,
 }
@@ -68,7 +74,6 @@ impl Node {
 }
 
 /// A flow's configuration as the simulator uses it.
-#[derive(Debug, Clone)]
 pub struct Flow {
     pub id: u32,
     pub src: NodeId,
@@ -83,6 +88,8 @@ pub struct Flow {
     pub next_sequence: u64,
     pub hops: u32,
     pub stats: FlowStats,
+    /// The TCP connection of a TCP flow.
+    pub tcp: Option<TcpConnection>,
 }
 
 /// One line of the frame trace (tests and debugging).
@@ -166,7 +173,16 @@ impl World {
         let positions = crate::topology::place(&shape, &radio, &streams)?;
         let channel = Channel::new(positions, radio);
         let timing = MacTiming::new(&scenario.mac, &scenario.radio, channel.radio.tx_range_m());
-        let destinations: BTreeSet<NodeId> = scenario.flows.iter().map(|f| NodeId(f.dst)).collect();
+        // Routes toward every destination, and back to TCP sources for ACKs.
+        let destinations: BTreeSet<NodeId> = scenario
+            .flows
+            .iter()
+            .flat_map(|f| {
+                let reverse = (f.transport == Transport::Tcp).then_some(NodeId(f.src));
+                std::iter::once(NodeId(f.dst)).chain(reverse)
+            })
+            .collect();
+        let tcp_params = tcp_params(&scenario.tcp);
         let routes = StaticRoutes::compute(&channel.decodable_adjacency(), destinations);
 
         let end = SimTime::from_secs_f64(scenario.duration_s);
@@ -187,6 +203,24 @@ impl World {
                 Some(rate_kbps) => SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (rate_kbps * 1e3)),
                 None => SimDuration::ZERO,
             };
+            let tcp = match f.transport {
+                Transport::Udp => None,
+                Transport::Tcp => {
+                    let key = format!("flows[{i}].cc");
+                    let name = f.cc.as_deref().unwrap_or("newreno");
+                    let params = f.cc_params.clone().unwrap_or(serde_json::Value::Null);
+                    let cc = congestion::build(name, &params, &key)?;
+                    let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
+                    let mss_bytes = f.packet_bytes;
+                    let sender = TcpSender::new(cc, tcp_params.clone(), mss_bytes, total_segments);
+                    let receiver = TcpReceiver::new(
+                        tcp_params.delayed_ack,
+                        tcp_params.delayed_ack_segments,
+                        tcp_params.delayed_ack_timeout,
+                    );
+                    Some(TcpConnection::new(sender, receiver))
+                }
+            };
             flows.push(Flow {
                 id: i as u32,
                 src: NodeId(f.src),
@@ -200,6 +234,7 @@ impl World {
                 next_sequence: 0,
                 hops,
                 stats: FlowStats::default(),
+                tcp,
             });
         }
 
@@ -286,6 +321,7 @@ impl World {
                 }
             }
             Event::AppSend { flow } => self.app_send(flow),
+            Event::FlowTimer { flow, timer } => self.tcp_timer(flow, timer, seq),
             Event::Sample => self.sample_series(),
         }
     }
@@ -313,13 +349,31 @@ impl World {
         for flow in &mut self.flows {
             let goodput_kbps = flow.stats.interval_delivered_bytes as f64 * 8.0 / interval_s / 1e3;
             flow.stats.interval_delivered_bytes = 0;
-            self.series.push(SeriesRow {
-                time_s: now.as_secs_f64(),
-                entity: "flow".into(),
-                id: flow.id,
-                metric: "goodput_kbps".into(),
-                value: goodput_kbps,
-            });
+            let mut push = |metric: &str, value: f64| {
+                self.series.push(SeriesRow {
+                    time_s: now.as_secs_f64(),
+                    entity: "flow".into(),
+                    id: flow.id,
+                    metric: metric.into(),
+                    value,
+                })
+            };
+            push("goodput_kbps", goodput_kbps);
+            if let Some(tcp) = &flow.tcp {
+                let state = &tcp.sender.state;
+                push("cwnd_segments", state.cwnd);
+                push("ssthresh_segments", state.ssthresh.min(f64::from(u32::MAX)));
+                if let Some(srtt) = state.srtt {
+                    push("srtt_ms", srtt.as_millis_f64());
+                }
+                if let Some(rtt) = state.last_rtt {
+                    push("rtt_ms", rtt.as_millis_f64());
+                }
+                push("rto_ms", state.rto.as_millis_f64());
+                for (name, value) in tcp.sender.cc_metrics() {
+                    push(&format!("cc_{name}"), value);
+                }
+            }
         }
         for node in &mut self.nodes {
             let interval = std::mem::take(&mut node.stats.interval);
@@ -347,19 +401,22 @@ impl World {
         }
     }
 
-    /// Packets of each flow still queued or in service anywhere (distinct
-    /// packets: a copy held by a sender whose ACK was lost counts once).
-    pub fn in_flight_per_flow(&self) -> Vec<u64> {
-        let mut seen: Vec<BTreeSet<u64>> = vec![BTreeSet::new(); self.flows.len()];
+    /// Packets of each flow still queued or in service anywhere, as (data
+    /// direction, ACK direction). Distinct packets: a copy held by a sender
+    /// whose ACK was lost counts once.
+    pub fn in_flight_per_flow(&self) -> Vec<(u64, u64)> {
+        let mut seen: Vec<(BTreeSet<u64>, BTreeSet<u64>)> = vec![Default::default(); self.flows.len()];
         for node in &self.nodes {
             let in_service = node.mac.op.iter().map(|op| &op.item);
             for item in node.mac.queue.iter().chain(in_service) {
                 if !item.packet.is_control() {
-                    seen[item.packet.flow as usize].insert(item.packet.uid);
+                    let sets = &mut seen[item.packet.flow as usize];
+                    let set = if item.packet.is_reverse() { &mut sets.1 } else { &mut sets.0 };
+                    set.insert(item.packet.uid);
                 }
             }
         }
-        seen.iter().map(|s| s.len() as u64).collect()
+        seen.iter().map(|(data, acks)| (data.len() as u64, acks.len() as u64)).collect()
     }
 
     /// Build the report at the end of the run.
@@ -374,31 +431,45 @@ impl World {
         let flows = self
             .flows
             .iter()
-            .map(|f| FlowReport {
-                id: f.id,
-                src: f.src.0,
-                dst: f.dst.0,
-                transport: "udp".to_string(),
-                cc: None,
-                app: match f.app {
-                    AppKind::Cbr => "cbr",
-                    AppKind::Bulk => "bulk",
+            .map(|f| {
+                let counters = f.tcp.as_ref().map(|c| c.sender.counters).unwrap_or_default();
+                FlowReport {
+                    id: f.id,
+                    src: f.src.0,
+                    dst: f.dst.0,
+                    transport: match f.transport {
+                        Transport::Udp => "udp",
+                        Transport::Tcp => "tcp",
+                    }
+                    .to_string(),
+                    cc: f.tcp.as_ref().map(|c| c.sender.cc_name().to_string()),
+                    app: match f.app {
+                        AppKind::Cbr => "cbr",
+                        AppKind::Bulk => "bulk",
+                    }
+                    .to_string(),
+                    packet_bytes: f.packet_bytes,
+                    hops: f.hops,
+                    goodput_kbps: f.stats.window_delivered_bytes as f64 * 8.0 / window_s / 1e3,
+                    offered_kbps: f.stats.window_offered_bytes as f64 * 8.0 / window_s / 1e3,
+                    mean_delay_ms: if f.stats.window_delay_samples > 0 {
+                        f.stats.window_delay_total_ns as f64 / f.stats.window_delay_samples as f64 / 1e6
+                    } else {
+                        0.0
+                    },
+                    sent: f.stats.sent,
+                    delivered: f.stats.delivered,
+                    in_flight: in_flight[f.id as usize].0,
+                    retransmissions: counters.retransmissions,
+                    timeouts: counters.timeouts,
+                    fast_retransmits: counters.fast_retransmits,
+                    losses: cause_map(&f.stats.losses),
+                    acks_sent: f.stats.acks_sent,
+                    acks_delivered: f.stats.acks_delivered,
+                    acks_in_flight: in_flight[f.id as usize].1,
+                    ack_losses: cause_map(&f.stats.ack_losses),
+                    completion_s: f.tcp.as_ref().and_then(|c| c.sender.completed_at).map(|t| t.as_secs_f64()),
                 }
-                .to_string(),
-                packet_bytes: f.packet_bytes,
-                hops: f.hops,
-                goodput_kbps: f.stats.window_delivered_bytes as f64 * 8.0 / window_s / 1e3,
-                offered_kbps: f.stats.window_offered_bytes as f64 * 8.0 / window_s / 1e3,
-                mean_delay_ms: if f.stats.window_delivered_packets > 0 {
-                    f.stats.window_delay_total_ns as f64 / f.stats.window_delivered_packets as f64 / 1e6
-                } else {
-                    0.0
-                },
-                sent: f.stats.sent,
-                delivered: f.stats.delivered,
-                in_flight: in_flight[f.id as usize],
-                retransmissions: 0,
-                losses: cause_map(&f.stats.losses),
             })
             .collect();
         let run_ns = self.end.as_nanos().max(1) as f64;
@@ -455,6 +526,23 @@ impl World {
 
 fn cause_map(causes: &BTreeMap<crate::stats::DropCause, u64>) -> BTreeMap<String, u64> {
     causes.iter().map(|(cause, &count)| (cause.name().to_string(), count)).collect()
+}
+
+fn tcp_params(tcp: &crate::scenario::TcpConfig) -> TcpParams {
+    let ms = |v: f64| SimDuration::from_secs_f64(v / 1e3);
+    TcpParams {
+        initial_cwnd: tcp.initial_cwnd_segments,
+        rwnd_segments: tcp.rwnd_segments,
+        min_rto: ms(tcp.min_rto_ms),
+        initial_rto: ms(tcp.initial_rto_ms),
+        max_rto: ms(tcp.max_rto_ms),
+        granularity: ms(tcp.clock_granularity_ms),
+        limited_transmit: tcp.limited_transmit,
+        handshake: tcp.handshake,
+        delayed_ack: tcp.delayed_ack,
+        delayed_ack_timeout: ms(tcp.delayed_ack_ms),
+        delayed_ack_segments: tcp.delayed_ack_segments,
+    }
 }
 
 /// SHA-256 of the normalised scenario without its seed, first 16 hex digits.

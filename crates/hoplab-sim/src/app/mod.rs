@@ -22,6 +22,10 @@ impl World {
         if now >= f.stop {
             return;
         }
+        if f.transport == crate::scenario::Transport::Tcp {
+            self.tcp_start(flow);
+            return;
+        }
         match f.app {
             AppKind::Cbr => {
                 let next = now + f.interval;
@@ -40,7 +44,7 @@ impl World {
             return;
         }
         let f = &self.flows[packet.flow as usize];
-        if f.app == AppKind::Bulk && self.now() < f.stop {
+        if f.transport == crate::scenario::Transport::Udp && f.app == AppKind::Bulk && self.now() < f.stop {
             self.app_originate(packet.flow);
         }
     }
@@ -62,6 +66,7 @@ impl World {
             header_bytes: UDP_HEADER_BYTES + IP_HEADER_BYTES,
             created: now,
             ttl: DEFAULT_TTL,
+            tcp: None,
         };
         f.next_sequence += 1;
         f.stats.sent += 1;

@@ -47,15 +47,19 @@ impl World {
     }
 
     fn net_deliver(&mut self, packet: Packet) {
+        if packet.tcp.is_some() {
+            self.tcp_deliver(packet);
+            return;
+        }
         let now = self.now();
-        let in_window = now >= self.warmup;
         let stats = &mut self.flows[packet.flow as usize].stats;
         stats.delivered += 1;
         stats.interval_delivered_bytes += packet.payload_bytes as u64;
-        if in_window {
+        if now >= self.warmup {
             stats.window_delivered_bytes += packet.payload_bytes as u64;
             stats.window_delivered_packets += 1;
             stats.window_delay_total_ns += now.since(packet.created).as_nanos() as u128;
+            stats.window_delay_samples += 1;
         }
     }
 
@@ -63,7 +67,9 @@ impl World {
     pub(crate) fn drop_packet(&mut self, node: NodeId, packet: &Packet, cause: DropCause) {
         *self.nodes[node.index()].stats.drops.entry(cause).or_default() += 1;
         if !packet.is_control() {
-            *self.flows[packet.flow as usize].stats.losses.entry(cause).or_default() += 1;
+            let stats = &mut self.flows[packet.flow as usize].stats;
+            let losses = if packet.is_reverse() { &mut stats.ack_losses } else { &mut stats.losses };
+            *losses.entry(cause).or_default() += 1;
         }
     }
 }

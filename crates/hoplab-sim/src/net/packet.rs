@@ -44,6 +44,8 @@ pub struct Packet {
     /// When the application created it (for end-to-end delay).
     pub created: SimTime,
     pub ttl: u8,
+    /// The TCP header of a TCP segment (None: UDP or routing).
+    pub tcp: Option<crate::transport::tcp::segment::TcpHeader>,
 }
 
 impl Packet {
@@ -54,5 +56,12 @@ impl Packet {
 
     pub fn is_control(&self) -> bool {
         self.kind == PacketKind::Control
+    }
+
+    /// Travels from the flow's destination back to its source (TCP ACKs
+    /// and SYN-ACKs), as opposed to the flow's data direction.
+    pub fn is_reverse(&self) -> bool {
+        use crate::transport::tcp::segment::SegmentKind;
+        self.tcp.is_some_and(|h| matches!(h.kind, SegmentKind::Ack | SegmentKind::SynAck))
     }
 }

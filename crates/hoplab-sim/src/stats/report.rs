@@ -44,17 +44,33 @@ pub struct FlowReport {
     pub goodput_kbps: f64,
     /// Offered load in the measurement window (payload bits generated / s).
     pub offered_kbps: f64,
-    /// Mean end-to-end delay of packets delivered in the window.
+    /// Mean end-to-end delay of packets delivered in the window (TCP: one-way
+    /// delay of each data segment received for the first time).
     pub mean_delay_ms: f64,
-    /// Packets the application generated (whole run).
+    /// Packets sent in the data direction (whole run): UDP datagrams, TCP
+    /// data segments including retransmissions.
     pub sent: u64,
-    /// Packets delivered to the destination's application (whole run).
+    /// Data-direction packets that reached the destination (whole run; TCP
+    /// duplicates included).
     pub delivered: u64,
     /// Packets still queued or on the air at the end.
     pub in_flight: u64,
+    /// TCP: data segments sent again.
     pub retransmissions: u64,
+    /// TCP: retransmission timer expiries.
+    pub timeouts: u64,
+    /// TCP: fast retransmits (recoveries entered).
+    pub fast_retransmits: u64,
     /// Lost packets by cause (whole run); sent = delivered + sum(losses) + in_flight.
     pub losses: BTreeMap<String, u64>,
+    /// TCP: ACKs (and SYN-ACKs) sent by the receiver; likewise
+    /// acks_sent = acks_delivered + sum(ack_losses) + acks_in_flight.
+    pub acks_sent: u64,
+    pub acks_delivered: u64,
+    pub acks_in_flight: u64,
+    pub ack_losses: BTreeMap<String, u64>,
+    /// TCP with `file_bytes`: when the last segment was acknowledged.
+    pub completion_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

@@ -5,6 +5,7 @@
 //! (RFC 3042), and a pluggable congestion controller (`congestion`).
 
 pub mod congestion;
+pub mod connection;
 pub mod receiver;
 pub mod rtt;
 pub mod segment;

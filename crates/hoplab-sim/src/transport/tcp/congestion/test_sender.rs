@@ -1,7 +1,7 @@
 //! A scripted sender for controller unit tests (after quiche's `TestSender`):
 //! acknowledge rounds, lose, advance time, read the window. No network.
 
-use super::{CongestionControl, LossKind, TcpState};
+use super::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use crate::time::{SimDuration, SimTime};
 
 pub struct TestSender<C: CongestionControl> {
@@ -29,9 +29,16 @@ impl<C: CongestionControl> TestSender<C> {
 
     /// Acknowledge `n` segments one ACK at a time, each with an RTT sample.
     pub fn ack_n(&mut self, n: u32) {
+        self.ack_n_with_rtt(n, self.rtt);
+    }
+
+    /// Acknowledge `n` segments one ACK at a time at the current time, each
+    /// with the RTT sample `rtt` (the segment was sent at `now - rtt`).
+    /// `self.rtt` is left as it is.
+    pub fn ack_n_with_rtt(&mut self, n: u32, rtt: SimDuration) {
         for _ in 0..n {
-            self.sample_rtt(self.rtt);
-            self.cc.pkts_acked(&self.state, 1, Some(self.rtt));
+            self.sample_rtt(rtt);
+            self.cc.pkts_acked(&self.state, 1, Some(rtt));
             self.cc.increase_window(&mut self.state, 1);
         }
     }
@@ -55,11 +62,12 @@ impl<C: CongestionControl> TestSender<C> {
         });
     }
 
-    /// A loss: the socket's sequence (ssthresh, then cwnd) for this kind.
-    /// Returns the new ssthresh.
+    /// A loss: the socket's sequence for this kind (cwnd_event on a
+    /// timeout, ssthresh, cwnd, then the state change to Recovery or Loss).
+    /// No duplicate-ACK inflation is added. Returns the new ssthresh.
     pub fn lose(&mut self, loss: LossKind) -> f64 {
         if loss == LossKind::Timeout {
-            self.cc.cwnd_event(&mut self.state, super::CwndEvent::Timeout);
+            self.cc.cwnd_event(&mut self.state, CwndEvent::Timeout);
         }
         let ssthresh = self.cc.ssthresh(&self.state, loss);
         self.state.ssthresh = ssthresh;
@@ -67,6 +75,29 @@ impl<C: CongestionControl> TestSender<C> {
             LossKind::FastRetransmit => self.cc.cwnd_after_fast_retransmit(&self.state, ssthresh),
             LossKind::Timeout => 1.0,
         };
+        self.set_cong_state(match loss {
+            LossKind::FastRetransmit => CongState::Recovery,
+            LossKind::Timeout => CongState::Loss,
+        });
         ssthresh
+    }
+
+    /// A full ACK ends fast recovery, as the socket does it (RFC 6582 3.2
+    /// step 3): cwnd = min(ssthresh, max(FlightSize, 1) + 1), then
+    /// `RecoveryComplete` and the state change to Open.
+    pub fn end_recovery(&mut self) {
+        let flight = self.state.segments_in_flight.max(1) as f64;
+        self.state.cwnd = self.state.ssthresh.min(flight + 1.0);
+        self.cc.cwnd_event(&mut self.state, CwndEvent::RecoveryComplete);
+        self.set_cong_state(CongState::Open);
+    }
+
+    /// Change the congestion state and tell the controller, only if it
+    /// changes (as the socket does).
+    pub fn set_cong_state(&mut self, new_state: CongState) {
+        if self.state.cong_state != new_state {
+            self.state.cong_state = new_state;
+            self.cc.state_set(&self.state, new_state);
+        }
     }
 }

@@ -1,0 +1,142 @@
+//! Scalable TCP (Kelly, "Scalable TCP: improving performance in highspeed
+//! wide area networks", ACM CCR 33(2), 2003), as SPEC.md section 7 states it
+//! for seed 004 (Jehan): slow start as usual (RFC 5681 3.1); in congestion
+//! avoidance `cwnd += a` for every segment acknowledged, `a = 0.01`; on a
+//! loss `cwnd = b * cwnd`, `b = 0.875`, so ssthresh = 0.875 cwnd and the
+//! window after a fast retransmit is that value (before the socket's
+//! duplicate-ACK inflation). A timeout sets ssthresh the same way and
+//! cwnd = 1 (the socket's RFC 5681 loss window).
+//!
+//! ssthresh is floored at 2 segments (RFC 5681 eq. 4 and tcp_scalable.c),
+//! so repeated losses at tiny windows still leave a slow-start target.
+//!
+//! **Difference from Linux's `tcp_scalable.c`** (the code seed 004 ran
+//! through ns-2 TCP-Linux): Linux calls `tcp_cong_avoid_ai(tp,
+//! min(cwnd, TCP_SCALABLE_AI_CNT), acked)`, i.e. +1 segment per
+//! `min(cwnd, AI_CNT)` acknowledged segments. That is Reno's 1/cwnd per
+//! segment whenever cwnd < AI_CNT, and 0.01 per segment only above it.
+//! `TCP_SCALABLE_AI_CNT` is 100 in current kernels and was 50 in the
+//! 2.6-era file ("to account for delayed ack", i.e. 0.02 per segment).
+//! Multi-hop 802.11 windows rarely exceed 20 segments, so Linux's Scalable
+//! behaves as Reno there, while Kelly's rule (implemented here) grows more
+//! slowly than Reno for cwnd < 100. The decrease is the same: Linux returns
+//! `max(cwnd - (cwnd >> 3), 2)` (integer 7/8).
+//!
+//! Increments are per acknowledged segment, like this crate's Reno
+//! ([`super::reno_increase`]); with one segment per ACK that is Kelly's
+//! per-ACK rule.
+
+use super::{reno_slow_start, CongestionControl, LossKind, TcpState};
+use serde::{Deserialize, Serialize};
+
+fn default_a() -> f64 {
+    0.01
+}
+fn default_b() -> f64 {
+    0.875
+}
+
+/// Scalable TCP parameters (Kelly 2003, section 2; seed 004 section II.B.3:
+/// "typical values ... a = 0.01 and b = 0.875").
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Congestion-avoidance increase per acknowledged segment, segments.
+    /// Default 0.01 (Kelly 2003; SPEC.md section 7).
+    #[serde(default = "default_a")]
+    pub a: f64,
+    /// Multiplicative decrease on loss: ssthresh = b * cwnd. Default 0.875
+    /// (Kelly 2003; SPEC.md section 7).
+    #[serde(default = "default_b")]
+    pub b: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { a: default_a(), b: default_b() }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Scalable {
+    config: Config,
+}
+
+impl From<Config> for Scalable {
+    fn from(config: Config) -> Self {
+        Scalable { config }
+    }
+}
+
+impl CongestionControl for Scalable {
+    fn name(&self) -> &'static str {
+        "scalable"
+    }
+
+    /// b * cwnd (the window, not FlightSize, as Kelly and Linux), at least 2.
+    fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
+        (state.cwnd * self.config.b).max(2.0)
+    }
+
+    fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
+        let mut left = segments_acked;
+        if state.in_slow_start() {
+            left = reno_slow_start(state, segments_acked);
+        }
+        state.cwnd += self.config.a * left as f64;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_sender::TestSender;
+    use super::super::LossKind;
+    use super::*;
+
+    fn sender(cwnd: f64) -> TestSender<Scalable> {
+        TestSender::new(Scalable::from(Config::default()), cwnd)
+    }
+
+    #[test]
+    fn slow_start_is_reno() {
+        let mut s = sender(2.0);
+        s.state.ssthresh = 8.0;
+        s.ack_round(); // 2 acked: 2 -> 4
+        assert_eq!(s.state.cwnd, 4.0);
+        s.ack_round(); // 4 acked: 4 -> 8
+        assert_eq!(s.state.cwnd, 8.0);
+    }
+
+    #[test]
+    fn avoidance_adds_a_hundredth_per_ack_whatever_the_window() {
+        let mut s = sender(10.0);
+        s.state.ssthresh = 10.0;
+        s.ack_n(1);
+        assert!((s.state.cwnd - 10.01).abs() < 1e-12, "{}", s.state.cwnd);
+        s.ack_n(99); // 100 ACKs in all: 10 + 100 * 0.01 = 11
+        assert!((s.state.cwnd - 11.0).abs() < 1e-9, "{}", s.state.cwnd);
+        // At 50 segments Reno (and Linux's tcp_scalable.c, AI_CNT = 100)
+        // would add 1/50 = 0.02; Kelly's rule still adds 0.01.
+        let mut big = sender(50.0);
+        big.state.ssthresh = 50.0;
+        big.ack_n(1);
+        assert!((big.state.cwnd - 50.01).abs() < 1e-12, "{}", big.state.cwnd);
+    }
+
+    #[test]
+    fn loss_keeps_seven_eighths() {
+        let mut s = sender(40.0);
+        s.state.ssthresh = 10.0;
+        s.state.segments_in_flight = 40;
+        // 0.875 * 40 = 35: ssthresh and the window after fast retransmit.
+        assert_eq!(s.lose(LossKind::FastRetransmit), 35.0);
+        assert_eq!(s.state.cwnd, 35.0);
+
+        let mut t = sender(40.0);
+        // Timeout at cwnd 40: ssthresh 35, cwnd 1 (RFC 5681 loss window).
+        assert_eq!(t.lose(LossKind::Timeout), 35.0);
+        assert_eq!(t.state.cwnd, 1.0);
+        // A second timeout at cwnd 1: 0.875 is floored at 2.
+        assert_eq!(t.lose(LossKind::Timeout), 2.0);
+    }
+}
