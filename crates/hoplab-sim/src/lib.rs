@@ -10,7 +10,11 @@
 //!   (spatial grid), the ns-2 threshold receiver (lock, capture, collision).
 //! - [`mac`]: IEEE 802.11 DCF with RTS/CTS: carrier sense, NAV, DIFS/EIFS,
 //!   backoff, retries, the interface queue, MAC statistics.
-//! - [`net`]: packets, forwarding, static shortest-path routing.
+//! - [`link`]: wired point-to-point links (rate, delay, drop-tail, loss).
+//! - [`net`]: packets, forwarding (wired or wireless interface), static
+//!   shortest-path routing.
+//! - [`transport`]: TCP (sans-IO sender and receiver, pluggable congestion
+//!   control); UDP is a header the applications add.
 //! - [`app`]: CBR and bulk sources over UDP.
 //! - [`topology`]: node placement. [`stats`]: counters and the run report.
 //! - [`world`]: owns every node and the event loop; [`api`] is the JSON
@@ -18,6 +22,7 @@
 pub mod api;
 pub mod app;
 pub mod engine;
+pub mod link;
 pub mod mac;
 pub mod net;
 pub mod phy;

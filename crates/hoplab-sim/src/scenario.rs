@@ -250,8 +250,46 @@ pub enum TopologyKind {
     /// `nodes` uniform in `width_m` x `height_m`, redrawn until the graph of
     /// decodable links is connected, at most `max_tries` times.
     Random,
-    /// One `[x, y]` per node in `positions`.
+    /// One `[x, y]` per node in `positions`, optional wired `links`, and
+    /// `wired_nodes` without a radio.
     Explicit,
+    /// Seed 002's layout (SPEC.md section 5): `senders` wired hosts, each on
+    /// an access link to router R1; a bottleneck link R1 - R2 (the base
+    /// station); R2 reaches `receivers` hosts over the last hop, a lossy
+    /// point-to-point link (`last_hop = "link"`, as the paper) or 802.11
+    /// (`"wifi"`). Ids: senders 0..S-1, R1 = S, R2 = S+1, receivers S+2...
+    WiredCumWireless,
+}
+
+/// The last hop of a `wired_cum_wireless` topology.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LastHop {
+    /// A point-to-point link with random loss (seed 002's "wireless link").
+    Link,
+    /// 802.11 from the base station, receivers `last_hop_distance_m` away.
+    Wifi,
+}
+
+/// A wired point-to-point link (full duplex; each direction has its own
+/// drop-tail queue and transmitter).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub a: u32,
+    pub b: u32,
+    pub rate_mbps: f64,
+    pub delay_ms: f64,
+    #[serde(default = "default_link_queue")]
+    pub queue_packets: u32,
+    /// Probability that a packet is lost crossing the link (each direction;
+    /// drop cause `channel_error`).
+    #[serde(default)]
+    pub loss_rate: f64,
+}
+
+fn default_link_queue() -> u32 {
+    50
 }
 
 /// Node placement, positions in metres (2-D). A flat table rather than a
@@ -277,6 +315,35 @@ pub struct TopologyConfig {
     pub max_tries: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub positions: Option<Vec<[f64; 2]>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<LinkConfig>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wired_nodes: Option<Vec<u32>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub senders: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receivers: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_rate_mbps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_delay_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck_rate_mbps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bottleneck_delay_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_hop: Option<LastHop>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_hop_rate_mbps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_hop_delay_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_hop_loss_rate: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_hop_distance_m: Option<f64>,
+    /// Queue of every wired link of a `wired_cum_wireless` topology.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_packets: Option<u32>,
 }
 
 /// The validated topology.
@@ -285,7 +352,38 @@ pub enum TopologyShape {
     Chain { nodes: u32, spacing_m: f64 },
     Grid { rows: u32, cols: u32, spacing_m: f64 },
     Random { nodes: u32, width_m: f64, height_m: f64, max_tries: u32 },
-    Explicit { positions: Vec<[f64; 2]> },
+    Explicit { positions: Vec<[f64; 2]>, links: Vec<LinkConfig>, wired_nodes: Vec<u32> },
+    WiredCumWireless(WiredCumWireless),
+}
+
+/// The validated parameters of a `wired_cum_wireless` topology; defaults
+/// are seed 002's (SPEC.md section 5).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WiredCumWireless {
+    pub senders: u32,
+    pub receivers: u32,
+    pub access_rate_mbps: f64,
+    pub access_delay_ms: f64,
+    pub bottleneck_rate_mbps: f64,
+    pub bottleneck_delay_ms: f64,
+    pub last_hop: LastHop,
+    pub last_hop_rate_mbps: f64,
+    pub last_hop_delay_ms: f64,
+    pub last_hop_loss_rate: f64,
+    pub last_hop_distance_m: f64,
+    pub queue_packets: u32,
+}
+
+impl WiredCumWireless {
+    pub fn node_count(&self) -> u32 {
+        self.senders + 2 + self.receivers
+    }
+    pub fn router(&self) -> u32 {
+        self.senders
+    }
+    pub fn base_station(&self) -> u32 {
+        self.senders + 1
+    }
 }
 
 impl TopologyConfig {
@@ -298,7 +396,21 @@ impl TopologyConfig {
             TopologyKind::Chain => &["nodes", "spacing_m"],
             TopologyKind::Grid => &["rows", "cols", "spacing_m"],
             TopologyKind::Random => &["nodes", "width_m", "height_m", "max_tries"],
-            TopologyKind::Explicit => &["positions"],
+            TopologyKind::Explicit => &["positions", "links", "wired_nodes"],
+            TopologyKind::WiredCumWireless => &[
+                "senders",
+                "receivers",
+                "access_rate_mbps",
+                "access_delay_ms",
+                "bottleneck_rate_mbps",
+                "bottleneck_delay_ms",
+                "last_hop",
+                "last_hop_rate_mbps",
+                "last_hop_delay_ms",
+                "last_hop_loss_rate",
+                "last_hop_distance_m",
+                "queue_packets",
+            ],
         };
         let present = [
             ("nodes", self.nodes.is_some()),
@@ -309,6 +421,20 @@ impl TopologyConfig {
             ("height_m", self.height_m.is_some()),
             ("max_tries", self.max_tries.is_some()),
             ("positions", self.positions.is_some()),
+            ("links", self.links.is_some()),
+            ("wired_nodes", self.wired_nodes.is_some()),
+            ("senders", self.senders.is_some()),
+            ("receivers", self.receivers.is_some()),
+            ("access_rate_mbps", self.access_rate_mbps.is_some()),
+            ("access_delay_ms", self.access_delay_ms.is_some()),
+            ("bottleneck_rate_mbps", self.bottleneck_rate_mbps.is_some()),
+            ("bottleneck_delay_ms", self.bottleneck_delay_ms.is_some()),
+            ("last_hop", self.last_hop.is_some()),
+            ("last_hop_rate_mbps", self.last_hop_rate_mbps.is_some()),
+            ("last_hop_delay_ms", self.last_hop_delay_ms.is_some()),
+            ("last_hop_loss_rate", self.last_hop_loss_rate.is_some()),
+            ("last_hop_distance_m", self.last_hop_distance_m.is_some()),
+            ("queue_packets", self.queue_packets.is_some()),
         ];
         for (key, is_present) in present {
             if is_present && !allowed.contains(&key) {
@@ -337,7 +463,23 @@ impl TopologyConfig {
             },
             TopologyKind::Explicit => TopologyShape::Explicit {
                 positions: self.positions.clone().ok_or_else(|| need("positions"))?,
+                links: self.links.clone().unwrap_or_default(),
+                wired_nodes: self.wired_nodes.clone().unwrap_or_default(),
             },
+            TopologyKind::WiredCumWireless => TopologyShape::WiredCumWireless(WiredCumWireless {
+                senders: self.senders.unwrap_or(1),
+                receivers: self.receivers.unwrap_or(1),
+                access_rate_mbps: self.access_rate_mbps.unwrap_or(100.0),
+                access_delay_ms: self.access_delay_ms.unwrap_or(30.0),
+                bottleneck_rate_mbps: self.bottleneck_rate_mbps.unwrap_or(100.0),
+                bottleneck_delay_ms: self.bottleneck_delay_ms.unwrap_or(10.0),
+                last_hop: self.last_hop.unwrap_or(LastHop::Link),
+                last_hop_rate_mbps: self.last_hop_rate_mbps.unwrap_or(5.0),
+                last_hop_delay_ms: self.last_hop_delay_ms.unwrap_or(0.01),
+                last_hop_loss_rate: self.last_hop_loss_rate.unwrap_or(0.0),
+                last_hop_distance_m: self.last_hop_distance_m.unwrap_or(100.0),
+                queue_packets: self.queue_packets.unwrap_or(50),
+            }),
         })
     }
 }
@@ -495,7 +637,8 @@ impl Scenario {
         match self.topology.shape() {
             Ok(TopologyShape::Chain { nodes, .. }) | Ok(TopologyShape::Random { nodes, .. }) => nodes,
             Ok(TopologyShape::Grid { rows, cols, .. }) => rows.saturating_mul(cols),
-            Ok(TopologyShape::Explicit { positions }) => positions.len() as u32,
+            Ok(TopologyShape::Explicit { positions, .. }) => positions.len() as u32,
+            Ok(TopologyShape::WiredCumWireless(w)) => w.node_count(),
             Err(_) => 0,
         }
     }
@@ -557,7 +700,7 @@ impl Scenario {
                 positive("topology.height_m", height_m)?;
                 at_least("topology.max_tries", max_tries, 1)?;
             }
-            TopologyShape::Explicit { positions } => {
+            TopologyShape::Explicit { positions, links, wired_nodes } => {
                 if positions.len() < 2 {
                     return Err(ConfigError::new("topology.positions", "needs at least 2 nodes"));
                 }
@@ -566,6 +709,31 @@ impl Scenario {
                         return Err(ConfigError::new(format!("topology.positions[{i}]"), "must be finite"));
                     }
                 }
+                let n = positions.len() as u32;
+                for (i, link) in links.iter().enumerate() {
+                    link.validate(&format!("topology.links[{i}]"), n)?;
+                }
+                for (i, &node) in wired_nodes.iter().enumerate() {
+                    if node >= n {
+                        return Err(ConfigError::new(
+                            format!("topology.wired_nodes[{i}]"),
+                            format!("node {node} does not exist (nodes 0..{})", n - 1),
+                        ));
+                    }
+                }
+            }
+            TopologyShape::WiredCumWireless(w) => {
+                at_least("topology.senders", w.senders, 1)?;
+                at_least("topology.receivers", w.receivers, 1)?;
+                positive("topology.access_rate_mbps", w.access_rate_mbps)?;
+                non_negative("topology.access_delay_ms", w.access_delay_ms)?;
+                positive("topology.bottleneck_rate_mbps", w.bottleneck_rate_mbps)?;
+                non_negative("topology.bottleneck_delay_ms", w.bottleneck_delay_ms)?;
+                positive("topology.last_hop_rate_mbps", w.last_hop_rate_mbps)?;
+                non_negative("topology.last_hop_delay_ms", w.last_hop_delay_ms)?;
+                probability("topology.last_hop_loss_rate", w.last_hop_loss_rate)?;
+                positive("topology.last_hop_distance_m", w.last_hop_distance_m)?;
+                at_least("topology.queue_packets", w.queue_packets, 1)?;
             }
         }
         if self.node_count() > 100_000 {
@@ -697,6 +865,34 @@ impl FlowConfig {
             }
         }
         Ok(())
+    }
+}
+
+impl LinkConfig {
+    fn validate(&self, key: &str, nodes: u32) -> Result<(), ConfigError> {
+        for (end, node) in [("a", self.a), ("b", self.b)] {
+            if node >= nodes {
+                return Err(ConfigError::new(
+                    format!("{key}.{end}"),
+                    format!("node {node} does not exist (nodes 0..{})", nodes - 1),
+                ));
+            }
+        }
+        if self.a == self.b {
+            return Err(ConfigError::new(format!("{key}.b"), "a link joins two different nodes"));
+        }
+        positive(&format!("{key}.rate_mbps"), self.rate_mbps)?;
+        non_negative(&format!("{key}.delay_ms"), self.delay_ms)?;
+        at_least(&format!("{key}.queue_packets"), self.queue_packets, 1)?;
+        probability(&format!("{key}.loss_rate"), self.loss_rate)
+    }
+}
+
+fn probability(key: &str, v: f64) -> Result<(), ConfigError> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("must be in [0, 1], got {v}")))
     }
 }
 

@@ -9,6 +9,7 @@
 
 use crate::api::{ApiError, RunOptions};
 use crate::engine::{EventQueue, RngStreams, Stream, StreamPurpose, Timer};
+use crate::link::Link;
 use crate::mac::{Frame, FrameKind, Mac, MacTiming};
 use crate::net::{NodeId, StaticRoutes};
 use crate::phy::receiver::Receiver;
@@ -53,6 +54,10 @@ pub enum Event {
     AppSend { flow: u32 },
     /// A TCP connection's timer.
     FlowTimer { flow: u32, timer: TcpTimer },
+    /// A wired link finished serialising a packet in one direction.
+    LinkTxEnd { link: u32, direction: u8 },
+    /// A packet reaches the far end of a wired link.
+    LinkArrive { link: u32, direction: u8 },
     /// Time-series sampling.
     Sample,
 }
@@ -150,6 +155,9 @@ pub struct World {
     pub nodes: Vec<Node>,
     pub flows: Vec<Flow>,
     pub routes: StaticRoutes,
+    pub links: Vec<Link>,
+    /// (node, next hop) -> (link, direction) for wired interfaces.
+    pub wired_interfaces: BTreeMap<(NodeId, NodeId), (u32, u8)>,
     pub on_air: OnAir,
     pub next_uid: u64,
     pub end: SimTime,
@@ -170,8 +178,27 @@ impl World {
         let streams = RngStreams::new(seed);
         let radio = RadioModel::from_config(&scenario.radio);
         let shape = scenario.topology.shape()?;
-        let positions = crate::topology::place(&shape, &radio, &streams)?;
-        let channel = Channel::new(positions, radio);
+        let layout = crate::topology::place(&shape, &radio, &streams)?;
+        let channel = Channel::new(layout.positions, layout.has_radio, radio);
+        let links: Vec<Link> = layout
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, config)| Link::new(config, streams.stream(StreamPurpose::LinkLoss, i as u64)))
+            .collect();
+        let mut wired_interfaces = BTreeMap::new();
+        let mut adjacency = channel.decodable_adjacency();
+        for (i, link) in links.iter().enumerate() {
+            // A wired link wins over a radio link between the same nodes.
+            wired_interfaces.insert((link.a, link.b), (i as u32, 0u8));
+            wired_interfaces.insert((link.b, link.a), (i as u32, 1u8));
+            adjacency[link.a.index()].push(link.b);
+            adjacency[link.b.index()].push(link.a);
+        }
+        for list in &mut adjacency {
+            list.sort();
+            list.dedup();
+        }
         let timing = MacTiming::new(&scenario.mac, &scenario.radio, channel.radio.tx_range_m());
         // Routes toward every destination, and back to TCP sources for ACKs.
         let destinations: BTreeSet<NodeId> = scenario
@@ -183,7 +210,7 @@ impl World {
             })
             .collect();
         let tcp_params = tcp_params(&scenario.tcp);
-        let routes = StaticRoutes::compute(&channel.decodable_adjacency(), destinations);
+        let routes = StaticRoutes::compute(&adjacency, destinations);
 
         let end = SimTime::from_secs_f64(scenario.duration_s);
         let mut flows = Vec::with_capacity(scenario.flows.len());
@@ -192,7 +219,7 @@ impl World {
                 ConfigError::new(
                     format!("flows[{i}].dst"),
                     format!(
-                        "node {} cannot reach node {} over links of the {:.0} m decoding range",
+                        "node {} cannot reach node {} over wired links and radio links of the {:.0} m decoding range",
                         f.src,
                         f.dst,
                         channel.radio.tx_range_m()
@@ -262,6 +289,8 @@ impl World {
             nodes,
             flows,
             routes,
+            links,
+            wired_interfaces,
             on_air: OnAir::default(),
             next_uid: 0,
             end,
@@ -322,6 +351,8 @@ impl World {
             }
             Event::AppSend { flow } => self.app_send(flow),
             Event::FlowTimer { flow, timer } => self.tcp_timer(flow, timer, seq),
+            Event::LinkTxEnd { link, direction } => self.link_tx_end(link, direction),
+            Event::LinkArrive { link, direction } => self.link_arrive(link, direction),
             Event::Sample => self.sample_series(),
         }
     }
@@ -406,14 +437,15 @@ impl World {
     /// whose ACK was lost counts once.
     pub fn in_flight_per_flow(&self) -> Vec<(u64, u64)> {
         let mut seen: Vec<(BTreeSet<u64>, BTreeSet<u64>)> = vec![Default::default(); self.flows.len()];
-        for node in &self.nodes {
+        let in_macs = self.nodes.iter().flat_map(|node| {
             let in_service = node.mac.op.iter().map(|op| &op.item);
-            for item in node.mac.queue.iter().chain(in_service) {
-                if !item.packet.is_control() {
-                    let sets = &mut seen[item.packet.flow as usize];
-                    let set = if item.packet.is_reverse() { &mut sets.1 } else { &mut sets.0 };
-                    set.insert(item.packet.uid);
-                }
+            node.mac.queue.iter().chain(in_service).map(|item| &item.packet)
+        });
+        for packet in in_macs.chain(self.link_packets()) {
+            if !packet.is_control() {
+                let sets = &mut seen[packet.flow as usize];
+                let set = if packet.is_reverse() { &mut sets.1 } else { &mut sets.0 };
+                set.insert(packet.uid);
             }
         }
         seen.iter().map(|(data, acks)| (data.len() as u64, acks.len() as u64)).collect()

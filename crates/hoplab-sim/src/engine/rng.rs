@@ -29,6 +29,8 @@ pub enum StreamPurpose {
     Mobility = 5,
     /// Routing protocol jitter of one node.
     Routing = 6,
+    /// Packet loss of one wired link (index = link number).
+    LinkLoss = 7,
 }
 
 /// Derives the streams of one run.

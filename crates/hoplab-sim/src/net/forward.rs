@@ -26,10 +26,18 @@ impl World {
     }
 
     fn net_route_and_enqueue(&mut self, node: NodeId, packet: Packet) {
-        match self.routes.next_hop(node, packet.dst) {
-            Some(next_hop) => self.mac_enqueue(node, Queued { packet, next_hop }),
-            None => self.drop_packet(node, &packet, DropCause::NoRoute),
+        let Some(next_hop) = self.routes.next_hop(node, packet.dst) else {
+            self.drop_packet(node, &packet, DropCause::NoRoute);
+            return;
+        };
+        // The wired interface toward the next hop, if there is one.
+        if !self.wired_interfaces.is_empty() {
+            if let Some(&(link, direction)) = self.wired_interfaces.get(&(node, next_hop)) {
+                self.link_enqueue(link, direction, packet);
+                return;
+            }
         }
+        self.mac_enqueue(node, Queued { packet, next_hop });
     }
 
     /// The MAC gave up on `next_hop` (retry limit): link-layer feedback for

@@ -31,8 +31,10 @@ pub struct Channel {
 }
 
 impl Channel {
-    pub fn new(positions: Vec<[f64; 2]>, radio: RadioModel) -> Channel {
-        let neighbours = neighbour_lists(&positions, &radio);
+    /// `has_radio[i]`: node i has an 802.11 interface (wired-only nodes
+    /// neither send nor feel frames).
+    pub fn new(positions: Vec<[f64; 2]>, has_radio: Vec<bool>, radio: RadioModel) -> Channel {
+        let neighbours = neighbour_lists(&positions, &has_radio, &radio);
         Channel { radio, positions, neighbours }
     }
 
@@ -58,20 +60,25 @@ impl Channel {
     }
 }
 
-fn neighbour_lists(positions: &[[f64; 2]], radio: &RadioModel) -> Vec<Vec<Neighbour>> {
+fn neighbour_lists(positions: &[[f64; 2]], has_radio: &[bool], radio: &RadioModel) -> Vec<Vec<Neighbour>> {
     let cs_range = radio.cs_range_m();
     let cell = cs_range.max(1.0);
     let cell_of = |p: [f64; 2]| ((p[0] / cell).floor() as i64, (p[1] / cell).floor() as i64);
     let mut grid: HashMap<(i64, i64), Vec<u32>> = HashMap::new();
     for (i, &p) in positions.iter().enumerate() {
-        grid.entry(cell_of(p)).or_default().push(i as u32);
+        if has_radio[i] {
+            grid.entry(cell_of(p)).or_default().push(i as u32);
+        }
     }
     positions
         .iter()
         .enumerate()
         .map(|(i, &p)| {
-            let (cx, cy) = cell_of(p);
             let mut list = Vec::new();
+            if !has_radio[i] {
+                return list;
+            }
+            let (cx, cy) = cell_of(p);
             for dx in -1..=1 {
                 for dy in -1..=1 {
                     let Some(members) = grid.get(&(cx + dx, cy + dy)) else { continue };
@@ -109,7 +116,8 @@ mod tests {
     #[test]
     fn chain_at_200m_decodes_one_hop_and_senses_two() {
         let positions: Vec<[f64; 2]> = (0..6).map(|i| [200.0 * i as f64, 0.0]).collect();
-        let ch = Channel::new(positions, RadioModel::from_config(&RadioConfig::default()));
+        let n = positions.len();
+        let ch = Channel::new(positions, vec![true; n], RadioModel::from_config(&RadioConfig::default()));
         let n2: Vec<(u32, bool)> = ch.neighbours(NodeId(2)).iter().map(|n| (n.node.0, n.decodable)).collect();
         // 200 m: decodable; 400 m: sensed only (550 m CS range); 600 m: nothing.
         assert_eq!(n2, vec![(0, false), (1, true), (3, true), (4, false)]);
@@ -123,7 +131,7 @@ mod tests {
         let positions: Vec<[f64; 2]> =
             (0..200).map(|i| [((i * 7919) % 3000) as f64, ((i * 104_729) % 2000) as f64]).collect();
         let radio = RadioModel::from_config(&RadioConfig::default());
-        let ch = Channel::new(positions.clone(), radio.clone());
+        let ch = Channel::new(positions.clone(), vec![true; positions.len()], radio.clone());
         for (i, p) in positions.iter().enumerate() {
             let brute: Vec<u32> = positions
                 .iter()

@@ -1,0 +1,359 @@
+//! TCP Vegas (Brakmo, Peterson, "TCP Vegas: end to end congestion avoidance
+//! on a global Internet", IEEE JSAC 13(8), 1995) with the mechanics and
+//! defaults of Linux `tcp_vegas.c`, which seed 004 ran through ns-2
+//! TCP-Linux ("all default parameters of TCP-Linux", SPEC.md section 7).
+//!
+//! Once per RTT, Vegas compares the window with what the path carries at
+//! its base delay. With BaseRTT the smallest RTT ever sampled and RTT the
+//! smallest sample of the round just ended (`minRTT`, which filters
+//! delayed ACKs), `diff` estimates the segments queued in the network:
+//!
+//! - congestion avoidance: `diff < alpha` -> cwnd + 1; `diff > beta` ->
+//!   cwnd - 1 (and ssthresh = min(ssthresh, cwnd)); otherwise hold. Nothing
+//!   changes between round ends.
+//! - slow start (Vegas' modified slow start): Reno's exponential growth
+//!   (every RTT, as Linux; the paper doubles every other RTT), but at a
+//!   round end with `diff > gamma` the window is set to the rate the path
+//!   actually carries, `cwnd = min(cwnd, cwnd * BaseRTT / RTT + 1)`, and
+//!   ssthresh = min(ssthresh, cwnd), which ends slow start.
+//! - after each adjustment cwnd >= 2 and ssthresh = max(ssthresh, 3/4
+//!   cwnd) (`tcp_current_ssthresh`). **This controller writes
+//!   `state.ssthresh` in `increase_window`, as `tcp_vegas.c` does**: the
+//!   modified slow start cannot end otherwise.
+//!
+//! Constants (`tcp_vegas.c` module parameters): alpha = 2, beta = 4
+//! ("lower / upper bound of packets in network"), gamma = 1 ("limit on
+//! increase"). Rounds as Linux: a round ends at the first ACK of a segment
+//! sent after the round began (`after(ack, beg_snd_nxt)`); here, the ACK
+//! whose RTT sample shows it was sent at or after the round's start
+//! (`now - rtt >= round_start`). An ACK without a sample (Karn) ends no
+//! round. A round with at most two RTT samples adjusts like Reno (`cntRTT
+//! <= 2`: "almost certainly delayed ACKs"). Vegas runs in the Open state
+//! only and restarts its round when the state returns to Open
+//! (`vegas_enable`); elsewhere it is Reno. The loss response is Linux's
+//! `tcp_reno_ssthresh`: max(cwnd / 2, 2).
+//!
+//! **diff** ([`DiffFormula`]): Linux computes `cwnd * (RTT - BaseRTT) /
+//! BaseRTT` (the default, what seed 004 ran); the paper's `(Expected -
+//! Actual) * BaseRTT` is `cwnd * (RTT - BaseRTT) / RTT`. Both are real-valued
+//! here (Linux truncates to integers); the `+ 1` on leaving slow start is
+//! kept as Linux has it.
+
+use super::{reno_increase, reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
+use crate::time::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+
+/// How `diff`, the estimate of queued segments, is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffFormula {
+    /// `cwnd * (RTT - BaseRTT) / BaseRTT`, as `tcp_vegas.c`.
+    Linux,
+    /// `cwnd * (RTT - BaseRTT) / RTT`, Brakmo & Peterson's
+    /// `(Expected - Actual) * BaseRTT`.
+    Brakmo,
+}
+
+fn default_alpha() -> f64 {
+    2.0
+}
+fn default_beta() -> f64 {
+    4.0
+}
+fn default_gamma() -> f64 {
+    1.0
+}
+fn default_diff() -> DiffFormula {
+    DiffFormula::Linux
+}
+
+/// Vegas parameters (Linux `tcp_vegas.c` module parameters).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Below alpha queued segments, grow by one per RTT. Default 2
+    /// (`tcp_vegas.c`: `static int alpha = 2`).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// Above beta queued segments, shrink by one per RTT. Default 4
+    /// (`tcp_vegas.c`: `static int beta = 4`).
+    #[serde(default = "default_beta")]
+    pub beta: f64,
+    /// Above gamma queued segments, leave slow start. Default 1
+    /// (`tcp_vegas.c`: `static int gamma = 1`).
+    #[serde(default = "default_gamma")]
+    pub gamma: f64,
+    /// `"linux"` (default, `tcp_vegas.c`) or `"brakmo"` (the paper's).
+    #[serde(default = "default_diff")]
+    pub diff: DiffFormula,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { alpha: default_alpha(), beta: default_beta(), gamma: default_gamma(), diff: default_diff() }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Vegas {
+    config: Config,
+    /// Smallest RTT sample ever (`baseRTT`).
+    base_rtt: Option<SimDuration>,
+    /// Smallest RTT sample of the current round (`minRTT`).
+    min_rtt: Option<SimDuration>,
+    /// RTT samples in the current round (`cntRTT`).
+    samples: u32,
+    /// The RTT sample of the ACK being processed.
+    ack_rtt: Option<SimDuration>,
+    /// When the current round began (`beg_snd_nxt`, in time).
+    round_start: SimTime,
+    /// Vegas is on in the Open state only (`doing_vegas_now`).
+    enabled: bool,
+    /// The diff of the last round end, for tracing.
+    last_diff: f64,
+}
+
+impl From<Config> for Vegas {
+    fn from(config: Config) -> Self {
+        Vegas {
+            config,
+            base_rtt: None,
+            min_rtt: None,
+            samples: 0,
+            ack_rtt: None,
+            round_start: SimTime::ZERO,
+            enabled: true,
+            last_diff: 0.0,
+        }
+    }
+}
+
+impl Vegas {
+    /// `vegas_enable`: start a fresh round now.
+    fn enable(&mut self, now: SimTime) {
+        self.enabled = true;
+        self.round_start = now;
+        self.samples = 0;
+        self.min_rtt = None;
+    }
+
+    /// The diff of the last round that used Vegas' rule, segments.
+    pub fn last_diff(&self) -> f64 {
+        self.last_diff
+    }
+
+    /// Vegas' once-per-RTT decision, with the round's minimum RTT.
+    fn adjust(&mut self, state: &mut TcpState, segments_acked: u32, rtt: SimDuration, base: SimDuration) {
+        let c = &self.config;
+        let (rtt_ns, base_ns) = (rtt.as_nanos() as f64, base.as_nanos().max(1) as f64);
+        let diff = match c.diff {
+            DiffFormula::Linux => state.cwnd * (rtt_ns - base_ns) / base_ns,
+            DiffFormula::Brakmo => state.cwnd * (rtt_ns - base_ns) / rtt_ns,
+        };
+        self.last_diff = diff;
+        if diff > c.gamma && state.in_slow_start() {
+            // Leave slow start at the rate the path carries (+1 as Linux).
+            let target = state.cwnd * base_ns / rtt_ns;
+            state.cwnd = state.cwnd.min(target + 1.0);
+            state.ssthresh = state.ssthresh.min(state.cwnd);
+        } else if state.in_slow_start() {
+            reno_slow_start(state, segments_acked);
+        } else if diff > c.beta {
+            state.cwnd -= 1.0;
+            state.ssthresh = state.ssthresh.min(state.cwnd);
+        } else if diff < c.alpha {
+            state.cwnd += 1.0;
+        }
+        state.cwnd = state.cwnd.max(2.0);
+        // tcp_current_ssthresh outside recovery: max(ssthresh, 3/4 cwnd).
+        state.ssthresh = state.ssthresh.max(0.75 * state.cwnd);
+    }
+}
+
+impl CongestionControl for Vegas {
+    fn name(&self) -> &'static str {
+        "vegas"
+    }
+
+    fn init(&mut self, state: &mut TcpState) {
+        self.base_rtt = None;
+        self.enable(state.now);
+    }
+
+    /// `tcp_reno_ssthresh`: max(cwnd / 2, 2).
+    fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
+        (state.cwnd / 2.0).max(2.0)
+    }
+
+    fn pkts_acked(&mut self, _state: &TcpState, _segments_acked: u32, rtt: Option<SimDuration>) {
+        self.ack_rtt = rtt;
+        let Some(rtt) = rtt else { return };
+        self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+        self.samples += 1;
+    }
+
+    fn state_set(&mut self, state: &TcpState, new_state: CongState) {
+        if new_state == CongState::Open {
+            self.enable(state.now);
+        } else {
+            self.enabled = false;
+        }
+    }
+
+    fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
+        if !self.enabled {
+            reno_increase(state, segments_acked);
+            return;
+        }
+        let round_over = self.ack_rtt.is_some_and(|rtt| state.now >= self.round_start + rtt);
+        if round_over {
+            self.round_start = state.now;
+            match (self.samples, self.min_rtt, self.base_rtt) {
+                (n, Some(rtt), Some(base)) if n > 2 => self.adjust(state, segments_acked, rtt, base),
+                _ => reno_increase(state, segments_acked),
+            }
+            self.samples = 0;
+            self.min_rtt = None;
+        } else if state.in_slow_start() {
+            reno_slow_start(state, segments_acked);
+        }
+    }
+
+    fn metrics(&self) -> Vec<(&'static str, f64)> {
+        vec![("vegas_diff", self.last_diff), ("vegas_base_rtt_s", self.base_rtt.map_or(0.0, |b| b.as_secs_f64()))]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_sender::TestSender;
+    use super::super::LossKind;
+    use super::*;
+
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_nanos(v * 1_000_000)
+    }
+
+    fn at(s: &mut TestSender<Vegas>, t_ms: u64) {
+        s.set_time(SimTime(t_ms * 1_000_000));
+    }
+
+    /// Congestion avoidance at cwnd 10 (ssthresh 10), BaseRTT 100 ms after
+    /// the first round. Round 1 starts at t = 0 (init); two ACKs at t = 0
+    /// were sent before it, the ACK at 100 ms (sent at 0) ends it: 3
+    /// samples, RTT = BaseRTT, diff 0 < alpha: cwnd 11.
+    fn sender(config: Config) -> TestSender<Vegas> {
+        let mut s = TestSender::new(Vegas::from(config), 10.0);
+        s.state.ssthresh = 10.0;
+        s.ack_n_with_rtt(2, ms(100));
+        assert_eq!(s.state.cwnd, 10.0); // no change inside a round
+        at(&mut s, 100);
+        s.ack_n_with_rtt(1, ms(100));
+        assert_eq!(s.state.cwnd, 11.0);
+        s
+    }
+
+    #[test]
+    fn holds_between_alpha_and_beta_and_moves_by_one_otherwise() {
+        let mut s = sender(Config::default());
+        // Round 2 (began at 100 ms): RTT 125 ms. ACKs at 200 ms were sent
+        // at 75 ms, before the round; the one at 225 ms (sent at 100) ends
+        // it. diff = 11 * (125 - 100) / 100 = 2.75, in [2, 4]: hold at 11.
+        at(&mut s, 200);
+        s.ack_n_with_rtt(2, ms(125));
+        at(&mut s, 225);
+        s.ack_n_with_rtt(1, ms(125));
+        assert!((s.cc.last_diff() - 2.75).abs() < 1e-12, "{}", s.cc.last_diff());
+        assert_eq!(s.state.cwnd, 11.0);
+
+        // Round 3 (from 225 ms): RTT 150 ms, ended at 375 ms.
+        // diff = 11 * 50 / 100 = 5.5 > 4: cwnd 10, ssthresh min(10, 10) = 10.
+        at(&mut s, 300);
+        s.ack_n_with_rtt(2, ms(150));
+        at(&mut s, 375);
+        s.ack_n_with_rtt(1, ms(150));
+        assert!((s.cc.last_diff() - 5.5).abs() < 1e-12);
+        assert_eq!(s.state.cwnd, 10.0);
+        assert_eq!(s.state.ssthresh, 10.0);
+
+        // Round 4 (from 375 ms): RTT 105 ms, ended at 480 ms.
+        // diff = 10 * 5 / 100 = 0.5 < 2: cwnd 11.
+        at(&mut s, 400);
+        s.ack_n_with_rtt(2, ms(105));
+        at(&mut s, 480);
+        s.ack_n_with_rtt(1, ms(105));
+        assert!((s.cc.last_diff() - 0.5).abs() < 1e-12);
+        assert_eq!(s.state.cwnd, 11.0);
+    }
+
+    #[test]
+    fn brakmo_diff_divides_by_the_rtt() {
+        // RTT 120 ms at cwnd 11: Linux diff = 11 * 20 / 100 = 2.2 (hold);
+        // Brakmo's = 11 * 20 / 120 = 1.833 < 2 (grow to 12).
+        for (diff, want) in [(DiffFormula::Linux, 11.0), (DiffFormula::Brakmo, 12.0)] {
+            let mut s = sender(Config { diff, ..Config::default() });
+            at(&mut s, 200);
+            s.ack_n_with_rtt(2, ms(120));
+            at(&mut s, 220);
+            s.ack_n_with_rtt(1, ms(120));
+            assert_eq!(s.state.cwnd, want, "{diff:?}");
+        }
+    }
+
+    #[test]
+    fn few_samples_mean_reno() {
+        let mut s = sender(Config::default());
+        // Round 2 with two samples only: Reno for the ending ACK,
+        // 11 + 1/11 = 11.090909.
+        at(&mut s, 200);
+        s.ack_n_with_rtt(1, ms(150));
+        at(&mut s, 250);
+        s.ack_n_with_rtt(1, ms(150));
+        assert!((s.state.cwnd - 11.090_909_090_9).abs() < 1e-9, "{}", s.state.cwnd);
+    }
+
+    #[test]
+    fn modified_slow_start_leaves_at_the_actual_rate() {
+        let mut s = TestSender::new(Vegas::from(Config::default()), 2.0);
+        // Round 1 (from t = 0): two ACKs sent before it: slow start 2 -> 4.
+        s.ack_n_with_rtt(2, ms(100));
+        assert_eq!(s.state.cwnd, 4.0);
+        // Ends at 100 ms with RTT = BaseRTT: diff 0 <= gamma: slow start, 5.
+        at(&mut s, 100);
+        s.ack_n_with_rtt(1, ms(100));
+        assert_eq!(s.state.cwnd, 5.0);
+        // Round 2 (from 100 ms): RTT 150 ms. Three ACKs at 200 ms (sent at
+        // 50 ms, before the round): slow start 5 -> 8. The ACK at 250 ms
+        // ends it: diff = 8 * 50 / 100 = 4 > gamma = 1, so cwnd =
+        // min(8, 8 * 100 / 150 + 1) = 6.3333 and ssthresh = 6.3333:
+        // congestion avoidance from now on.
+        at(&mut s, 200);
+        s.ack_n_with_rtt(3, ms(150));
+        assert_eq!(s.state.cwnd, 8.0);
+        at(&mut s, 250);
+        s.ack_n_with_rtt(1, ms(150));
+        assert!((s.state.cwnd - 6.333_333_333_3).abs() < 1e-9, "{}", s.state.cwnd);
+        assert!((s.state.ssthresh - 6.333_333_333_3).abs() < 1e-9, "{}", s.state.ssthresh);
+        assert!(!s.state.in_slow_start());
+    }
+
+    #[test]
+    fn loss_halves_cwnd_and_recovery_restarts_the_round() {
+        let mut s = sender(Config::default()); // cwnd 11
+        s.state.segments_in_flight = 11;
+        assert_eq!(s.lose(LossKind::FastRetransmit), 5.5);
+        at(&mut s, 300);
+        s.end_recovery(); // cwnd = min(5.5, 12) = 5.5; round restarts at 300 ms
+        assert_eq!(s.state.cwnd, 5.5);
+        // ACKs at 350 ms with RTT 100 ms were sent at 250, before the new
+        // round: no change in congestion avoidance.
+        at(&mut s, 350);
+        s.ack_n_with_rtt(3, ms(100));
+        assert_eq!(s.state.cwnd, 5.5);
+        // The ACK at 400 ms (sent at 300) ends it: diff 0: 6.5.
+        at(&mut s, 400);
+        s.ack_n_with_rtt(1, ms(100));
+        assert_eq!(s.state.cwnd, 6.5);
+    }
+}
