@@ -94,6 +94,21 @@ def _print_summary(report: Mapping[str, Any]) -> None:
         )
     console.print(flows)
 
+    tcp_flows = [f for f in report["flows"] if f["transport"] == "tcp"]
+    if tcp_flows:
+        tcp = Table(title="TCP", title_justify="left")
+        for column in ("flow", "cc", "retransmissions", "timeouts", "fast retransmits", "ACKs sent",
+                       "ACKs delivered", "ACK losses", "completed s"):
+            tcp.add_column(column, justify="left" if column in ("cc", "ACK losses") else "right")
+        for f in tcp_flows:
+            completed = f.get("completion_s")
+            tcp.add_row(
+                str(f["id"]), str(f["cc"]), str(f["retransmissions"]), str(f["timeouts"]),
+                str(f["fast_retransmits"]), str(f["acks_sent"]), str(f["acks_delivered"]),
+                _counts(f["ack_losses"]), "-" if completed is None else f"{completed:.3f}",
+            )
+        console.print(tcp)
+
     nodes = Table(title="Nodes", title_justify="left")
     for column in ("node", "APR", "DATA att/pkt", "MST ms", "RTS sent", "RTS dropped", "DATA dropped",
                    "queue mean", "drops"):

@@ -8,6 +8,8 @@ as a dict (`to_dict`) and as pandas DataFrames:
   column per cause, `loss_<cause>` (e.g. `loss_retry_limit`); every cause
   of DESIGN.md has a column (0 when none), plus any other cause the run
   reported. So per flow: sent == delivered + sum of loss_* + in_flight.
+  TCP ACKs are counted apart: acks_sent == acks_delivered + sum of
+  ack_loss_* + acks_in_flight.
 - `nodes`: one row per node. `drops` become `drop_<cause>` columns (same
   rule) and `frames_sent` becomes `frames_sent_<kind>` columns.
 - `series`: the long-format time series, one row per
@@ -51,6 +53,7 @@ DROP_CAUSES: tuple[str, ...] = (
 _FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
     # field: (column prefix, keys that always get a column)
     "losses": ("loss_", DROP_CAUSES),
+    "ack_losses": ("ack_loss_", DROP_CAUSES),
     "drops": ("drop_", DROP_CAUSES),
     "frames_sent": ("frames_sent_", ()),
 }

@@ -27,7 +27,7 @@ fn main() {
     // `cargo test --benches` runs this with --bench absent: keep it quick then.
     let quick = !std::env::args().any(|a| a == "--bench");
     print(&bench_engine(if quick { 100_000 } else { 10_000_000 }));
-    for name in ["bench-chain15-udp", "bench-grid7x7-4flows"] {
+    for name in ["bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp"] {
         let mut json = scenario_json(name);
         if quick {
             let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
