@@ -262,11 +262,11 @@ mod tests {
         // dist = (1024 - 1000.006) / 4 = 5.9985: + 5.9985 / 1000.006
         // = 0.005998464 -> 1000.011998464.
         s.ack_n(1);
-        close(s.state.cwnd, 1000.011_998_464_009);
+        close(s.state.cwnd, 1_000.011_998_464_009);
         // Within B = 4 of Wmax (dist <= 1): cnt = 1022 * 20 / 4 = 5110.
         s.state.cwnd = 1022.0;
         s.ack_n(1);
-        close(s.state.cwnd, 1022.000_195_694_716);
+        close(s.state.cwnd, 1_022.000_195_694_716);
     }
 
     #[test]
@@ -275,15 +275,15 @@ mod tests {
         // Below Wmax + 4: cnt = 1026 * 20 / 4 = 5130.
         s.state.cwnd = 1026.0;
         s.ack_n(1);
-        close(s.state.cwnd, 1026.000_194_931_774);
+        close(s.state.cwnd, 1_026.000_194_931_774);
         // Below Wmax + 16 * 3 = 1072: cnt = 1030 * 3 / (1030 - 1024) = 515.
         s.state.cwnd = 1030.0;
         s.ack_n(1);
-        close(s.state.cwnd, 1030.001_941_747_573);
+        close(s.state.cwnd, 1_030.001_941_747_573);
         // Beyond: cnt = 1100 / 16 = 68.75, + 0.0145454545.
         s.state.cwnd = 1100.0;
         s.ack_n(1);
-        close(s.state.cwnd, 1100.014_545_454_545);
+        close(s.state.cwnd, 1_100.014_545_454_545);
     }
 
     #[test]

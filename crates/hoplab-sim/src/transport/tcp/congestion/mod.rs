@@ -15,9 +15,17 @@
 //! struct (its parameters, every default cited) and an `impl
 //! CongestionControl`, plus one line in [`build`] and one in [`NAMES`].
 
+pub mod afw;
+pub mod bic;
+pub mod cubic;
+pub mod few;
 pub mod newreno;
+pub mod scalable;
 #[cfg(test)]
 pub mod test_sender;
+pub mod vegas;
+pub mod veno;
+pub mod westwood_plus;
 
 use crate::scenario::ConfigError;
 use crate::time::{SimDuration, SimTime};
@@ -65,7 +73,9 @@ pub enum LossHint {
 
 /// What a controller sees of the connection. The socket updates it before
 /// each hook; controllers change `cwnd` (and nothing else) in
-/// `increase_window` / `cwnd_event`.
+/// `increase_window` / `cwnd_event`. The exception is Vegas, which also
+/// lowers `ssthresh` in `increase_window` to leave slow start, as Linux's
+/// `tcp_vegas.c` does; the socket must read `ssthresh` afresh.
 #[derive(Debug, Clone)]
 pub struct TcpState {
     pub now: SimTime,
@@ -187,7 +197,17 @@ pub fn reno_increase(state: &mut TcpState, segments_acked: u32) {
 }
 
 /// Every controller's name, for error messages and `hoplab` listings.
-pub const NAMES: &[&str] = &["newreno"];
+pub const NAMES: &[&str] = &[
+    "newreno",
+    "westwood_plus",
+    "veno",
+    "vegas",
+    "bic",
+    "cubic",
+    "scalable",
+    "few",
+    "afw",
+];
 
 /// Build a controller from its name and its parameters (a JSON object,
 /// `null` for defaults). Errors name `key` and what is allowed.
@@ -196,8 +216,55 @@ pub fn build(name: &str, params: &serde_json::Value, key: &str) -> Result<Box<dy
     let parse_error = |e: serde_json::Error| ConfigError::new(format!("{key}_params"), e.to_string());
     Ok(match name {
         "newreno" => Box::new(newreno::NewReno::from(serde_json::from_value::<newreno::Config>(params).map_err(parse_error)?)),
+        "westwood_plus" => Box::new(westwood_plus::WestwoodPlus::from(serde_json::from_value::<westwood_plus::Config>(params).map_err(parse_error)?)),
+        "veno" => Box::new(veno::Veno::from(serde_json::from_value::<veno::Config>(params).map_err(parse_error)?)),
+        "vegas" => Box::new(vegas::Vegas::from(serde_json::from_value::<vegas::Config>(params).map_err(parse_error)?)),
+        "bic" => Box::new(bic::Bic::from(serde_json::from_value::<bic::Config>(params).map_err(parse_error)?)),
+        "cubic" => Box::new(cubic::Cubic::from(serde_json::from_value::<cubic::Config>(params).map_err(parse_error)?)),
+        "scalable" => Box::new(scalable::Scalable::from(serde_json::from_value::<scalable::Config>(params).map_err(parse_error)?)),
+        "few" => Box::new(few::Few::from(serde_json::from_value::<few::Config>(params).map_err(parse_error)?)),
+        "afw" => Box::new(afw::Afw::from(serde_json::from_value::<afw::Config>(params).map_err(parse_error)?)),
         other => {
             return Err(ConfigError::new(key, format!("unknown congestion control {other:?}; allowed: {}", NAMES.join(", "))))
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_builds_with_defaults_and_names_itself() {
+        for name in NAMES {
+            let cc = build(name, &serde_json::Value::Null, "flows[0].cc").unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(cc.name(), *name);
+            // An empty object is the same as null.
+            build(name, &serde_json::json!({}), "flows[0].cc").unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+    }
+
+    #[test]
+    fn unknown_name_is_an_error_naming_the_key_and_the_choices() {
+        let err = build("reno2", &serde_json::Value::Null, "flows[0].cc").err().expect("unknown name accepted");
+        assert_eq!(err.key, "flows[0].cc");
+        assert!(err.message.contains("\"reno2\""), "{}", err.message);
+        for name in NAMES {
+            assert!(err.message.contains(name), "{}", err.message);
+        }
+    }
+
+    #[test]
+    fn unknown_parameter_is_an_error_naming_the_key_and_the_parameter() {
+        for name in NAMES {
+            let params = serde_json::json!({"no_such_parameter": 1});
+            let err = build(name, &params, "flows[0].cc").err().unwrap_or_else(|| panic!("{name} accepted it"));
+            assert_eq!(err.key, "flows[0].cc_params", "{name}");
+            assert!(err.message.contains("no_such_parameter"), "{name}: {}", err.message);
+        }
+        // A known parameter of the wrong type is refused too.
+        let err = build("afw", &serde_json::json!({"at_timeout_window": "sideways"}), "flows[0].cc").err().unwrap();
+        assert_eq!(err.key, "flows[0].cc_params");
+        assert!(err.message.contains("sideways"), "{}", err.message);
+    }
 }

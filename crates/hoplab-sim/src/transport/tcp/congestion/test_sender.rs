@@ -20,7 +20,7 @@ impl<C: CongestionControl> TestSender<C> {
     }
 
     pub fn advance(&mut self, by: SimDuration) {
-        self.state.now = self.state.now + by;
+        self.state.now += by;
     }
 
     pub fn set_time(&mut self, at: SimTime) {

@@ -1,0 +1,367 @@
+//! CUBIC (RFC 9438, "CUBIC for Fast and Long-Distance Networks", 2023).
+//!
+//! In congestion avoidance the window follows (RFC 9438 section 4.2)
+//!
+//! ```text
+//! W_cubic(t) = C * (t - K)^3 + W_max,    K = cbrt((W_max - cwnd_epoch) / C)
+//! ```
+//!
+//! with t the time since the congestion-avoidance stage began (`t_epoch`,
+//! from `state.now`) and cwnd_epoch the window then. On each new ACK:
+//!
+//! - Reno-friendly region (4.3): W_est starts at cwnd_epoch and grows by
+//!   `alpha_cubic * segments_acked / cwnd`, alpha_cubic = 3 (1 - beta) /
+//!   (1 + beta) until W_est reaches cwnd_prior, then 1. If W_cubic(t) <
+//!   W_est, cwnd = W_est.
+//! - Otherwise (concave 4.4, convex 4.5): target = W_cubic(t + RTT) bounded
+//!   to [cwnd, 1.5 cwnd], cwnd += (target - cwnd) / cwnd. RTT is the
+//!   smoothed RTT (RFC 9438 section 4.1.2: "calculated as described in
+//!   RFC 6298", `state.srtt`; min_rtt, then 0, before any sample).
+//!
+//! A congestion event (4.6, 4.7): W_max = cwnd, or cwnd * (1 + beta) / 2
+//! with fast convergence when cwnd < W_max; cwnd_prior = cwnd; ssthresh =
+//! max(flight_size * beta, 2) (RFC 9438 section 4.6: FlightSize, not cwnd); the
+//! window after a fast retransmit is ssthresh. A timeout (4.8): ssthresh as
+//! above, cwnd = 1 (the socket), and the first congestion-avoidance stage
+//! after it uses K = 0 and W_max = cwnd_epoch. A stage with no congestion
+//! event before it (W_max unknown) is treated the same way, with cwnd_prior
+//! = cwnd (the RFC's rule for leaving HyStart++ without a loss). Slow start
+//! is Reno's (4.10 allows it; HyStart++ is not implemented).
+//!
+//! Constants: C = 0.4 (RFC 9438 section 5.1: "C SHOULD be set to 0.4"),
+//! beta_cubic = 0.7 (section 4.6: "SHOULD be set to 0.7"); fast convergence
+//! on (section 4.7: "SHOULD be implemented", as Linux `fast_convergence = 1`;
+//! the RFC advises turning it off for a single flow alone on its path).
+//!
+//! Decisions: the increase is per acknowledged segment,
+//! `segments_acked * (target - cwnd) / cwnd` (never beyond target), as
+//! Linux and ns-3 count acknowledged segments; the RFC words it per ACK,
+//! which is the same with one segment per ACK. Spurious-loss undo (4.9) and
+//! application-limited epochs are not modelled (the senders here are bulk).
+//!
+//! `ssthresh` is a query that must not change the controller: it only notes
+//! the window it was asked at (a `Cell`); W_max and cwnd_prior are updated
+//! when the state changes to Recovery right after (the socket's order:
+//! ssthresh, cwnd, state), and on a timeout in `cwnd_event(Timeout)`.
+
+use super::{reno_slow_start, CongState, CongestionControl, CwndEvent, LossKind, TcpState};
+use crate::time::SimTime;
+use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+
+fn default_c() -> f64 {
+    0.4
+}
+fn default_beta() -> f64 {
+    0.7
+}
+fn default_true() -> bool {
+    true
+}
+
+/// CUBIC parameters (RFC 9438).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Aggressiveness, segments / s^3. Default 0.4 (RFC 9438 section 5.1).
+    #[serde(default = "default_c")]
+    pub c: f64,
+    /// Multiplicative decrease factor. Default 0.7 (RFC 9438 section 4.6).
+    #[serde(default = "default_beta")]
+    pub beta: f64,
+    /// Fast convergence (RFC 9438 section 4.7). Default true.
+    #[serde(default = "default_true")]
+    pub fast_convergence: bool,
+    /// The Reno-friendly region (RFC 9438 section 4.3, "SHOULD"). Default
+    /// true.
+    #[serde(default = "default_true")]
+    pub reno_friendly: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { c: default_c(), beta: default_beta(), fast_convergence: true, reno_friendly: true }
+    }
+}
+
+/// The current congestion-avoidance stage.
+#[derive(Debug, Clone, Copy)]
+struct Epoch {
+    /// t_epoch.
+    start: SimTime,
+    /// W_est, segments.
+    w_est: f64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Cubic {
+    config: Config,
+    /// W_max, segments; 0 before any congestion event.
+    w_max: f64,
+    /// cwnd_prior, segments; 0 before any congestion event.
+    cwnd_prior: f64,
+    /// K, seconds.
+    k: f64,
+    epoch: Option<Epoch>,
+    /// The next stage is the first after a timeout (RFC 9438 4.8).
+    after_timeout: bool,
+    /// The window `ssthresh` was last asked at, applied on entering Recovery.
+    loss_cwnd: Cell<Option<f64>>,
+}
+
+impl From<Config> for Cubic {
+    fn from(config: Config) -> Self {
+        Cubic {
+            config,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            k: 0.0,
+            epoch: None,
+            after_timeout: false,
+            loss_cwnd: Cell::new(None),
+        }
+    }
+}
+
+impl Cubic {
+    /// W_max, segments.
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// K, seconds.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
+    /// RFC 9438 eq. 1: W_cubic(t) = C (t - K)^3 + W_max, t in seconds.
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.config.c * (t - self.k).powi(3) + self.w_max
+    }
+
+    fn alpha_cubic(&self) -> f64 {
+        3.0 * (1.0 - self.config.beta) / (1.0 + self.config.beta)
+    }
+
+    /// A congestion-avoidance stage begins at this ACK.
+    fn start_epoch(&mut self, state: &TcpState) -> Epoch {
+        let cwnd = state.cwnd;
+        if self.after_timeout || self.w_max <= 0.0 {
+            // RFC 9438 4.8 (and 4.10 for a stage with no loss before it).
+            self.w_max = cwnd;
+            self.k = 0.0;
+            if self.cwnd_prior <= 0.0 {
+                self.cwnd_prior = cwnd;
+            }
+            self.after_timeout = false;
+        } else {
+            self.k = ((self.w_max - cwnd) / self.config.c).cbrt(); // eq. 2
+        }
+        let epoch = Epoch { start: state.now, w_est: cwnd };
+        self.epoch = Some(epoch);
+        epoch
+    }
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    /// RFC 9438 4.6: max(flight_size * beta_cubic, 2).
+    fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
+        self.loss_cwnd.set(Some(state.cwnd));
+        (state.segments_in_flight as f64 * self.config.beta).max(2.0)
+    }
+
+    fn state_set(&mut self, _state: &TcpState, new_state: CongState) {
+        match new_state {
+            CongState::Recovery => {
+                if let Some(cwnd) = self.loss_cwnd.take() {
+                    // 4.7 fast convergence, then 4.6.
+                    self.w_max = if self.config.fast_convergence && cwnd < self.w_max {
+                        cwnd * (1.0 + self.config.beta) / 2.0
+                    } else {
+                        cwnd
+                    };
+                    self.cwnd_prior = cwnd;
+                    self.epoch = None;
+                    self.after_timeout = false;
+                }
+            }
+            CongState::Loss => self.loss_cwnd.set(None),
+            _ => {}
+        }
+    }
+
+    fn cwnd_event(&mut self, state: &mut TcpState, event: CwndEvent) {
+        if event == CwndEvent::Timeout {
+            self.cwnd_prior = state.cwnd;
+            self.epoch = None;
+            self.after_timeout = true;
+        }
+    }
+
+    fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
+        let mut left = segments_acked;
+        if state.in_slow_start() {
+            left = reno_slow_start(state, segments_acked);
+        }
+        if left == 0 {
+            return;
+        }
+        let mut epoch = match self.epoch {
+            Some(e) => e,
+            None => self.start_epoch(state),
+        };
+        let segments = left as f64;
+        let t = state.now.since(epoch.start).as_secs_f64();
+        let rtt = state.srtt.or(state.min_rtt).map_or(0.0, |r| r.as_secs_f64());
+        let alpha = if epoch.w_est >= self.cwnd_prior { 1.0 } else { self.alpha_cubic() };
+        epoch.w_est += alpha * segments / state.cwnd; // eq. 4
+        self.epoch = Some(epoch);
+        if self.config.reno_friendly && self.w_cubic(t) < epoch.w_est {
+            state.cwnd = epoch.w_est;
+        } else {
+            let target = self.w_cubic(t + rtt).clamp(state.cwnd, 1.5 * state.cwnd);
+            state.cwnd = (state.cwnd + segments * (target - state.cwnd) / state.cwnd).min(target);
+        }
+    }
+
+    fn metrics(&self) -> Vec<(&'static str, f64)> {
+        vec![
+            ("cubic_w_max", self.w_max),
+            ("cubic_k_s", self.k),
+            ("cubic_w_est", self.epoch.map_or(0.0, |e| e.w_est)),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_sender::TestSender;
+    use super::super::LossKind;
+    use super::*;
+
+    fn close(got: f64, want: f64) {
+        assert!((got - want).abs() < 1e-9, "got {got}, want {want}");
+    }
+
+    fn at(s: &mut TestSender<Cubic>, t: f64) {
+        s.set_time(SimTime::from_secs_f64(t));
+    }
+
+    /// A fast retransmit at cwnd = FlightSize = 36, recovery ends at t = 0:
+    /// W_max = 36, ssthresh = cwnd = 0.7 * 36 = 25.2. srtt = 100 ms.
+    fn after_loss_at_36() -> TestSender<Cubic> {
+        let mut s = TestSender::new(Cubic::from(Config::default()), 36.0);
+        s.state.ssthresh = 20.0;
+        s.state.srtt = Some(s.rtt);
+        s.state.segments_in_flight = 36;
+        close(s.lose(LossKind::FastRetransmit), 25.2);
+        s.end_recovery(); // min(25.2, 37)
+        close(s.state.cwnd, 25.2);
+        assert_eq!(s.cc.w_max(), 36.0);
+        s
+    }
+
+    #[test]
+    fn window_curve_from_the_rfc_formula() {
+        let mut s = after_loss_at_36();
+        s.ack_n(1); // the stage begins: cwnd_epoch = 25.2
+        // K = cbrt((36 - 25.2) / 0.4) = cbrt(27) = 3 s.
+        close(s.cc.k(), 3.0);
+        // W(t) = 0.4 (t - 3)^3 + 36:
+        // t = 0: 0.4 * -27 + 36 = 25.2; t = 1: 0.4 * -8 + 36 = 32.8;
+        // t = 2: 35.6; t = 3: 36 (W_max, the plateau); t = 4: 36.4;
+        // t = 5: 0.4 * 8 + 36 = 39.2.
+        for (t, w) in [(0.0, 25.2), (1.0, 32.8), (2.0, 35.6), (3.0, 36.0), (4.0, 36.4), (5.0, 39.2)] {
+            close(s.cc.w_cubic(t), w);
+        }
+    }
+
+    #[test]
+    fn per_ack_growth_in_each_region() {
+        let mut s = after_loss_at_36();
+        // t = 0: W_est = 25.2 + (0.9 / 1.7) / 25.2 = 25.2 + 0.0210084 =
+        // 25.2210084 > W_cubic(0) = 25.2: Reno-friendly, cwnd = W_est.
+        s.ack_n(1);
+        close(s.state.cwnd, 25.221_008_403_361);
+        // t = 1 s: W_est = 25.2210084 + 0.5294118 / 25.2210084 = 25.2419993
+        // < W_cubic(1) = 32.8: concave region. target = W(1.1) =
+        // 0.4 * (-1.9)^3 + 36 = 33.2564; cwnd += (33.2564 - 25.2210084)
+        // / 25.2210084 = 0.3185991 -> 25.5396075.
+        at(&mut s, 1.0);
+        s.ack_n(1);
+        close(s.state.cwnd, 25.539_607_543_734);
+        // t = 5 s: W(5.1) = 0.4 * 2.1^3 + 36 = 39.7044 > 1.5 cwnd =
+        // 38.3094113: target is capped at 1.5 cwnd, so cwnd += 0.5.
+        at(&mut s, 5.0);
+        s.ack_n(1);
+        close(s.state.cwnd, 26.039_607_543_734);
+        // The lower bound: at t = 1.0 with cwnd 34 > W(1.1) = 33.2564 the
+        // target is cwnd itself, so no change (W_est is far below).
+        let mut low = after_loss_at_36();
+        low.ack_n(1);
+        at(&mut low, 1.0);
+        low.state.cwnd = 34.0;
+        low.ack_n(1);
+        assert_eq!(low.state.cwnd, 34.0);
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max() {
+        let mut s = after_loss_at_36();
+        s.ack_n(1);
+        // A loss at cwnd 30 < W_max 36: W_max = 30 * 1.7 / 2 = 25.5;
+        // ssthresh = FlightSize 30 * 0.7 = 21.
+        s.state.cwnd = 30.0;
+        s.state.segments_in_flight = 30;
+        close(s.lose(LossKind::FastRetransmit), 21.0);
+        close(s.cc.w_max(), 25.5);
+        // Without fast convergence W_max would be 30.
+        let mut plain = TestSender::new(Cubic::from(Config { fast_convergence: false, ..Config::default() }), 36.0);
+        plain.state.segments_in_flight = 36;
+        plain.lose(LossKind::FastRetransmit); // W_max = 36
+        plain.end_recovery();
+        plain.state.cwnd = 30.0;
+        plain.lose(LossKind::FastRetransmit);
+        close(plain.cc.w_max(), 30.0);
+    }
+
+    #[test]
+    fn after_a_timeout_k_is_zero_and_reno_rate_once_past_cwnd_prior() {
+        let mut s = TestSender::new(Cubic::from(Config::default()), 4.0);
+        s.state.srtt = Some(s.rtt);
+        s.state.segments_in_flight = 4;
+        // Timeout at cwnd 4: ssthresh = max(4 * 0.7, 2) = 2.8, cwnd 1,
+        // cwnd_prior = 4.
+        close(s.lose(LossKind::Timeout), 2.8);
+        assert_eq!(s.state.cwnd, 1.0);
+        s.set_cong_state(CongState::Open);
+        // Suppose slow start ended at cwnd = ssthresh = 5. The stage begins:
+        // W_max = cwnd_epoch = 5, K = 0, W_est = 5 >= cwnd_prior = 4, so
+        // alpha = 1: W_est = 5 + 1/5 = 5.2 > W(0) = 5: cwnd = 5.2 (Reno).
+        s.state.cwnd = 5.0;
+        s.state.ssthresh = 5.0;
+        s.ack_n(1);
+        close(s.cc.k(), 0.0);
+        close(s.cc.w_max(), 5.0);
+        close(s.state.cwnd, 5.2);
+        // t = 1 s: W_est = 5.2 + 1/5.2 = 5.3923 < W(1) = 0.4 + 5 = 5.4:
+        // convex region, target = W(1.1) = 0.4 * 1.331 + 5 = 5.5324,
+        // cwnd += (5.5324 - 5.2) / 5.2 = 0.0639231 -> 5.2639231.
+        at(&mut s, 1.0);
+        s.ack_n(1);
+        close(s.state.cwnd, 5.263_923_076_923);
+    }
+
+    #[test]
+    fn slow_start_is_reno() {
+        let mut s = TestSender::new(Cubic::from(Config::default()), 2.0);
+        s.state.ssthresh = 8.0;
+        s.ack_round(); // 2 -> 4
+        s.ack_round(); // 4 -> 8
+        assert_eq!(s.state.cwnd, 8.0);
+    }
+}

@@ -1,0 +1,217 @@
+//! TCP Westwood+ (Mascolo, Grieco, Ferorelli, Camarda, Piscitelli, "Performance
+//! evaluation of Westwood+ TCP congestion control", Performance Evaluation
+//! 55(1-2), 2004), as ns-3's `TcpWestwoodPlus` implements it (SPEC.md
+//! section 5 uses it as the base of TCPW BR).
+//!
+//! Bandwidth estimate (BWE), as ns-3: the first ACK after an estimate opens
+//! a window one RTT long (the RTT of that ACK: the sample, or the latest
+//! sample when Karn's rule gave none, as ns-3 passes `m_lastRtt`); the
+//! segments acknowledged in it, the opening ACK's included, give the sample
+//! `b = acked * MSS / RTT` when it closes. ns-3 closes it with a timer
+//! event; here it closes at the first hook that sees `now >= start + RTT`
+//! (a later ACK, or `ssthresh` on a loss, which reads the estimate it would
+//! have had). The sample is filtered with ns-3's Tustin (bilinear)
+//! low-pass filter, alpha = 0.9:
+//!
+//! ```text
+//! BWE_k = alpha * BWE_{k-1} + (1 - alpha) * (b_k + b_{k-1}) / 2
+//! ```
+//!
+//! (ns-3 `TcpWestwoodPlus::EstimateBW`, `ALPHA = 0.9`; `FilterType`
+//! `Tustin`, the default, or `None`). BWE starts at 0.
+//!
+//! Loss: ssthresh = max(2, BWE * RTT_min / MSS) segments on both fast
+//! retransmit and timeout (ns-3 `GetSsThresh`: max(2 segments, BWE *
+//! m_minRtt)); after a fast retransmit cwnd = ssthresh (plus the socket's
+//! duplicate-ACK inflation), after a timeout cwnd = 1 (the socket). Window
+//! growth is Reno's. ns-3 truncates ssthresh to whole bytes; it is kept
+//! real-valued here.
+
+use super::{CongestionControl, LossKind, TcpState};
+use crate::time::{SimDuration, SimTime};
+use serde::{Deserialize, Serialize};
+
+/// The low-pass filter applied to bandwidth samples (ns-3 `FilterType`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Filter {
+    /// Tustin (bilinear) approximation of a first-order low-pass filter.
+    Tustin,
+    /// The raw per-RTT sample.
+    None,
+}
+
+fn default_filter() -> Filter {
+    Filter::Tustin
+}
+fn default_alpha() -> f64 {
+    0.9
+}
+
+/// Westwood+ parameters (ns-3 `TcpWestwoodPlus`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// `"tustin"` (default, ns-3 `FilterType` default) or `"none"`.
+    #[serde(default = "default_filter")]
+    pub filter: Filter,
+    /// Filter gain on the previous estimate. Default 0.9 (ns-3
+    /// `EstimateBW`: `constexpr double ALPHA = 0.9`).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { filter: default_filter(), alpha: default_alpha() }
+    }
+}
+
+/// The measurement window in progress.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    start: SimTime,
+    rtt: SimDuration,
+    /// Segments acknowledged since `start`.
+    acked: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct WestwoodPlus {
+    config: Config,
+    /// Filtered estimate, bytes per second (ns-3 `m_currentBW` / 8).
+    bwe: f64,
+    /// The previous raw sample, bytes per second (`m_lastSampleBW`).
+    last_sample: f64,
+    window: Option<Window>,
+}
+
+impl From<Config> for WestwoodPlus {
+    fn from(config: Config) -> Self {
+        WestwoodPlus { config, bwe: 0.0, last_sample: 0.0, window: None }
+    }
+}
+
+impl WestwoodPlus {
+    /// The bandwidth estimate, bytes per second, as of the last closed window.
+    pub fn bwe(&self) -> f64 {
+        self.bwe
+    }
+
+    /// (estimate, raw sample) after closing the window if it is due at `now`.
+    fn estimate_at(&self, now: SimTime, mss_bytes: u32) -> Option<(f64, f64)> {
+        let w = self.window?;
+        if now < w.start + w.rtt {
+            return None;
+        }
+        let sample = (w.acked * mss_bytes as u64) as f64 / w.rtt.as_secs_f64();
+        let bwe = match self.config.filter {
+            Filter::Tustin => {
+                let a = self.config.alpha;
+                a * self.bwe + (1.0 - a) * (sample + self.last_sample) / 2.0
+            }
+            Filter::None => sample,
+        };
+        Some((bwe, sample))
+    }
+}
+
+impl CongestionControl for WestwoodPlus {
+    fn name(&self) -> &'static str {
+        "westwood_plus"
+    }
+
+    fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
+        let bwe = self.estimate_at(state.now, state.mss_bytes).map_or(self.bwe, |(bwe, _)| bwe);
+        let rtt_min = state.min_rtt.map_or(0.0, |r| r.as_secs_f64());
+        (bwe * rtt_min / state.mss_bytes as f64).max(2.0)
+    }
+
+    fn pkts_acked(&mut self, state: &TcpState, segments_acked: u32, rtt: Option<SimDuration>) {
+        let Some(rtt) = rtt.or(state.last_rtt).filter(|r| *r > SimDuration::ZERO) else { return };
+        if let Some((bwe, sample)) = self.estimate_at(state.now, state.mss_bytes) {
+            self.bwe = bwe;
+            self.last_sample = sample;
+            self.window = None;
+        }
+        let window = self.window.get_or_insert(Window { start: state.now, rtt, acked: 0 });
+        window.acked += segments_acked as u64;
+    }
+
+    fn metrics(&self) -> Vec<(&'static str, f64)> {
+        vec![("westwood_bwe_bytes_per_s", self.bwe)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_sender::TestSender;
+    use super::super::LossKind;
+    use super::*;
+
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_nanos(v * 1_000_000)
+    }
+
+    fn sender(filter: Filter) -> TestSender<WestwoodPlus> {
+        TestSender::new(WestwoodPlus::from(Config { filter, ..Config::default() }), 10.0)
+    }
+
+    #[test]
+    fn ssthresh_is_bandwidth_times_min_rtt() {
+        let mut s = sender(Filter::None);
+        s.state.segments_in_flight = 10;
+        // Before any estimate BWE = 0: ssthresh = 2.
+        assert_eq!(s.lose(LossKind::FastRetransmit), 2.0);
+        s.set_cong_state(super::super::CongState::Open);
+        // 10 segments of 1000 B acknowledged in the 100 ms window opened at
+        // t = 0: BWE = 10 * 1000 B / 0.1 s = 100 000 B/s (800 kbit/s).
+        s.ack_n(10);
+        s.advance(ms(100));
+        // The window is due: the loss sees 100 000 B/s * 0.1 s / 1000 B = 10.
+        assert_eq!(s.lose(LossKind::FastRetransmit), 10.0);
+        assert_eq!(s.state.cwnd, 10.0);
+        // With RTT_min = 50 ms (an earlier sample): 100 000 * 0.05 / 1000 = 5.
+        s.state.min_rtt = Some(ms(50));
+        assert_eq!(s.lose(LossKind::Timeout), 5.0);
+        assert_eq!(s.state.cwnd, 1.0);
+        // An ACK at 100 ms closes the window for good and opens the next.
+        s.ack_n(1);
+        assert_eq!(s.cc.bwe(), 100_000.0);
+    }
+
+    #[test]
+    fn tustin_filter_smooths_the_samples() {
+        let mut s = sender(Filter::Tustin);
+        // Four 100 ms windows of 10 segments: every raw sample is 100 000 B/s.
+        // BWE_1 = 0.9 * 0 + 0.05 * (100 000 + 0) = 5 000;
+        // BWE_2 = 0.9 * 5 000 + 0.05 * (100 000 + 100 000) = 14 500;
+        // BWE_3 = 0.9 * 14 500 + 10 000 = 23 050.
+        let mut want = [5_000.0, 14_500.0, 23_050.0].into_iter();
+        s.ack_n(10);
+        for _ in 0..3 {
+            s.advance(ms(100));
+            s.ack_n(10);
+            let w = want.next().unwrap();
+            assert!((s.cc.bwe() - w).abs() < 1e-9, "{} != {w}", s.cc.bwe());
+        }
+        // ssthresh = 23 050 B/s * 0.1 s / 1000 B = 2.305 segments.
+        s.state.segments_in_flight = 10;
+        let ssthresh = s.lose(LossKind::FastRetransmit);
+        assert!((ssthresh - 2.305).abs() < 1e-9, "{ssthresh}");
+    }
+
+    #[test]
+    fn acks_inside_the_window_accumulate() {
+        let mut s = sender(Filter::None);
+        // Window opened at t = 0 with RTT 200 ms: 4 ACKs at 0, 6 at 150 ms
+        // (inside), then one at 200 ms closes it: 10 * 1000 / 0.2 = 50 000.
+        s.ack_n_with_rtt(4, ms(200));
+        s.advance(ms(150));
+        s.ack_n_with_rtt(6, ms(120));
+        assert_eq!(s.cc.bwe(), 0.0);
+        s.advance(ms(50));
+        s.ack_n_with_rtt(1, ms(120));
+        assert_eq!(s.cc.bwe(), 50_000.0);
+    }
+}
