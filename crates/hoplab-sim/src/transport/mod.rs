@@ -3,4 +3,5 @@
 //! Owns: end-to-end reliability and congestion control. Does not own: how a
 //! packet crosses a hop (MAC) or which hop it takes (routing).
 
+pub mod semitcp;
 pub mod tcp;

@@ -18,6 +18,11 @@
 //! - Karn: RTT samples only from segments never retransmitted.
 //! - RFC 3042 limited transmit (optional): one new segment on each of the
 //!   first two duplicate ACKs.
+//! - cwnd grows only while it limits the sending (RFC 7661; Linux
+//!   `tcp_is_cwnd_limited`): not when the receiver's window or the
+//!   application holds the sender back, except in slow start while cwnd is
+//!   below twice the flight. Without this, cwnd grows without bound behind a
+//!   20-segment receiver window and cwnd-based loss rules misfire.
 
 use super::congestion::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use super::rtt::RttEstimator;
@@ -126,6 +131,9 @@ pub struct Sender {
     /// One record per segment in [snd_una, high_tx).
     records: VecDeque<SentRecord>,
     rto_deadline: Option<SimTime>,
+    /// The last time sending stopped, cwnd (not rwnd or lack of data) was
+    /// the limit.
+    cwnd_limited: bool,
     pub counters: SenderCounters,
     /// Time the last segment was acknowledged, if all were.
     pub completed_at: Option<SimTime>,
@@ -151,6 +159,7 @@ impl Sender {
             total_segments,
             records: VecDeque::new(),
             rto_deadline: None,
+            cwnd_limited: true,
             counters: SenderCounters::default(),
             completed_at: None,
         }
@@ -236,6 +245,7 @@ impl Sender {
             self.snd_nxt += 1;
             return Some(self.send_data(seq, now));
         }
+        self.cwnd_limited = has_data && self.state.cwnd.floor() <= self.state.rwnd;
         None
     }
 
@@ -326,7 +336,11 @@ impl Sender {
             {
                 self.set_cong_state(CongState::Open);
             }
-            self.cc.increase_window(&mut self.state, acked);
+            let flight_before = self.flight() + acked;
+            let slow_start_room = self.state.in_slow_start() && self.state.cwnd < 2.0 * flight_before as f64;
+            if self.cwnd_limited || slow_start_room {
+                self.cc.increase_window(&mut self.state, acked);
+            }
         }
 
         if self.snd_una >= self.high_tx {
@@ -441,6 +455,25 @@ mod tests {
     fn receiver_window_caps_the_flight() {
         let mut s = sender(TcpParams { rwnd_segments: 4, initial_cwnd: 10.0, ..TcpParams::default() });
         assert_eq!(drain(&mut s, at(0.0)).len(), 4);
+    }
+
+    #[test]
+    fn cwnd_stops_growing_behind_the_receiver_window() {
+        // rwnd 4: once cwnd passes twice the flight in slow start, and in
+        // congestion avoidance whenever rwnd is the limit, ACKs do not grow it.
+        let mut s = sender(TcpParams { rwnd_segments: 4, initial_cwnd: 2.0, ..TcpParams::default() });
+        let mut next = 0;
+        let _ = drain(&mut s, at(0.0));
+        for round in 1..=50 {
+            let sent_so_far = s.counters.segments_sent;
+            while next < sent_so_far {
+                next += 1;
+                ack(&mut s, at(100.0 * round as f64), next);
+            }
+            let _ = drain(&mut s, at(100.0 * round as f64));
+        }
+        assert!(s.state.cwnd <= 8.0, "cwnd {} behind rwnd 4", s.state.cwnd);
+        assert!(s.counters.segments_sent > 150, "the flow keeps going");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! start, +1/cwnd per ACKed segment in congestion avoidance, ssthresh =
 //! max(FlightSize / 2, 2) on loss (RFC 5681 eq. 4).
 
-use super::{CongestionControl, TcpState};
+use super::CongestionControl;
 use serde::{Deserialize, Serialize};
 
 /// NewReno has no parameters.

@@ -1,0 +1,6 @@
+//! Semi-TCP (Cai et al. 2013; seed 000 section 2; SPEC.md sections 2-3):
+//! congestion control moved to the MAC, hop by hop (`mac::hop_control`);
+//! the transport keeps only reliability and hands segments to its MAC's
+//! reserved buffer, optionally paced by a rate controller (Algorithm 1).
+
+pub mod rate_control;

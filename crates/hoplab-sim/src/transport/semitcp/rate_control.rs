@@ -1,0 +1,411 @@
+//! Binary-search source rate control for semi-TCP (Chen et al., "Rate
+//! control for semi-TCP in multihop wireless networks", EURASIP JWCN 2018,
+//! section 4 and Algorithm 1; SPEC.md section 3).
+//!
+//! The source measures, per DATA packet at its own MAC, the MAC sending time
+//! (MST: head of queue to ACK or drop) and the RTS attempts it took (APR
+//! sample). Both are averaged over the last `n0` samples in O(1) (eqs. 5-6).
+//! Decisions are taken once per fresh window of `n0` samples:
+//!
+//! 1. *Aggressive sending*: the original buffer-based semi-TCP until a
+//!    window is full; HAPR = Â, HMST = T̂s; LAPR = 1.
+//! 2. *Slow start*: rate = packet size / HMST (eq. 1-2; the low bound);
+//!    while Â < (HAPR + LAPR) / 2 double the rate (halve Stimer); the
+//!    rate that reaches it is the high bound.
+//! 3. *Binary search* between the bounds: Â > 0.5 (HAPR + LAPR): too high,
+//!    the rate becomes the high bound and moves to the midpoint toward the
+//!    low bound; Â < 0.3 (HAPR + LAPR): too low, symmetrically; in between:
+//!    stop. Also stop when the bounds are within 1 kbps.
+//! 4. *Dynamic adjustment*: keep the rate; an estimate more than 20 % above
+//!    or below the previous one restarts at step 1.
+//!
+//! **Decisions** (SPEC.md section 3; each a parameter):
+//! - `window_samples` n0 = 10 (the public implementation samples every 10
+//!   acknowledged DATA frames).
+//! - The midpoint is taken in the rate domain; this reproduces Table 1
+//!   exactly (240, 120, 180, 150, 135, 142.5 kbps, stop at the sixth
+//!   iteration).
+//! - The window that ends slow start is also the first binary-search
+//!   iteration (Table 1's iteration 0 at the 240 kbps upper bound).
+//! - The ±20 % restart compares consecutive estimates taken at the same
+//!   rate: it runs in step 4. Algorithm 1 also lists it inside step 3, but
+//!   there each iteration changes the rate on purpose and Table 1 itself
+//!   (APR 2.7 -> 1.2 between iterations 0 and 1) would restart the search;
+//!   `restart_during_search = true` applies it there too.
+
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// Parameters of Algorithm 1 (defaults: the paper and SPEC.md section 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateControlConfig {
+    /// n0: samples per moving average and per decision window.
+    pub window_samples: u32,
+    /// LAPR: the low-level APR (one attempt per RTS).
+    pub low_apr: f64,
+    /// Â above this fraction of (HAPR + LAPR): the rate is too high (0.5).
+    pub too_high_fraction: f64,
+    /// Â below this fraction of (HAPR + LAPR): the rate is too low (0.3).
+    pub too_low_fraction: f64,
+    /// Relative change of Â between consecutive estimates that restarts (0.2).
+    pub restart_change: f64,
+    /// The search stops when its bounds are this close (1 kbps).
+    pub resolution_kbps: f64,
+    pub restart_during_search: bool,
+}
+
+impl Default for RateControlConfig {
+    fn default() -> Self {
+        RateControlConfig {
+            window_samples: 10,
+            low_apr: 1.0,
+            too_high_fraction: 0.5,
+            too_low_fraction: 0.3,
+            restart_change: 0.2,
+            resolution_kbps: 1.0,
+            restart_during_search: false,
+        }
+    }
+}
+
+/// The four states of Algorithm 1 (the paper's Fig. 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    Aggressive,
+    SlowStart,
+    BinarySearch,
+    Steady,
+}
+
+impl Phase {
+    /// Numbering for time series (1-4 as the paper's steps).
+    pub fn step(self) -> u32 {
+        match self {
+            Phase::Aggressive => 1,
+            Phase::SlowStart => 2,
+            Phase::BinarySearch => 3,
+            Phase::Steady => 4,
+        }
+    }
+}
+
+/// A simple moving average over the last `n0` samples, updated in O(1)
+/// from the newest and the n0-th oldest sample (eqs. 5 and 6).
+#[derive(Debug, Clone)]
+pub struct MovingAverage {
+    window: usize,
+    samples: VecDeque<f64>,
+    mean: f64,
+}
+
+impl MovingAverage {
+    pub fn new(window: usize) -> Self {
+        MovingAverage { window: window.max(1), samples: VecDeque::with_capacity(window.max(1)), mean: 0.0 }
+    }
+
+    pub fn push(&mut self, sample: f64) {
+        if self.samples.len() == self.window {
+            let oldest = self.samples.pop_front().expect("full");
+            // Eq. 5: T(n) = T(n-1) + (T_s(n) - T_s(n - n0)) / n0.
+            self.mean += (sample - oldest) / self.window as f64;
+        } else {
+            // Filling up: the running mean of the samples so far.
+            self.mean += (sample - self.mean) / (self.samples.len() + 1) as f64;
+        }
+        self.samples.push_back(sample);
+    }
+
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.samples.len() == self.window
+    }
+
+    pub fn clear(&mut self) {
+        self.samples.clear();
+        self.mean = 0.0;
+    }
+}
+
+/// Algorithm 1's state at the source.
+#[derive(Debug, Clone)]
+pub struct BinarySearchRateControl {
+    config: RateControlConfig,
+    packet_bits: f64,
+    apr: MovingAverage,
+    mst_s: MovingAverage,
+    fresh_samples: u32,
+    pub phase: Phase,
+    pub high_apr: f64,
+    pub high_mst_s: f64,
+    /// Current source rate; None while sending by buffer (step 1).
+    pub rate_kbps: Option<f64>,
+    /// The search bounds: the low (HStimer) and high (LStimer) rates.
+    pub low_rate_kbps: f64,
+    pub high_rate_kbps: f64,
+    /// Â at the previous decision.
+    pub previous_estimate: Option<f64>,
+    /// Binary-search iterations since the last restart.
+    pub iterations: u32,
+    pub restarts: u32,
+}
+
+impl BinarySearchRateControl {
+    pub fn new(config: RateControlConfig, packet_bytes: u32) -> Self {
+        let n0 = config.window_samples as usize;
+        BinarySearchRateControl {
+            config,
+            packet_bits: packet_bytes as f64 * 8.0,
+            apr: MovingAverage::new(n0),
+            mst_s: MovingAverage::new(n0),
+            fresh_samples: 0,
+            phase: Phase::Aggressive,
+            high_apr: 0.0,
+            high_mst_s: 0.0,
+            rate_kbps: None,
+            low_rate_kbps: 0.0,
+            high_rate_kbps: 0.0,
+            previous_estimate: None,
+            iterations: 0,
+            restarts: 0,
+        }
+    }
+
+    /// Start in step 3 with given HAPR and bounds (for tests and for
+    /// experiments that skip steps 1-2, as Table 1 does).
+    pub fn in_binary_search(
+        config: RateControlConfig,
+        packet_bytes: u32,
+        high_apr: f64,
+        low_rate_kbps: f64,
+        high_rate_kbps: f64,
+    ) -> Self {
+        let mut rc = Self::new(config, packet_bytes);
+        rc.phase = Phase::BinarySearch;
+        rc.high_apr = high_apr;
+        rc.low_rate_kbps = low_rate_kbps;
+        rc.high_rate_kbps = high_rate_kbps;
+        rc.rate_kbps = Some(high_rate_kbps);
+        rc
+    }
+
+    /// The APR estimate Â(n).
+    pub fn apr_estimate(&self) -> f64 {
+        self.apr.mean()
+    }
+
+    /// The MST estimate T̂s(n), seconds.
+    pub fn mst_estimate_s(&self) -> f64 {
+        self.mst_s.mean()
+    }
+
+    /// Sending interval for the current rate (Stimer, eq. 1); None: send by buffer.
+    pub fn interval_s(&self) -> Option<f64> {
+        self.rate_kbps.map(|r| self.packet_bits / (r * 1e3))
+    }
+
+    /// One packet finished MAC service at the source: its RTS attempts and
+    /// MAC sending time. Returns true when the rate changed.
+    pub fn on_sample(&mut self, rts_attempts: u32, mac_sending_time_s: f64) -> bool {
+        self.apr.push(rts_attempts as f64);
+        self.mst_s.push(mac_sending_time_s);
+        self.fresh_samples += 1;
+        if self.fresh_samples < self.config.window_samples || !self.apr.is_full() {
+            return false;
+        }
+        self.fresh_samples = 0;
+        let before = self.rate_kbps;
+        self.decide(self.apr.mean());
+        self.rate_kbps != before
+    }
+
+    /// One decision on a fresh window's estimate.
+    fn decide(&mut self, estimate: f64) {
+        let c = &self.config;
+        let levels = self.high_apr + c.low_apr;
+        let changed = self.previous_estimate.is_some_and(|prev| {
+            estimate > (1.0 + c.restart_change) * prev || estimate < (1.0 - c.restart_change) * prev
+        });
+        match self.phase {
+            Phase::Aggressive => {
+                self.high_apr = estimate;
+                self.high_mst_s = self.mst_s.mean();
+                // Step 2 starts at Stimer = HMST: the low bound of the range.
+                let rate = self.packet_bits / self.high_mst_s.max(1e-9) / 1e3;
+                self.low_rate_kbps = rate;
+                self.rate_kbps = Some(rate);
+                self.phase = Phase::SlowStart;
+            }
+            Phase::SlowStart => {
+                let rate = self.rate_kbps.expect("slow start has a rate");
+                if estimate < 0.5 * levels {
+                    self.rate_kbps = Some(rate * 2.0);
+                } else {
+                    self.high_rate_kbps = rate;
+                    self.phase = Phase::BinarySearch;
+                    self.iterations = 0;
+                    self.search_step(estimate);
+                }
+            }
+            Phase::BinarySearch => {
+                if c.restart_during_search && changed {
+                    self.restart();
+                    return;
+                }
+                self.search_step(estimate);
+            }
+            Phase::Steady => {
+                if changed {
+                    self.restart();
+                    return;
+                }
+            }
+        }
+        self.previous_estimate = Some(estimate);
+    }
+
+    /// One iteration of step 3 at the current rate.
+    fn search_step(&mut self, estimate: f64) {
+        let c = &self.config;
+        let levels = self.high_apr + c.low_apr;
+        let rate = self.rate_kbps.expect("the search has a rate");
+        self.iterations += 1;
+        if estimate > c.too_high_fraction * levels {
+            self.high_rate_kbps = rate;
+            self.rate_kbps = Some(0.5 * (rate + self.low_rate_kbps));
+        } else if estimate < c.too_low_fraction * levels {
+            self.low_rate_kbps = rate;
+            self.rate_kbps = Some(0.5 * (rate + self.high_rate_kbps));
+        } else {
+            self.phase = Phase::Steady;
+            return;
+        }
+        if (self.high_rate_kbps - self.low_rate_kbps).abs() <= c.resolution_kbps {
+            self.phase = Phase::Steady;
+        }
+    }
+
+    /// Back to step 1: buffer-based sending to measure HAPR again.
+    fn restart(&mut self) {
+        self.phase = Phase::Aggressive;
+        self.rate_kbps = None;
+        self.previous_estimate = None;
+        self.apr.clear();
+        self.mst_s.clear();
+        self.fresh_samples = 0;
+        self.restarts += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed_window(rc: &mut BinarySearchRateControl, apr: f64) {
+        for _ in 0..rc.config.window_samples {
+            // A scripted APR oracle: the window's estimate is `apr`.
+            rc.apr.push(apr);
+            rc.mst_s.push(0.01);
+            rc.fresh_samples += 1;
+        }
+        rc.fresh_samples = 0;
+        rc.decide(rc.apr.mean());
+    }
+
+    #[test]
+    fn table_1_sequence_stops_in_the_sixth_iteration() {
+        // Seed 000 Table 1: HAPR = 3.3, LAPR = 1, range 0-240 kbps; the APR
+        // oracle answers 2.7, 1.2, 3.3, 3.3, 1.2, 1.7 (thresholds 1.29 and 2.15).
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
+        let answers = [2.7, 1.2, 3.3, 3.3, 1.2, 1.7];
+        let mut rates = vec![rc.rate_kbps.unwrap()];
+        for (i, &apr) in answers.iter().enumerate() {
+            assert_eq!(rc.phase, Phase::BinarySearch, "still searching before iteration {i}");
+            feed_window(&mut rc, apr);
+            rates.push(rc.rate_kbps.unwrap());
+        }
+        assert_eq!(rates[..6], [240.0, 120.0, 180.0, 150.0, 135.0, 142.5]);
+        assert_eq!(rc.phase, Phase::Steady);
+        assert_eq!(rc.iterations, 6);
+        assert_eq!(rc.rate_kbps, Some(142.5), "the stopping iteration keeps its rate");
+    }
+
+    #[test]
+    fn moving_average_matches_brute_force() {
+        let mut ma = MovingAverage::new(10);
+        let samples: Vec<f64> = (0..200).map(|i| ((i * 7919) % 13) as f64 + 0.25 * (i % 3) as f64).collect();
+        for (i, &s) in samples.iter().enumerate() {
+            ma.push(s);
+            let from = (i + 1).saturating_sub(10);
+            let window = &samples[from..=i];
+            let brute = window.iter().sum::<f64>() / window.len() as f64;
+            assert!((ma.mean() - brute).abs() < 1e-9, "sample {i}: {} vs {brute}", ma.mean());
+        }
+    }
+
+    #[test]
+    fn steady_state_restarts_on_a_twenty_percent_jump() {
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
+        // 240 -> 120 -> 180 -> 150 -> 135 -> 142.5 (steady at 1.7).
+        for apr in [2.7, 1.2, 3.3, 3.3, 1.2, 1.7] {
+            feed_window(&mut rc, apr);
+        }
+        assert_eq!(rc.phase, Phase::Steady);
+        feed_window(&mut rc, 2.0); // +17.6 %: keep
+        assert_eq!(rc.phase, Phase::Steady);
+        assert_eq!(rc.rate_kbps, Some(142.5));
+        feed_window(&mut rc, 2.5); // +25 % over 2.0: restart at step 1
+        assert_eq!(rc.phase, Phase::Aggressive);
+        assert_eq!(rc.rate_kbps, None, "step 1 sends by buffer");
+        assert_eq!(rc.restarts, 1);
+        // And a 20 % drop restarts too.
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
+        for apr in [2.7, 1.2, 3.3, 3.3, 1.2, 1.7, 1.3] {
+            feed_window(&mut rc, apr);
+        }
+        assert_eq!(rc.phase, Phase::Aggressive);
+    }
+
+    #[test]
+    fn aggressive_then_slow_start_then_search_from_real_samples() {
+        // 512 B packets. Step 1 measures HAPR = 3 and HMST = 20 ms (a low
+        // bound of 4096 bit / 20 ms = 204.8 kbps). An APR oracle answers 1.1
+        // up to 500 kbps and 3.0 above, so slow start doubles 204.8 -> 409.6
+        // -> 819.2 (APR 3.0 >= 2.0: high bound); the search then goes 512
+        // (3.0), 358.4 (1.1), 435.2, 473.6, 492.8, 502.4 (3.0), 497.6, 500
+        // (1.1), 501.2 (3.0), 500.6 (3.0), 500.3: bounds within 1 kbps, stop.
+        let mut rc = BinarySearchRateControl::new(RateControlConfig::default(), 512);
+        let attempts_for = |rate: Option<f64>| -> [u32; 10] {
+            match rate {
+                None => [3; 10],
+                Some(r) if r > 500.0 => [3; 10],
+                // Mean 1.1: nine single attempts and one double.
+                Some(_) => [1, 1, 1, 1, 1, 1, 1, 1, 1, 2],
+            }
+        };
+        let mut rates = Vec::new();
+        for _ in 0..40 {
+            for a in attempts_for(rc.rate_kbps) {
+                rc.on_sample(a, 0.020);
+            }
+            rates.push(rc.rate_kbps);
+            if rc.phase == Phase::Steady {
+                break;
+            }
+        }
+        assert_eq!(rc.high_apr, 3.0);
+        assert!((rc.high_mst_s - 0.020).abs() < 1e-12);
+        let r = rates.iter().map(|r| r.unwrap_or(0.0)).collect::<Vec<_>>();
+        assert!((r[0] - 204.8).abs() < 1e-6, "{r:?}");
+        assert!((r[1] - 409.6).abs() < 1e-6, "{r:?}");
+        assert!((r[2] - 819.2).abs() < 1e-6, "{r:?}");
+        assert!((r[3] - 512.0).abs() < 1e-6, "{r:?}");
+        // The search settles on the 500 kbps step within 1 kbps.
+        assert_eq!(rc.phase, Phase::Steady);
+        let settled = rc.rate_kbps.unwrap();
+        assert!((settled - 500.3).abs() < 1e-6, "settled at {settled} ({r:?})");
+    }
+}
