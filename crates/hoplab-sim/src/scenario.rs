@@ -824,16 +824,6 @@ impl FlowConfig {
         if !(1..=65_000).contains(&self.packet_bytes) {
             return Err(ConfigError::new(key("packet_bytes"), format!("must be in 1..=65000, got {}", self.packet_bytes)));
         }
-        match (self.app, self.rate_kbps) {
-            (AppKind::Cbr, None) => {
-                return Err(ConfigError::new(key("rate_kbps"), "required for app = \"cbr\""));
-            }
-            (AppKind::Cbr, Some(r)) => positive(&key("rate_kbps"), r)?,
-            (AppKind::Bulk, Some(_)) => {
-                return Err(ConfigError::new(key("rate_kbps"), "not used by app = \"bulk\" (infinite backlog); remove it"));
-            }
-            (AppKind::Bulk, None) => {}
-        }
         match self.transport {
             Transport::Udp => {
                 for (name, present) in
@@ -855,6 +845,16 @@ impl FlowConfig {
                     return Err(ConfigError::new(key("file_bytes"), "must be at least 1 (omit it for an unlimited transfer)"));
                 }
             }
+        }
+        match (self.app, self.rate_kbps) {
+            (AppKind::Cbr, None) => {
+                return Err(ConfigError::new(key("rate_kbps"), "required for app = \"cbr\""));
+            }
+            (AppKind::Cbr, Some(r)) => positive(&key("rate_kbps"), r)?,
+            (AppKind::Bulk, Some(_)) => {
+                return Err(ConfigError::new(key("rate_kbps"), "not used by app = \"bulk\" (infinite backlog); remove it"));
+            }
+            (AppKind::Bulk, None) => {}
         }
         if !(self.start_s >= 0.0 && self.start_s < duration_s) {
             return Err(ConfigError::new(key("start_s"), format!("must be >= 0 and below duration_s ({duration_s})")));
