@@ -10,6 +10,7 @@
 use crate::api::{ApiError, RunOptions};
 use crate::engine::{EventQueue, RngStreams, Stream, StreamPurpose, Timer};
 use crate::link::Link;
+use crate::mac::hop_control::{HopControl, HopState};
 use crate::mac::{Frame, FrameKind, Mac, MacTiming};
 use crate::net::{NodeId, StaticRoutes};
 use crate::phy::receiver::Receiver;
@@ -41,9 +42,11 @@ pub enum TimerKind {
     ResponseTimeout = 4,
     /// SIFS has passed: send the pending CTS / DATA / ACK.
     SendResponse = 5,
+    /// A semi-TCP deferral (overheard RTSC / CTSC) may have ended.
+    HoldRelease = 6,
 }
 
-const TIMER_KINDS: usize = 6;
+const TIMER_KINDS: usize = 7;
 
 #[derive(Debug, Clone, Copy)]
 pub enum Event {
@@ -70,6 +73,8 @@ pub struct Node {
     pub backoff_rng: Stream,
     pub error_rng: Stream,
     pub stats: NodeStats,
+    /// Semi-TCP hop-by-hop control state (idle unless enabled).
+    pub hop: HopState,
 }
 
 impl Node {
@@ -163,6 +168,8 @@ pub struct World {
     pub end: SimTime,
     pub warmup: SimTime,
     pub packet_error_rate: f64,
+    /// Semi-TCP's hop-by-hop control in every MAC, when enabled.
+    pub hop_control: Option<HopControl>,
     pub series_interval: SimDuration,
     pub series: Vec<SeriesRow>,
     pub trace: Option<Vec<TraceEntry>>,
@@ -274,6 +281,7 @@ impl World {
                 backoff_rng: streams.stream(StreamPurpose::Backoff, i as u64),
                 error_rng: streams.stream(StreamPurpose::ErrorModel, i as u64),
                 stats: NodeStats::default(),
+                hop: HopState::default(),
             })
             .collect();
 
@@ -296,6 +304,7 @@ impl World {
             end,
             warmup: SimTime::from_secs_f64(scenario.warmup_s),
             packet_error_rate,
+            hop_control: None,
             series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
             series: Vec::new(),
             trace: None,
@@ -347,6 +356,7 @@ impl World {
                     TimerKind::NavEnd => self.mac_update_medium(node),
                     TimerKind::ResponseTimeout => self.mac_response_timeout(node),
                     TimerKind::SendResponse => self.mac_send_response(node),
+                    TimerKind::HoldRelease => self.hop_release(node),
                 }
             }
             Event::AppSend { flow } => self.app_send(flow),

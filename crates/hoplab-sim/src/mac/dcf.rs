@@ -32,6 +32,7 @@
 //! either); no fragmentation; one sequence-number counter per station.
 
 use super::frame::{Frame, FrameKind};
+use super::hop_control::RtsAnswer;
 use super::queue::Queued;
 use super::state::{AttemptLoss, Exchange, TxOp};
 use crate::net::NodeId;
@@ -169,7 +170,7 @@ impl World {
 
     /// Arm the access timer if the node has a backoff to count down and may
     /// contend now.
-    fn mac_schedule_access(&mut self, node: NodeId) {
+    pub(crate) fn mac_schedule_access(&mut self, node: NodeId) {
         let now = self.now();
         let n = &self.nodes[node.index()];
         let mac = &n.mac;
@@ -181,7 +182,7 @@ impl World {
         self.arm(node, TimerKind::Access, at);
     }
 
-    fn draw_backoff(&mut self, node: NodeId) {
+    pub(crate) fn draw_backoff(&mut self, node: NodeId) {
         let n = &mut self.nodes[node.index()];
         let cw = n.mac.cw;
         n.mac.backoff_slots = Some(n.backoff_rng.uniform_inclusive(cw));
@@ -189,11 +190,21 @@ impl World {
 
     /// The backoff counter is zero at a slot boundary: transmit.
     pub(crate) fn mac_access_granted(&mut self, node: NodeId) {
+        let now = self.now();
+        self.nodes[node.index()].mac.backoff_slots = None;
+        let Some(op) = self.nodes[node.index()].mac.op else { return }; // post-backoff done
+        if op.uses_rts && self.hop_defers(node, op.item.next_hop) {
+            return;
+        }
+        let congestion_mark = self.hop_control.is_some() && self.nodes[node.index()].hop.congested;
+        if congestion_mark && op.uses_rts {
+            self.nodes[node.index()].hop.rtsc_sent += 1;
+        }
         let timing = &self.timing;
         let mac = &mut self.nodes[node.index()].mac;
-        mac.backoff_slots = None;
-        let Some(op) = mac.op.as_mut() else { return }; // post-backoff done
+        let op = mac.op.as_mut().expect("checked above");
         op.last_loss = AttemptLoss::NoResponse;
+        op.last_attempt_at = now;
         let packet_bytes = op.item.packet.size_bytes();
         let broadcast = op.item.next_hop == super::BROADCAST;
         let data_airtime = timing.data_airtime(packet_bytes, broadcast);
@@ -215,6 +226,7 @@ impl World {
                 sequence: 0,
                 retry: false,
                 packet: None,
+                congestion_mark,
             }
         } else {
             mac.exchange = Exchange::WaitAck;
@@ -304,6 +316,7 @@ impl World {
         if frame.receiver != node && !frame.is_broadcast() {
             // Overheard: virtual carrier sense (10.3.2.4).
             self.set_nav(node, now + frame.duration);
+            self.hop_overheard(node, &frame);
             return;
         }
         match frame.kind {
@@ -313,7 +326,8 @@ impl World {
                     && n.mac.exchange == Exchange::Idle
                     && n.mac.pending_response.is_none()
                     && !n.rx.transmitting;
-                if may_answer {
+                let answer = if may_answer { self.hop_answer_rts(node, &frame) } else { RtsAnswer::Refuse };
+                if answer != RtsAnswer::Refuse {
                     let cts_airtime = self.timing.cts_airtime();
                     let cts = Frame {
                         kind: FrameKind::Cts,
@@ -324,6 +338,7 @@ impl World {
                         sequence: 0,
                         retry: false,
                         packet: None,
+                        congestion_mark: answer == RtsAnswer::Ctsc,
                     };
                     self.respond_after_sifs(node, cts);
                 }
@@ -360,6 +375,7 @@ impl World {
                     sequence: 0,
                     retry: false,
                     packet: None,
+                    congestion_mark: false,
                 };
                 self.respond_after_sifs(node, ack);
                 let cache = &mut self.nodes[node.index()].mac.last_received_sequence;
@@ -391,6 +407,21 @@ impl World {
         let waited_for = mac.exchange;
         mac.exchange = Exchange::Idle;
         let Some(op) = mac.op.as_mut() else { return };
+        let (next_hop, sent_at) = (op.item.next_hop, op.last_attempt_at);
+        if waited_for == Exchange::WaitCts && self.hop_excuses_failure(node, next_hop, sent_at) {
+            // Semi-TCP: the next hop announced its congestion; the attempt
+            // does not count and the window stays (SPEC.md section 2).
+            self.draw_backoff(node);
+            let difs = self.timing.difs;
+            let mac = &mut self.nodes[node.index()].mac;
+            if !mac.medium_busy {
+                mac.countdown_from = (now + difs).max(mac.eifs_until);
+                self.mac_schedule_access(node);
+            }
+            return;
+        }
+        let mac = &mut self.nodes[node.index()].mac;
+        let op = mac.op.as_mut().expect("checked above");
         let limit_reached = match waited_for {
             Exchange::WaitCts => {
                 op.short_retries += 1;
@@ -458,6 +489,7 @@ impl World {
                 let len = n.mac.queue.len();
                 n.stats.queue_changed(now, len);
                 self.mac_start_next(node);
+                self.hop_update(node);
             }
             Err(item) => self.drop_packet(node, &item.packet, DropCause::QueueOverflow),
         }
@@ -488,6 +520,7 @@ impl World {
             head_since: now,
             sequence,
             last_loss: AttemptLoss::NoResponse,
+            last_attempt_at: now,
         });
         if n.mac.backoff_slots.is_none() {
             if n.mac.medium_busy {
@@ -528,6 +561,7 @@ impl World {
         }
         self.draw_backoff(node); // post-backoff (10.3.4.3)
         self.mac_start_next(node);
+        self.hop_update(node);
         self.mac_schedule_access(node);
     }
 }
@@ -542,5 +576,6 @@ fn data_frame(node: NodeId, op: &TxOp, airtime: SimDuration, duration: SimDurati
         sequence: op.sequence,
         retry: op.data_attempts > 1,
         packet: Some(op.item.packet),
+        congestion_mark: false,
     }
 }

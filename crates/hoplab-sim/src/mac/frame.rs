@@ -56,6 +56,9 @@ pub struct Frame {
     pub retry: bool,
     /// The network packet a DATA frame carries.
     pub packet: Option<Packet>,
+    /// Semi-TCP's congestion mark: an RTS or CTS with it is an RTSC / CTSC
+    /// (the frame-control order bit in the public ns-2 implementation).
+    pub congestion_mark: bool,
 }
 
 impl Frame {

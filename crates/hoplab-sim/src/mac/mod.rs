@@ -6,12 +6,14 @@
 //! detection, and the per-node MAC statistics. Reads the PHY's carrier sense
 //! (locked reception or own transmission); never touches routing tables.
 //!
-//! `state.rs` holds the per-node state; `dcf.rs` the behaviour (channel
+//! `hop_control.rs` is semi-TCP's hop-by-hop congestion control, behind a
+//! few hooks in the DCF. `state.rs` holds the per-node state; `dcf.rs` the behaviour (channel
 //! access, then frame exchange), as methods on the `World` because a
 //! transmission reaches every neighbour's PHY.
 
 pub mod dcf;
 pub mod frame;
+pub mod hop_control;
 pub mod queue;
 pub mod state;
 pub mod timing;

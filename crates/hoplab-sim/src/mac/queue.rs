@@ -31,6 +31,11 @@ impl InterfaceQueue {
         self.len() == 0
     }
 
+    /// Data (non-control) packets waiting.
+    pub fn data_len(&self) -> usize {
+        self.data.len()
+    }
+
     pub fn is_full(&self) -> bool {
         self.len() >= self.capacity
     }

@@ -47,6 +47,8 @@ pub struct TxOp {
     pub head_since: SimTime,
     pub sequence: u16,
     pub last_loss: AttemptLoss,
+    /// When the latest RTS (or DATA without RTS) attempt went out.
+    pub last_attempt_at: SimTime,
 }
 
 #[derive(Debug, Clone)]

@@ -125,6 +125,7 @@ mod tests {
             sequence: 0,
             retry: false,
             packet: None,
+            congestion_mark: false,
         }
     }
 
