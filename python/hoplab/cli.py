@@ -1,4 +1,4 @@
-"""The `hoplab` command: run, validate, bench.
+"""The `hoplab` command: run, validate, bench, sweep, reproduce, query.
 
 Every bad input (a missing file, bad TOML, an unknown key, a wrong type, an
 out-of-range value, a bad `--set`) ends the command with one line on stderr,
@@ -190,6 +190,169 @@ def bench(
             figure["name"], f"{figure['events']:,}", f"{figure['wall_seconds']:.3f}",
             f"{figure['events_per_second'] / 1e6:,.2f} M", f"{per_wall:,.1f}" if "sim_seconds" in figure else "-",
         )
+    _stdout().print(table)
+
+
+ExecutorOption = Annotated[str, typer.Option(
+    "--executor", "-e", metavar="local|dask|serial",
+    help="Where runs execute: local worker processes (default), a Dask cluster, or serially in this process.")]
+JobsOption = Annotated[int | None, typer.Option(
+    "--jobs", "-j", metavar="J", help="Worker processes (default: all cores; for dask: LocalCluster workers).")]
+SchedulerOption = Annotated[str | None, typer.Option(
+    "--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786); implies --executor dask.")]
+
+
+def _check_executor(executor: str, jobs: int | None, scheduler: str | None) -> str:
+    from hoplab.executors import EXECUTORS
+
+    if scheduler:
+        if executor not in ("local", "dask"):
+            raise InputError(f"--scheduler: only with --executor dask, not {executor!r}")
+        executor = "dask"
+    if executor not in EXECUTORS:
+        raise InputError(f"--executor: unknown executor {executor!r} (choose from {', '.join(EXECUTORS)})")
+    if jobs is not None and jobs < 1:
+        raise InputError(f"--jobs: must be a positive integer, got {jobs}")
+    return executor
+
+
+@app.command()
+def sweep(
+    scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
+    vary: Annotated[list[str] | None, typer.Option(
+        "--vary", "-v", metavar="KEY=V1,V2|KEY=A..B[:STEP]",
+        help="A parameter and its values, e.g. flows.0.rate_kbps=20..300:20 (repeatable: the product).")] = None,
+    runs: Annotated[int, typer.Option("--runs", "-n", metavar="N",
+                                      help="Runs per point, numbers 0..N-1; run r has seed = scenario seed + r.")] = 1,
+    executor: ExecutorOption = "local",
+    jobs: JobsOption = None,
+    scheduler: SchedulerOption = None,
+    store: Annotated[str | None, typer.Option(
+        "--store", metavar="DIR", help="Results store (Parquet); runs already there are skipped.")] = None,
+    set_: SetOption = None,
+    series: Annotated[bool, typer.Option("--series", help="Keep the time series of every run.")] = False,
+    metric: Annotated[str, typer.Option(
+        "--metric", metavar="COLUMN", help="Headline metric of the summary table (a runs column).")] = "goodput_kbps",
+) -> None:
+    """Run a scenario over parameter values and runs; store every run; print mean and 95 % CI per point."""
+    from hoplab.campaign import SweepStats, default_store_path, parse_vary
+    from hoplab.campaign import sweep as run_sweep
+    from hoplab.stats import summarize
+
+    executor = _check_executor(executor, jobs, scheduler)
+    if runs < 1:
+        raise InputError(f"--runs: must be a positive integer, got {runs}")
+    specs = [parse_vary(spec) for spec in vary or []]  # syntax errors before anything else
+    loaded = _read_scenario(scenario, set_ or [])
+    store_path = store if store is not None else str(default_store_path())
+    stats = SweepStats()
+    frame = run_sweep(loaded, vary=dict(specs), runs=runs, store=store_path, executor=executor, jobs=jobs,
+                      scheduler=scheduler, series=series, progress=True, stats=stats)
+    console = _stdout()
+    params = [key for key, _ in specs]
+    ok = frame[frame["status"] == "ok"] if not frame.empty else frame
+    if metric not in frame.columns:
+        raise InputError(f"--metric: {metric!r} is not a column of the runs table "
+                         f"(e.g. goodput_kbps, mean_delay_ms, jain_goodput, events)")
+    table = Table(title=f"{loaded.name}: {metric}, mean and 95 % CI over runs", title_justify="left")
+    for column in [*params, "runs ok", "mean", "± 95 % CI", "std"]:
+        table.add_column(column, justify="right")
+    if not ok.empty:
+        values = ok.rename(columns={metric: "_value"}).assign(_all="all")
+        summary = summarize(values, by=params or ["_all"], value="_value")
+        for _, row in summary.iterrows():
+            cells = [str(row[p]) for p in params]
+            table.add_row(*cells, str(int(row["n"])), f"{row['mean']:.3f}",
+                          "-" if math.isnan(row["ci_half"]) else f"{row['ci_half']:.3f}",
+                          "-" if math.isnan(row["std"]) else f"{row['std']:.3f}")
+    console.print(table)
+    console.print(
+        f"{stats.total} runs: {stats.executed} executed, {stats.skipped} already in the store, {stats.failed} failed  "
+        f"·  {stats.wall_seconds:.1f} s wall on {stats.workers} worker(s)"
+        + (f"  ·  {stats.overhead:.1%} of worker time outside the simulator" if stats.executed else ""),
+        highlight=False,
+    )
+    console.print(f"store: {store_path}  (hoplab query {store_path} \"SELECT ... FROM runs\")", highlight=False)
+    if stats.failed:
+        raise typer.Exit(EXIT_SIMULATION_FAILED)
+
+
+@app.command()
+def reproduce(
+    paper: Annotated[str | None, typer.Argument(metavar="PAPER", help="Paper id (see --list).")] = None,
+    quick: Annotated[bool, typer.Option("--quick", help="Fewer points and runs, shorter runs: minutes.")] = False,
+    runs: Annotated[int | None, typer.Option("--runs", "-n", metavar="N", help="Runs per point (default: the paper module's).")] = None,
+    out: Annotated[str | None, typer.Option(
+        "--out", "-o", metavar="DIR", help="Output directory (default reports/PAPER or reports/PAPER-quick).")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="List the papers that can be reproduced.")] = False,
+    executor: ExecutorOption = "local",
+    jobs: JobsOption = None,
+    scheduler: SchedulerOption = None,
+) -> None:
+    """Run a paper's experiments and write a report (Markdown + HTML) with every figure and a verdict per finding."""
+    from hoplab.papers import available, get_paper
+    from hoplab.report import reproduce as run_reproduce
+
+    if list_:
+        console = _stdout()
+        table = Table(title="Papers hoplab reproduces", title_justify="left")
+        for column in ("paper", "title", "figures"):
+            table.add_column(column)
+        for paper_id in available():
+            entry = get_paper(paper_id)
+            table.add_row(paper_id, entry.title, ", ".join(f.id for f in entry.figures))
+        console.print(table)
+        return
+    if paper is None:
+        raise InputError("reproduce: give a PAPER (one of: " + ", ".join(available()) + "), or --list")
+    try:
+        chosen = get_paper(paper)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    executor = _check_executor(executor, jobs, scheduler)
+    if runs is not None and runs < 1:
+        raise InputError(f"--runs: must be a positive integer, got {runs}")
+    err = Console(stderr=True, soft_wrap=True)
+    result = run_reproduce(chosen, out, quick=quick, runs=runs, executor=executor, jobs=jobs, scheduler=scheduler,
+                           progress=True, log=lambda message: err.print(message, highlight=False))
+    console = _stdout()
+    table = Table(title=f"{chosen.id}: findings", title_justify="left")
+    table.add_column("figure")
+    table.add_column("verdict")
+    for figure in chosen.figures:
+        table.add_row(figure.id, result.figures[figure.id].verdict)
+    console.print(table)
+    console.print(f"report: {result.html}  (Markdown: {result.markdown}; figures, CSV and the run store beside it)",
+                  highlight=False)
+
+
+@app.command()
+def query(
+    store: Annotated[str, typer.Argument(metavar="STORE", help="Results store directory.")],
+    sql: Annotated[str, typer.Argument(
+        metavar="SQL", help="DuckDB SQL over the views runs, scalars, series (and runs_all).")] =
+        "SELECT status, count(*) AS runs FROM runs GROUP BY status",
+    csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+) -> None:
+    """Query a results store with SQL (DuckDB)."""
+    import duckdb
+
+    from hoplab.store import Store
+
+    if not os.path.isdir(store):
+        raise InputError(f"store {store!r}: no such directory")
+    try:
+        frame = Store(store).query(sql)
+    except duckdb.Error as e:
+        raise InputError(f"SQL: {str(e).splitlines()[0]}") from None
+    if csv:
+        sys.stdout.write(frame.to_csv(index=False))
+        return
+    table = Table(title_justify="left")
+    for column in frame.columns:
+        table.add_column(str(column), justify="right")
+    for row in frame.itertuples(index=False):
+        table.add_row(*["" if v is None else str(v) for v in row])
     _stdout().print(table)
 
 

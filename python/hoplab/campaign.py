@@ -1,0 +1,730 @@
+"""Sweeps: a scenario, parameters to vary, runs per point -> the store.
+
+A sweep is the cartesian product of its `vary` parameters (dotted scenario
+keys, each with a list of values), optionally times named `cases` (each a
+set of overrides applied together, e.g. "semitcp" vs "newreno"), times run
+numbers `0..runs-1`. Each run is a pure function of (scenario, parameters,
+run number):
+
+- the seed is derived from the run number alone: `seed = base + run`, where
+  `base` is the scenario's `seed` (default 1). Every parameter point sees
+  the same seeds (common random numbers), and raising `--runs` later adds
+  runs without touching the ones already made;
+- its identity `run_id` hashes (version, build, config_hash, seed), where
+  `config_hash` is the core's hash of the normalised scenario without its
+  seed (computed here before running, identical to the report's) and
+  `build` fingerprints the compiled simulator (`hoplab._core`).
+
+The store (`hoplab.store.Store`) is consulted first: runs it holds as "ok"
+are not run again, so a sweep interrupted (Ctrl-C, a crash, a lost node)
+and started again runs only what is missing. Finished runs are written in
+batches (every `flush_every` runs or `flush_seconds`, and whenever the sweep
+stops, Ctrl-C included), each batch atomically.
+
+A run that fails (an invalid combination, a simulator error) is recorded
+with status "failed" and its message, reported, and does not stop the sweep.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import itertools
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy  # noqa: F401 - loaded before workers fork, so no worker pays for it
+
+from hoplab import _core
+from hoplab._core import ScenarioError
+from hoplab.scenario import Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from hoplab.executors import Executor
+    from hoplab.store import Store
+
+__all__ = [
+    "SweepStats",
+    "Task",
+    "build_build_id",
+    "config_hash",
+    "execute",
+    "expand",
+    "parse_vary",
+    "sweep",
+]
+
+# Columns of the runs table that a parameter may not be called.
+_RESERVED = frozenset({
+    "run_id", "batch", "sweep", "scenario", "run", "seed", "version", "build", "config_hash", "params", "status",
+    "error", "events", "sim_seconds", "wall_seconds", "sim_call_seconds", "task_seconds", "flows",
+    "goodput_kbps", "mean_delay_ms", "jain_goodput", "finished_at",
+})
+
+_RANGE = re.compile(r"^\s*([-+0-9.eE]+)\s*\.\.\s*([-+0-9.eE]+)\s*(?::\s*([-+0-9.eE]+)\s*)?$")
+
+
+# Parameters.
+def parse_range(key: str, text: str) -> list[int | float]:
+    """`a..b` or `a..b:step`, both ends included (b when the steps land on it).
+
+    Integers stay integers when a, b and step all are. An empty or endless
+    range is a ScenarioError naming the key."""
+    match = _RANGE.match(text)
+    if match is None:
+        raise scenario_error(key, f"--vary: {text!r} is not a range (expected a..b or a..b:step, e.g. 20..300:20)")
+    parts = [match.group(1), match.group(2), match.group(3) or "1"]
+    values: list[int | float] = []
+    for part in parts:
+        number = parse_value(part)
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
+            raise scenario_error(key, f"--vary: {part!r} in {text!r} is not a number")
+        values.append(number)
+    start, stop, step = values
+    if step <= 0:
+        raise scenario_error(key, f"--vary: empty range {text!r} (the step must be positive, got {step})")
+    if stop < start:
+        raise scenario_error(key, f"--vary: empty range {text!r} (the end {stop} is below the start {start})")
+    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    if count > 100_000:
+        raise scenario_error(key, f"--vary: range {text!r} has {count} values (at most 100000)")
+    if all(isinstance(v, int) for v in values):
+        return [int(start) + i * int(step) for i in range(count)]
+    return [round(float(start) + i * float(step), 12) for i in range(count)]
+
+
+def parse_vary(spec: str) -> tuple[str, list[Any]]:
+    """`key=v1,v2,...` or `key=a..b[:step]` -> (key, values).
+
+    Values are TOML literals where they are one (numbers, booleans, quoted
+    strings), text otherwise. Raises ScenarioError naming the key."""
+    key, sep, text = spec.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise scenario_error("", f"--vary expects KEY=V1,V2 or KEY=A..B[:STEP] (e.g. flows.0.rate_kbps=20..300:20), "
+                                 f"got {spec!r}")
+    text = text.strip()
+    if not text:
+        raise scenario_error(key, "--vary: no values given (empty list)")
+    if ".." in text and _RANGE.match(text):
+        return key, list(parse_range(key, text))
+    if ".." in text and not text.startswith(("[", '"', "'")):
+        parse_range(key, text)  # raises with the reason
+    values = [parse_value(part.strip()) for part in _split_values(text)]
+    if any(v == "" for v in values):
+        raise scenario_error(key, f"--vary: empty value in {text!r}")
+    return key, values
+
+
+def _split_values(text: str) -> list[str]:
+    """Split on commas outside brackets and quotes."""
+    parts: list[str] = []
+    depth, quote, current = 0, "", []
+    for char in text:
+        if quote:
+            current.append(char)
+            if char == quote:
+                quote = ""
+            continue
+        if char in "\"'":
+            quote = char
+        elif char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    parts.append("".join(current))
+    return parts
+
+
+def _normalise_vary(vary: Mapping[str, Any] | Iterable[str] | None) -> dict[str, list[Any]]:
+    """`vary` as {canonical key: [values]}: accepts a mapping (values: a list,
+    a range or a range string "a..b:step") or CLI specs ("key=v1,v2")."""
+    out: dict[str, list[Any]] = {}
+    seen: set[str] = set()
+    if vary is None:
+        return out
+    items: list[tuple[str, Any]]
+    if isinstance(vary, Mapping):
+        items = list(vary.items())
+    else:
+        items = [parse_vary(spec) for spec in vary]
+    for raw_key, raw_values in items:
+        key = str(raw_key).strip()
+        canonical = _format_key(_parse_key(key))
+        if isinstance(raw_values, str):
+            raw_values = parse_range(key, raw_values) if ".." in raw_values else [raw_values]
+        elif isinstance(raw_values, range):
+            raw_values = list(raw_values)
+        elif not isinstance(raw_values, (list, tuple)):
+            raw_values = [raw_values]
+        values = list(raw_values)
+        if not values:
+            raise scenario_error(key, "--vary: no values given (empty list)")
+        if canonical in seen:
+            raise scenario_error(key, "--vary: given twice")
+        seen.add(canonical)
+        if key == "seed":
+            raise scenario_error(key, "--vary: the seed comes from the run number; use --runs N")
+        if key in _RESERVED or key == "case":
+            raise scenario_error(key, f"--vary: {key!r} is a column of the results store; it cannot be varied")
+        out[key] = values
+    return out
+
+
+def _check_parameter(scenario: Scenario, key: str, value: Any) -> None:
+    """Reject a parameter the simulator does not know (ScenarioError naming it).
+
+    Only the key is checked here: a known key with a value the core rejects
+    for some combination becomes a failed run, recorded with its message."""
+    trial = scenario.copy()
+    try:
+        trial.set(key, value)
+    except ScenarioError as e:
+        raise scenario_error(key, f"unknown parameter in --vary ({e})") from None
+    try:
+        trial.validate()
+    except ScenarioError as e:
+        if e.key == _format_key(_parse_key(key)) and ("unknown field" in str(e) or "unknown" in str(e).split(":", 1)[-1][:30]):
+            raise scenario_error(key, f"unknown parameter in --vary ({str(e).split(': ', 1)[-1]})") from None
+
+
+# Identity.
+def _json_number(value: float) -> str:
+    """A float as serde_json (ryu) writes it, so hashes match the core's."""
+    text = repr(value)
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    exp = int(exponent)
+    if -5 <= exp < 0:
+        digits = mantissa.replace(".", "").replace("-", "")
+        sign = "-" if value < 0 else ""
+        return f"{sign}0.{'0' * (-exp - 1)}{digits}"
+    return f"{mantissa}e{'+' if exp > 0 else '-'}{abs(exp)}"
+
+
+def _canonical_json(value: Any) -> str:
+    """Compact JSON with sorted keys, as serde_json's `Value::to_string`."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _json_number(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{_canonical_json(value[k])}"
+                              for k in sorted(value)) + "}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_canonical_json(v) for v in value) + "]"
+    raise TypeError(f"not JSON: {type(value).__name__}")
+
+
+def config_hash(normalised: Mapping[str, Any]) -> str:
+    """The core's config hash of a normalised scenario (`Scenario.validate()`):
+    SHA-256 of its canonical JSON without `seed`, first 8 bytes in hex."""
+    data = {k: v for k, v in normalised.items() if k != "seed"}
+    return hashlib.sha256(_canonical_json(data).encode("utf-8")).hexdigest()[:16]
+
+
+_BUILD_ID: str | None = None
+
+
+def build_build_id() -> str:
+    """A fingerprint of the compiled simulator (SHA-256 of the extension file,
+    12 hex digits): rebuilding the core after a change makes new runs."""
+    global _BUILD_ID
+    if _BUILD_ID is None:
+        path = getattr(_core, "__file__", None)
+        digest = hashlib.sha256()
+        if path and os.path.exists(path):
+            with open(path, "rb") as handle:
+                for chunk in iter(lambda: handle.read(1 << 20), b""):
+                    digest.update(chunk)
+        else:  # pragma: no cover - a builtin module
+            digest.update(_core.version().encode())
+        _BUILD_ID = digest.hexdigest()[:12]
+    return _BUILD_ID
+
+
+def run_identity(version: str, build: str, chash: str, seed: int) -> str:
+    return hashlib.sha256(f"{version}|{build}|{chash}|{seed}".encode()).hexdigest()[:20]
+
+
+# Tasks and the worker.
+@dataclass(frozen=True)
+class Task:
+    """One run to execute: everything the worker needs, picklable."""
+
+    run_id: str
+    scenario_json: str
+    seed: int
+    run: int
+    params: dict[str, Any]
+    config_hash: str
+    series: bool = False
+
+
+def _numeric_scalars(row: Mapping[str, Any], skip: frozenset[str]) -> Iterable[tuple[str, float]]:
+    for key, value in row.items():
+        if key in skip or value is None:
+            continue
+        if isinstance(value, bool):
+            yield key, float(value)
+        elif isinstance(value, (int, float)):
+            yield key, float(value)
+        elif isinstance(value, Mapping):
+            prefix = {"losses": "loss_", "ack_losses": "ack_loss_", "drops": "drop_"}.get(key, key + "_")
+            for sub, count in value.items():
+                if isinstance(count, (int, float)) and not isinstance(count, bool):
+                    yield prefix + str(sub), float(count)
+
+
+_SKIP = frozenset({"id", "src", "dst"})
+
+
+def jain_index(values: Sequence[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2); NaN if empty or all 0."""
+    n = len(values)
+    squares = sum(v * v for v in values)
+    if n == 0 or squares == 0:
+        return math.nan
+    return sum(values) ** 2 / (n * squares)
+
+
+def execute(task: Task) -> dict[str, Any]:
+    """Run one task; never raises for a failing run.
+
+    Returns {"run": runs row, "scalars": block, "series": block}, where a
+    block is a compact column set (see `hoplab.store.Block`); status "ok",
+    or a row with status "failed" and the error message (empty blocks).
+    """
+    started = time.perf_counter()
+    row: dict[str, Any] = {"run_id": task.run_id, "run": task.run, "seed": task.seed,
+                           "config_hash": task.config_hash}
+    sim_started = time.perf_counter()
+    try:
+        text = _core.simulate(task.scenario_json, task.seed, task.series)
+        sim_seconds = time.perf_counter() - sim_started
+        report = json.loads(text)
+    except (KeyboardInterrupt, SystemExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as a BaseException
+        row.update(status="failed", error=_error_text(e), sim_call_seconds=time.perf_counter() - sim_started,
+                   task_seconds=time.perf_counter() - started)
+        return {"run": row, "scalars": None, "series": None}
+    flows = report.get("flows", [])
+    goodputs = [float(f.get("goodput_kbps", 0.0)) for f in flows]
+    delays = [float(f["mean_delay_ms"]) for f in flows if f.get("delivered", 0) and f.get("mean_delay_ms") is not None]
+    row.update(
+        status="ok", error=None, version=str(report.get("version", "")), scenario=str(report.get("name", "")),
+        events=int(report.get("events", 0)), sim_seconds=float(report.get("sim_seconds", 0.0)),
+        wall_seconds=float(report.get("wall_seconds", 0.0)), sim_call_seconds=sim_seconds,
+        flows=len(flows), goodput_kbps=float(sum(goodputs)),
+        mean_delay_ms=float(sum(delays) / len(delays)) if delays else math.nan,
+        jain_goodput=jain_index(goodputs),
+    )
+    names: dict[str, int] = {}
+    entities: list[int] = []
+    idents: list[int] = []
+    metrics: list[int] = []
+    values: list[float] = []
+    for code, rows in ((0, flows), (1, report.get("nodes", []))):
+        for item in rows:
+            ident = int(item.get("id", 0))
+            for metric, value in _numeric_scalars(item, _SKIP):
+                entities.append(code)
+                idents.append(ident)
+                metrics.append(names.setdefault(metric, len(names)))
+                values.append(value)
+    scalars = _block(names, entities, idents, metrics, values, None)
+    series = None
+    points = report.get("series") or ()
+    if points:
+        names = {}
+        entities, idents, metrics, values = [], [], [], []
+        times: list[float] = []
+        for point in points:
+            times.append(float(point["time_s"]))
+            entities.append(0 if point["entity"] == "flow" else 1)
+            idents.append(int(point["id"]))
+            metrics.append(names.setdefault(str(point["metric"]), len(names)))
+            value = point["value"]
+            values.append(math.nan if value is None else float(value))
+        series = _block(names, entities, idents, metrics, values, times)
+    row["task_seconds"] = time.perf_counter() - started
+    return {"run": row, "scalars": scalars, "series": series}
+
+
+def _block(names: Mapping[str, int], entities: list[int], idents: list[int], metrics: list[int],
+           values: list[float], times: list[float] | None) -> dict[str, Any]:
+    """Columns of one run's scalars or series as numpy arrays (cheap to send
+    between processes and to turn into Parquet); metric names once."""
+    import numpy as np
+
+    block: dict[str, Any] = {
+        "names": list(names), "entity": np.asarray(entities, dtype=np.int8),
+        "id": np.asarray(idents, dtype=np.int64), "metric": np.asarray(metrics, dtype=np.int32),
+        "value": np.asarray(values, dtype=np.float64),
+    }
+    if times is not None:
+        block["time_s"] = np.asarray(times, dtype=np.float64)
+    return block
+
+
+def _error_text(error: BaseException) -> str:
+    text = str(error).strip().replace("\n", " ")
+    name = type(error).__name__
+    if isinstance(error, (ScenarioError, _core.SimulationError)):
+        return text or name
+    return f"{name}: {text}" if text else name
+
+
+# The sweep.
+@dataclass
+class SweepStats:
+    """What a sweep did."""
+
+    total: int = 0
+    skipped: int = 0
+    executed: int = 0
+    failed: int = 0
+    wall_seconds: float = 0.0
+    sim_call_seconds: float = 0.0
+    workers: int = 1
+    failures: list[tuple[dict[str, Any], int, str]] = field(default_factory=list)
+    interrupted: bool = False
+
+    @property
+    def overhead(self) -> float:
+        """Fraction of the workers' wall time spent outside the simulator
+        (1 - simulator call seconds / (wall seconds x workers))."""
+        capacity = self.wall_seconds * max(1, min(self.workers, max(1, self.executed)))
+        return math.nan if capacity <= 0 else max(0.0, 1.0 - self.sim_call_seconds / capacity)
+
+
+ProgressCallback = Callable[[str, Mapping[str, Any]], None]
+
+
+def expand(
+    scenario: Scenario,
+    vary: Mapping[str, list[Any]],
+    runs: int,
+    cases: Mapping[str, Mapping[str, Any]] | None = None,
+    series: bool = False,
+) -> tuple[list[Task], list[str]]:
+    """The tasks of a sweep (cases x product(vary) x runs) and the parameter
+    column names. An invalid combination still becomes a task: it fails in
+    the worker and is recorded."""
+    version = _core.version()
+    build = build_build_id()
+    keys = list(vary)
+    param_keys = (["case"] if cases else []) + keys
+    base_seed_value = scenario.data.get("seed", 1)
+    base_seed = int(base_seed_value) if isinstance(base_seed_value, int) and not isinstance(
+        base_seed_value, bool) else 1
+    tasks: list[Task] = []
+    case_items: list[tuple[str | None, Mapping[str, Any]]] = (
+        [(str(name), overrides) for name, overrides in cases.items()] if cases else [(None, {})])
+    for case_name, overrides in case_items:
+        for combination in itertools.product(*(vary[k] for k in keys)):
+            point = scenario.copy()
+            for key, value in overrides.items():
+                point.set(key, value)
+            params: dict[str, Any] = {"case": case_name} if case_name is not None else {}
+            for key, value in zip(keys, combination, strict=True):
+                point.set(key, value)
+                params[key] = value
+            try:
+                normalised: dict[str, Any] | None = point.validate()
+            except ScenarioError:
+                normalised = None
+            for run_number in range(runs):
+                seed = base_seed + run_number
+                if normalised is not None:
+                    chash = config_hash(normalised)
+                    scenario_json = json.dumps({**normalised, "seed": seed}, allow_nan=False)
+                else:  # invalid: identify it by its raw form; the worker reports why
+                    chash = "invalid-" + hashlib.sha256(point.to_json().encode()).hexdigest()[:8]
+                    scenario_json = point.to_json()
+                run_id = run_identity(version, build, chash, seed)
+                tasks.append(Task(run_id, scenario_json, seed, run_number, params, chash, series))
+    return tasks, param_keys
+
+
+def sweep(
+    scenario: Scenario | str | os.PathLike[str],
+    vary: Mapping[str, Any] | Iterable[str] | None = None,
+    runs: int = 1,
+    *,
+    cases: Mapping[str, Mapping[str, Any]] | None = None,
+    store: Store | str | os.PathLike[str] | None = None,
+    executor: Executor | str = "local",
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    series: bool = False,
+    overrides: Iterable[str] = (),
+    name: str | None = None,
+    progress: bool | ProgressCallback = False,
+    check_parameters: bool = True,
+    flush_every: int = 500,
+    flush_seconds: float = 2.0,
+    stats: SweepStats | None = None,
+) -> pd.DataFrame:
+    """Run a sweep and return its runs, one row per run (also those found in
+    the store), with one column per parameter.
+
+    `vary`: {"flows.0.rate_kbps": [20, 40], "topology.nodes": "3..15:2"} or
+    CLI specs ["flows.0.rate_kbps=20,40"]. `cases`: {"name": {key: value}}
+    applied together, one `case` column. `runs`: run numbers 0..runs-1.
+    `store`: a Store or directory (None: a temporary store, discarded).
+    `executor`: "local" (processes, `jobs` default all cores), "dask"
+    (`scheduler` address or a LocalCluster), "serial", or an Executor.
+    `series`: keep time series. `progress`: a rich progress bar on stderr
+    (True) or a callback(event, info). `stats`: filled with what happened.
+    `check_parameters`: reject keys the simulator does not know up front
+    (False: such runs fail and are recorded, as any failing run).
+
+    Raises ScenarioError (naming the key) for an unknown parameter, an
+    empty range, or a bad scenario file; never for a failing run.
+    """
+    import tempfile
+
+    from hoplab.store import Store
+
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise scenario_error("runs", f"--runs: must be a positive integer, got {runs!r}")
+    if isinstance(scenario, (str, os.PathLike)):
+        scenario = load_scenario(scenario, overrides)
+    else:
+        scenario = scenario.copy().apply_overrides(overrides)
+    normal_vary = _normalise_vary(vary)
+    if check_parameters:
+        for key, values in normal_vary.items():
+            _check_parameter(scenario, key, values[0])
+        for case_overrides in (cases or {}).values():
+            for key in case_overrides:
+                _check_parameter(scenario, key, case_overrides[key])
+    tasks, param_keys = expand(scenario, normal_vary, runs, cases, series)
+
+    temporary: tempfile.TemporaryDirectory[str] | None = None
+    if store is None:
+        temporary = tempfile.TemporaryDirectory(prefix="hoplab-sweep-")
+        store_obj = Store(temporary.name)
+    elif isinstance(store, Store):
+        store_obj = store
+    else:
+        store_obj = Store(store)
+    try:
+        result_stats = stats if stats is not None else SweepStats()
+        _run_tasks(tasks, param_keys, store_obj, executor, jobs, scheduler, name or scenario.name,
+                   progress, flush_every, flush_seconds, result_stats)
+        return _collect(store_obj, tasks, param_keys)
+    finally:
+        if temporary is not None:
+            temporary.cleanup()
+
+
+def _collect(store: Store, tasks: Sequence[Task], param_keys: Sequence[str]) -> pd.DataFrame:
+    """The runs rows of `tasks`, in task order, parameters as columns."""
+    import pandas as pd
+
+    frame = store.runs(t.run_id for t in tasks)
+    order = {t.run_id: i for i, t in enumerate(tasks)}
+    by_id = {t.run_id: t for t in tasks}
+    if frame.empty:
+        return frame
+    frame = frame[frame["run_id"].isin(order)].copy()
+    # Parameters as this sweep names them (a run may be shared with a sweep
+    # that called its parameters differently).
+    for key in param_keys:
+        frame[key] = pd.Series([by_id[r].params.get(key) for r in frame["run_id"]], index=frame.index,
+                               dtype="object")
+        values = [v for v in frame[key] if v is not None]
+        if values and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+            frame[key] = pd.to_numeric(frame[key])
+    frame["run"] = [by_id[r].run for r in frame["run_id"]]
+    frame["_order"] = [order[r] for r in frame["run_id"]]
+    frame = frame.sort_values("_order").drop(columns=["_order", "batch"]).reset_index(drop=True)
+    leading = [*param_keys, "run", "seed", "status", "error"]
+    rest = [c for c in frame.columns if c not in leading and c not in ("params",)]
+    return frame[leading + rest]
+
+
+def _run_tasks(
+    tasks: list[Task],
+    param_keys: list[str],
+    store: Store,
+    executor: Executor | str,
+    jobs: int | None,
+    scheduler: str | None,
+    sweep_name: str,
+    progress: bool | ProgressCallback,
+    flush_every: int,
+    flush_seconds: float,
+    stats: SweepStats,
+) -> None:
+    from hoplab.executors import Executor, make_executor
+
+    # Deduplicate (two points can normalise to the same configuration).
+    unique: dict[str, Task] = {}
+    for task in tasks:
+        unique.setdefault(task.run_id, task)
+    done = store.done_ids(unique)
+    todo = [t for t in unique.values() if t.run_id not in done]
+    stats.total = len(unique)
+    stats.skipped = len(unique) - len(todo)
+    reporter = _Reporter(progress, stats)
+    reporter.start(len(unique), stats.skipped)
+    started = time.perf_counter()
+    pending_runs: list[dict[str, Any]] = []
+    pending_scalars: list[tuple[str, dict[str, Any]]] = []
+    pending_series: list[tuple[str, dict[str, Any]]] = []
+    version = _core.version()
+    build = build_build_id()
+    last_flush = time.monotonic()
+
+    def flush() -> None:
+        nonlocal last_flush
+        if pending_runs:
+            store.write_batch(pending_runs, pending_scalars, pending_series, param_keys)
+            pending_runs.clear()
+            pending_scalars.clear()
+            pending_series.clear()
+        last_flush = time.monotonic()
+
+    own_executor = not isinstance(executor, Executor)
+    runner: Executor | None = None
+    try:
+        if todo:
+            runner = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
+            stats.workers = runner.workers
+            for index, outcome in runner.map_unordered(execute, todo):
+                task = todo[index]
+                if isinstance(outcome, BaseException):
+                    outcome = {"run": {"run_id": task.run_id, "run": task.run, "seed": task.seed,
+                                       "config_hash": task.config_hash, "status": "failed",
+                                       "error": f"worker lost: {_error_text(outcome)}"},
+                               "scalars": None, "series": None}
+                row = outcome["run"]
+                row.update(
+                    sweep=sweep_name, version=row.get("version") or version, build=build,
+                    params=json.dumps(task.params, sort_keys=True), config_hash=task.config_hash,
+                    finished_at=datetime.datetime.now(datetime.UTC),
+                )
+                row.setdefault("scenario", sweep_name)
+                row.update(task.params)
+                pending_runs.append(row)
+                if outcome["scalars"] is not None:
+                    pending_scalars.append((task.run_id, outcome["scalars"]))
+                if outcome["series"] is not None:
+                    pending_series.append((task.run_id, outcome["series"]))
+                stats.executed += 1
+                stats.sim_call_seconds += float(row.get("sim_call_seconds") or 0.0)
+                if row["status"] != "ok":
+                    stats.failed += 1
+                    stats.failures.append((dict(task.params), task.run, str(row.get("error"))))
+                    reporter.failure(task.params, task.run, str(row.get("error")))
+                reporter.advance(row["status"] == "ok")
+                if len(pending_runs) >= flush_every or time.monotonic() - last_flush >= flush_seconds:
+                    flush()
+    except KeyboardInterrupt:
+        stats.interrupted = True
+        raise
+    finally:
+        try:
+            flush()
+        finally:
+            stats.wall_seconds = time.perf_counter() - started
+            reporter.stop()
+            if runner is not None and own_executor:
+                runner.close()
+
+
+class _Reporter:
+    """Progress: a rich bar (done / total, failures, ETA) or a callback."""
+
+    def __init__(self, progress: bool | ProgressCallback, stats: SweepStats) -> None:
+        self._callback: ProgressCallback | None = progress if callable(progress) else None
+        self._enabled = bool(progress)
+        self._stats = stats
+        self._progress: Any = None
+        self._task: Any = None
+        self._shown_failures = 0
+
+    def start(self, total: int, skipped: int) -> None:
+        if self._callback is not None:
+            self._callback("start", {"total": total, "skipped": skipped})
+            return
+        if not self._enabled:
+            return
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        console = Console(stderr=True)
+        self._progress = Progress(
+            TextColumn("[bold]runs[/bold]"), BarColumn(), MofNCompleteColumn(),
+            TextColumn("[red]{task.fields[failed]} failed[/red]"),
+            TextColumn("{task.fields[skipped]} from store"),
+            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            console=console, transient=False,
+        )
+        self._progress.start()
+        self._task = self._progress.add_task("runs", total=total, completed=skipped, failed=0, skipped=skipped)
+
+    def advance(self, ok: bool) -> None:
+        if self._callback is not None:
+            self._callback("advance", {"ok": ok, "executed": self._stats.executed, "failed": self._stats.failed})
+        elif self._progress is not None:
+            self._progress.update(self._task, advance=1, failed=self._stats.failed)
+
+    def failure(self, params: Mapping[str, Any], run: int, error: str) -> None:
+        if self._callback is not None:
+            self._callback("failure", {"params": dict(params), "run": run, "error": error})
+            return
+        if self._progress is None:
+            return
+        self._shown_failures += 1
+        if self._shown_failures <= 10:
+            where = ", ".join(f"{k}={v}" for k, v in params.items()) or "(no parameters)"
+            self._progress.console.print(f"[red]failed[/red] {where}, run {run}: {error}", highlight=False)
+        elif self._shown_failures == 11:
+            self._progress.console.print("[red]more failures[/red]: see the store's runs (status = 'failed')")
+
+    def stop(self) -> None:
+        if self._callback is not None:
+            self._callback("stop", {"executed": self._stats.executed, "failed": self._stats.failed})
+        elif self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def default_store_path() -> Path:
+    """Where `hoplab sweep` keeps results unless told (`--store`)."""
+    return Path("hoplab-store")

@@ -1,0 +1,223 @@
+"""Executors: where the runs of a sweep execute, behind one small interface.
+
+An executor maps a picklable function over tasks and yields `(index,
+outcome)` pairs as runs finish, in any order; `outcome` is what the function
+returned, or the exception the infrastructure raised (a worker that died).
+The function itself never raises for a failing run: it returns a failed
+outcome (see `hoplab.campaign.execute`), so one bad run never stops a sweep.
+
+- `LocalExecutor`: worker processes on this machine (all cores by default).
+  Workers ignore SIGINT, so Ctrl-C reaches only the sweep, which records
+  what finished and cancels the rest. If a worker process dies, the pool is
+  restarted and the unfinished tasks are submitted again (up to `retries`
+  times; after that they come back as errors).
+- `DaskExecutor`: the same tasks on a Dask distributed cluster: the
+  scheduler at `scheduler` ("tcp://host:8786"), or a LocalCluster of
+  `jobs` single-threaded worker processes. Each task is submitted with
+  `retries`, and the scheduler reschedules the tasks of a lost worker
+  (`distributed.scheduler.allowed-failures`). Any cluster Dask can reach
+  works, e.g. SLURM through dask-jobqueue (README, "Experiments").
+- `SerialExecutor`: in this process, one run after another (debugging,
+  profiling, and tests that count simulator calls).
+
+`make_executor(name, jobs, scheduler)` builds one by name.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+__all__ = ["EXECUTORS", "DaskExecutor", "Executor", "LocalExecutor", "SerialExecutor", "make_executor"]
+
+#: Executor names accepted by `make_executor` (and `--executor`).
+EXECUTORS: tuple[str, ...] = ("local", "dask", "serial")
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class Executor(ABC):
+    """Runs `fn(task)` for each task; yields (index, result or exception)."""
+
+    name = "executor"
+
+    @property
+    @abstractmethod
+    def workers(self) -> int:
+        """How many runs execute at once."""
+
+    @abstractmethod
+    def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """Yield (index into tasks, outcome or exception) as each finishes.
+
+        Closing the iterator early (an exception in the consumer, Ctrl-C)
+        cancels what has not started."""
+
+    def close(self) -> None:
+        """Release workers (idempotent)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class SerialExecutor(Executor):
+    """One run after another, in this process."""
+
+    name = "serial"
+
+    @property
+    def workers(self) -> int:
+        return 1
+
+    def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        for index, task in enumerate(tasks):
+            yield index, fn(task)
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalExecutor(Executor):
+    """Worker processes on this machine (`jobs`, default all cores)."""
+
+    name = "local"
+
+    def __init__(self, jobs: int | None = None, retries: int = 2) -> None:
+        self._jobs = jobs or default_jobs()
+        self.retries = retries
+
+    @property
+    def workers(self) -> int:
+        return self._jobs
+
+    def _pool(self) -> Any:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        # fork where there is one (Linux): workers start at once, already
+        # holding the simulator, and a user's script needs no `if __name__
+        # == "__main__"` guard. The pool forks every worker at the first
+        # submit, before the sweep starts its progress thread; a worker
+        # only calls the simulator (no locks shared with the parent).
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        return ProcessPoolExecutor(max_workers=self._jobs, mp_context=context, initializer=_ignore_sigint)
+
+    def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        from concurrent.futures import FIRST_COMPLETED, Future, wait
+        from concurrent.futures.process import BrokenProcessPool
+
+        pending_indices = list(range(len(tasks)))
+        breaks = 0
+        while pending_indices:
+            pool = self._pool()
+            futures: dict[Future[Any], int] = {}
+            broken = False
+            try:
+                for index in pending_indices:
+                    futures[pool.submit(fn, tasks[index])] = index
+                not_done: set[Future[Any]] = set(futures)
+                finished: set[int] = set()
+                while not_done:
+                    done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
+                    for future in done:
+                        index = futures[future]
+                        error = future.exception()
+                        if isinstance(error, BrokenProcessPool):
+                            broken = True
+                            continue
+                        finished.add(index)
+                        yield index, (error if error is not None else future.result())
+                    if broken:
+                        break
+                pending_indices = [i for i in pending_indices if i not in finished]
+                if broken:
+                    breaks += 1
+                    if breaks > self.retries:
+                        for index in pending_indices:
+                            yield index, RuntimeError(
+                                f"worker process died {breaks} times (killed, out of memory, or crashed)")
+                        return
+                else:
+                    pending_indices = []
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+
+class DaskExecutor(Executor):
+    """A Dask distributed cluster: `scheduler` address, or a LocalCluster."""
+
+    name = "dask"
+
+    def __init__(self, scheduler: str | None = None, jobs: int | None = None, retries: int = 2) -> None:
+        import dask
+        from distributed import Client, LocalCluster
+
+        self.retries = retries
+        self._cluster: Any = None
+        dask.config.set({"distributed.scheduler.allowed-failures": max(3, retries + 1)})
+        if scheduler:
+            self._client: Any = Client(scheduler)  # type: ignore[no-untyped-call]
+        else:
+            self._cluster = LocalCluster(  # type: ignore[no-untyped-call]
+                n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
+                dashboard_address=None, silence_logs=40,
+            )
+            self._client = Client(self._cluster)  # type: ignore[no-untyped-call]
+
+    @property
+    def workers(self) -> int:
+        info = self._client.scheduler_info()
+        threads = sum(int(w.get("nthreads", 1)) for w in info.get("workers", {}).values())
+        return max(1, threads)
+
+    def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        from distributed import as_completed
+
+        futures = {}
+        for index, task in enumerate(tasks):
+            future = self._client.submit(fn, task, retries=self.retries, pure=False)
+            futures[future.key] = (index, future)
+        try:
+            for future in as_completed([f for _, f in futures.values()]):  # type: ignore[no-untyped-call]
+                index = futures[future.key][0]
+                if future.status == "error":
+                    yield index, future.exception()
+                else:
+                    yield index, future.result()
+        finally:
+            unfinished = [f for _, f in futures.values() if not f.done()]
+            if unfinished:
+                self._client.cancel(unfinished)
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+        if self._cluster is not None:
+            self._cluster.close()
+            self._cluster = None
+
+
+def make_executor(name: str, jobs: int | None = None, scheduler: str | None = None) -> Executor:
+    """An executor by name: "local" (default), "dask" or "serial"."""
+    if name == "local":
+        return LocalExecutor(jobs)
+    if name == "dask":
+        return DaskExecutor(scheduler, jobs)
+    if name == "serial":
+        return SerialExecutor()
+    raise ValueError(f"--executor: unknown executor {name!r} (choose from {', '.join(EXECUTORS)})")

@@ -1,0 +1,196 @@
+"""Seed papers as experiments: one module per paper, declaring the scenarios
+and sweeps behind each of its figures and tables, and how to judge from our
+data whether the paper's finding holds.
+
+A paper module defines `PAPER = Paper(...)`:
+
+- `experiments`: each an `Experiment`, a base scenario (a TOML-shaped dict),
+  parameters to vary, named cases (overrides applied together, e.g. the
+  schemes compared), runs per point and durations, with a `quick` variant
+  (fewer points and runs, shorter runs) for `hoplab reproduce --quick`;
+- `figures`: each a `Figure` naming the paper's figure or table, the
+  finding the paper states, and a function that turns the experiments' data
+  (`ExperimentData`: runs, tidy scalars, series) into a plot and a
+  `FigureResult`: a verdict sentence computed from the data, and rows of
+  our numbers beside the paper's.
+
+`hoplab reproduce PAPER` (`hoplab.report.reproduce`) runs the experiments
+through `hoplab.campaign.sweep` into a store under the output directory (so
+an interrupted reproduction resumes), then writes the report.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "Experiment",
+    "ExperimentData",
+    "Figure",
+    "FigureResult",
+    "NotReproduced",
+    "Paper",
+    "available",
+    "get_paper",
+    "register",
+]
+
+#: Paper id -> module (under hoplab.papers) that defines PAPER.
+_MODULES: dict[str, str] = {"semitcp-2018": "hoplab.papers.semitcp_2018"}
+_EXTRA: dict[str, Paper] = {}
+
+
+class NotReproduced(Exception):
+    """A figure cannot be made: its runs failed (the message says why)."""
+
+
+@dataclass
+class Experiment:
+    """The runs behind one or more figures."""
+
+    name: str
+    description: str
+    scenario: Mapping[str, Any]
+    vary: Mapping[str, Sequence[Any]] = field(default_factory=dict)
+    cases: Mapping[str, Mapping[str, Any]] | None = None
+    runs: int = 10
+    duration_s: float = 100.0
+    warmup_s: float = 10.0
+    quick_vary: Mapping[str, Sequence[Any]] | None = None
+    quick_runs: int = 3
+    quick_duration_s: float = 20.0
+    quick_warmup_s: float = 5.0
+    series: bool = False
+
+    def settings(self, quick: bool, runs: int | None = None) -> tuple[dict[str, Any], Mapping[str, Sequence[Any]], int]:
+        """(scenario with durations set, vary, runs) for a full or quick run."""
+        import copy
+
+        scenario = copy.deepcopy(dict(self.scenario))
+        scenario["duration_s"] = self.quick_duration_s if quick else self.duration_s
+        scenario["warmup_s"] = self.quick_warmup_s if quick else self.warmup_s
+        vary = self.quick_vary if quick and self.quick_vary is not None else self.vary
+        return scenario, vary, runs if runs is not None else (self.quick_runs if quick else self.runs)
+
+
+@dataclass
+class ExperimentData:
+    """An experiment's results: `runs` (one row per run, parameters as
+    columns, `case` when the experiment has cases), `scalars` (tidy, ok runs,
+    joined with the parameters), `series` (with parameters, if kept)."""
+
+    experiment: Experiment
+    runs: pd.DataFrame
+    scalars: pd.DataFrame
+    series: pd.DataFrame
+    params: list[str]
+
+    def failure(self, case: str | None = None) -> str | None:
+        """The first error of `case` (or of any run) if none of its runs
+        succeeded; None when some did."""
+        runs = self.runs
+        if case is not None and "case" in runs.columns:
+            runs = runs[runs["case"] == case]
+        if runs.empty:
+            return "no runs"
+        if (runs["status"] == "ok").any():
+            return None
+        errors = runs["error"].dropna()
+        return str(errors.iloc[0]) if not errors.empty else "every run failed"
+
+    def require(self, case: str | None = None) -> None:
+        """Raise NotReproduced if `case` has no successful run."""
+        error = self.failure(case)
+        if error is not None:
+            raise NotReproduced(error)
+
+    def metric(self, metric: str, entity: str, case: str | None = None, ident: int | None = None) -> pd.DataFrame:
+        """Tidy rows of one metric (of one case / entity id)."""
+        frame = self.scalars
+        if frame.empty:
+            return frame
+        mask = (frame["metric"] == metric) & (frame["entity"] == entity)
+        if case is not None and "case" in frame.columns:
+            mask &= frame["case"] == case
+        if ident is not None:
+            mask &= frame["id"] == ident
+        return frame[mask]
+
+
+@dataclass
+class FigureResult:
+    """What a figure showed: files, a verdict, our numbers beside the paper's."""
+
+    verdict: str
+    holds: bool | None  # None: not reproduced
+    rows: list[tuple[str, str, str]] = field(default_factory=list)  # (quantity, paper, ours)
+    paths: dict[str, Path] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+FigureFunction = Callable[[Mapping[str, ExperimentData], Path], FigureResult]
+
+
+@dataclass
+class Figure:
+    """One figure or table of the paper."""
+
+    id: str
+    title: str
+    experiments: Sequence[str]
+    finding: str
+    make: FigureFunction
+
+    @property
+    def stem(self) -> str:
+        """File name stem of its files and its anchor: "Fig. 2" -> "fig2"."""
+        return "".join(ch for ch in self.id.lower() if ch.isalnum())
+
+
+@dataclass
+class Paper:
+    id: str
+    title: str
+    citation: str
+    source: str
+    experiments: Sequence[Experiment]
+    figures: Sequence[Figure]
+    notes: Sequence[str] = ()
+    not_covered: Sequence[str] = ()
+
+    def experiment(self, name: str) -> Experiment:
+        for experiment in self.experiments:
+            if experiment.name == name:
+                return experiment
+        raise KeyError(name)
+
+
+def register(paper: Paper) -> None:
+    """Make `paper` available to `get_paper` (tests, user extensions)."""
+    _EXTRA[paper.id] = paper
+
+
+def available() -> list[str]:
+    """Ids of the papers hoplab can reproduce."""
+    return sorted({*_MODULES, *_EXTRA})
+
+
+def get_paper(paper_id: str) -> Paper:
+    """The paper `paper_id`; ValueError naming it (and what exists) if unknown."""
+    if paper_id in _EXTRA:
+        return _EXTRA[paper_id]
+    module_name = _MODULES.get(paper_id)
+    if module_name is None:
+        raise ValueError(f"unknown paper {paper_id!r} (available: {', '.join(available())}; "
+                         f"see `hoplab reproduce --list`)")
+    module = importlib.import_module(module_name)
+    paper = module.PAPER
+    assert isinstance(paper, Paper)
+    return paper

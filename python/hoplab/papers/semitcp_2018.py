@@ -1,0 +1,577 @@
+"""Chen, Yu, Guan, Wang, Jiang: "Rate control for semi-TCP in multihop
+wireless networks", EURASIP J. Wireless Commun. Netw. (2018) — seed 000.
+
+Figures 2-10 and Table 1 on the paper's chain (section 3.1, SPEC.md
+section 3): 15 nodes 200 m apart, IEEE 802.11 with RTS/CTS, 2 Mbps data and
+basic rate, 512-byte packets, 250 m transmission and 500 m interference
+(carrier-sense) range, one FTP flow from node 1 to node 15 (ids 0 and 14
+here), semi-TCP with a reserved buffer of one packet.
+
+- Figs. 2-4: per-node MAC metrics along the 14-hop chain, plain semi-TCP.
+- Figs. 5-6: fixed source rates 20-300 kbps: end-to-end throughput, APR and
+  MST at the source.
+- Figs. 8-10: path lengths 1-14 hops: throughput, delay and contention of
+  semi-TCP with and without Algorithm 1 (binary-search rate control).
+- Table 1: the iterations of Algorithm 1, here read from the source-rate
+  time series of a rate-controlled run.
+
+Reference curves not in the paper are drawn dashed and labelled
+"(reference)": TCP NewReno for the chain and path-length figures, UDP CBR
+at the same source rates for Figs. 5-6. They run today; the paper's own
+curves need `transport = "semitcp"` (issue 4), and until the core has it
+their figures say "not reproduced: <the simulator's error>".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hoplab.papers import Experiment, ExperimentData, Figure, FigureResult, NotReproduced, Paper
+from hoplab.plots import Line, line_figure
+from hoplab.stats import summarize
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["PAPER"]
+
+HOPS = 14
+
+#: The chain of section 3.1 (SPEC.md section 3). Routing is static
+#: (hop-count shortest paths) until AODV lands (issue 6): the paper's AODV
+#: re-routes after RTS drops, which static routing does not do.
+CHAIN: dict[str, Any] = {
+    "name": "semitcp-2018-chain",
+    "duration_s": 100.0,
+    "warmup_s": 10.0,
+    "seed": 1,
+    "radio": {"data_rate_mbps": 2.0, "basic_rate_mbps": 2.0, "tx_range_m": 250.0, "cs_range_m": 500.0},
+    "mac": {"rts_threshold_bytes": 0, "short_retry_limit": 7, "long_retry_limit": 4, "queue_packets": 50},
+    "topology": {"kind": "chain", "nodes": HOPS + 1, "spacing_m": 200.0},
+    "routing": {"protocol": "static"},
+    "flows": [{"src": 0, "dst": HOPS, "app": "bulk", "packet_bytes": 512}],
+}
+
+SEMITCP = {"flows.0.transport": "semitcp", "flows.0.rate_control": "none"}
+SEMITCP_ALG1 = {"flows.0.transport": "semitcp", "flows.0.rate_control": "binary_search"}
+NEWRENO = {"flows.0.transport": "tcp", "flows.0.cc": "newreno"}
+
+C_SEMI = "semi-TCP"
+C_ALG1 = "semi-TCP + Algorithm 1"
+C_NEWRENO = "TCP NewReno (reference)"
+C_FIXED = "semi-TCP, fixed rate"
+C_UDP = "UDP CBR (reference)"
+
+RATE = "flows.0.rate_kbps"
+DST = "flows.0.dst"
+
+EXPERIMENTS = [
+    Experiment(
+        name="chain",
+        description="14-hop chain, one FTP flow end to end: plain semi-TCP (TCP NewReno for reference)",
+        scenario=CHAIN,
+        cases={C_SEMI: SEMITCP, C_NEWRENO: NEWRENO},
+        runs=10, quick_runs=3,
+    ),
+    Experiment(
+        name="fixed-rate",
+        description="14-hop chain, semi-TCP source at a fixed rate (UDP CBR at the same rate for reference)",
+        scenario=CHAIN,
+        cases={C_FIXED: {"flows.0.transport": "semitcp", "flows.0.rate_control": "fixed"},
+               C_UDP: {"flows.0.transport": "udp", "flows.0.app": "cbr"}},
+        vary={RATE: list(range(20, 301, 20))},
+        quick_vary={RATE: [20, 60, 100, 140, 180, 220, 260, 300]},
+        runs=10, quick_runs=3,
+    ),
+    Experiment(
+        name="path-length",
+        description="chain, path lengths 1-14 hops: semi-TCP with and without Algorithm 1 (TCP NewReno for reference)",
+        scenario=CHAIN,
+        cases={C_SEMI: SEMITCP, C_ALG1: SEMITCP_ALG1, C_NEWRENO: NEWRENO},
+        vary={DST: list(range(1, HOPS + 1))},
+        quick_vary={DST: [1, 2, 4, 7, 10, 14]},
+        runs=10, quick_runs=3,
+    ),
+    Experiment(
+        name="rate-control",
+        description="14-hop chain, semi-TCP with Algorithm 1, source rate sampled every 0.1 s",
+        scenario={**CHAIN, "stats": {"series_interval_s": 0.1}},
+        cases={C_ALG1: SEMITCP_ALG1},
+        runs=3, quick_runs=1, series=True,
+    ),
+]
+
+
+# Helpers.
+def _summary(frame: pd.DataFrame, by: str) -> pd.DataFrame:
+    return summarize(frame, by=by, value="value")
+
+
+def _line(summary: pd.DataFrame, x: str, label: str, right: bool = False, shift: float = 0.0) -> Line:
+    return Line(label, [float(v) + shift for v in summary[x]], [float(v) for v in summary["mean"]],
+                [float(v) for v in summary["ci_half"]], right=right)
+
+
+def _node_metrics(data: ExperimentData, case: str) -> pd.DataFrame:
+    """Per (run, node) the node metrics of `case`, one column each, plus the
+    derived RTS drop ratio and RTSC ratio; senders of the path only."""
+    frame = data.scalars
+    if frame.empty:
+        raise NotReproduced(data.failure(case) or "no data")
+    part = frame[(frame["entity"] == "node") & (frame["case"] == case) & (frame["id"] < HOPS)]
+    if part.empty:
+        raise NotReproduced(data.failure(case) or "no data")
+    wide = part.pivot_table(index=["run_id", "id"], columns="metric", values="value").reset_index()
+    served = wide["packets_served"].where(wide["packets_served"] > 0)
+    sent = wide["rts_sent"].where(wide["rts_sent"] > 0)
+    wide["rts_drop_ratio"] = wide["rts_dropped"] / served
+    wide["rtsc_ratio"] = wide["rtsc_sent"] / sent
+    wide["node"] = wide["id"] + 1  # the paper numbers nodes from 1 (the source)
+    return wide
+
+
+def _per_node(wide: pd.DataFrame, metric: str) -> pd.DataFrame:
+    return summarize(wide.rename(columns={metric: "value"}), by="node", value="value")
+
+
+def _spearman(xs: Sequence[float], ys: Sequence[float]) -> float:
+    import pandas as pd
+
+    pairs = [(x, y) for x, y in zip(xs, ys, strict=True) if not (math.isnan(x) or math.isnan(y))]
+    if len(pairs) < 3:
+        return math.nan
+    frame = pd.DataFrame(pairs, columns=["x", "y"])
+    return float(frame["x"].rank().corr(frame["y"].rank()))
+
+
+def _falls_from_source(summary: pd.DataFrame, what: str, unit: str = "") -> tuple[bool, str]:
+    values = [float(v) for v in summary["mean"]]
+    nodes = [float(v) for v in summary["node"]]
+    if not values:
+        raise NotReproduced("no data")
+    source = values[0]
+    highest = max(values)
+    rho = _spearman(nodes, values)
+    holds = source >= highest - 1e-12 and rho <= -0.5
+    text = (f"{what} is {'highest' if source >= highest - 1e-12 else 'not highest'} at the source "
+            f"({source:.2f}{unit}; path maximum {highest:.2f}{unit}) and "
+            f"{'falls' if rho <= -0.5 else 'does not fall steadily'} along the path to {values[-1]:.2f}{unit} at "
+            f"node {int(nodes[-1])} (rank correlation with the node index {rho:+.2f})")
+    return holds, text
+
+
+def _verdict(text: str, holds: bool) -> str:
+    return f"{text}: {'holds' if holds else 'does not hold'}"
+
+
+def _reference_note(data: ExperimentData, case: str) -> list[str]:
+    error = data.failure(case)
+    return [f"{case}: no successful run ({error})"] if error else []
+
+
+# Figs. 2-4: per-node metrics along the chain (plain semi-TCP).
+def fig2(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    chain = data["chain"]
+    lines, notes = [], []
+    for case, dashed in ((C_SEMI, False), (C_NEWRENO, True)):
+        try:
+            wide = _node_metrics(chain, case)
+        except NotReproduced as e:
+            notes.append(f"{case}: not reproduced: {e}")
+            continue
+        label = case.replace(" (reference)", "")
+        suffix = " (reference)" if dashed else ""
+        lines.append(_line(_per_node(wide, "rts_attempts_per_packet"), "node", f"{label}: attempts per RTS{suffix}"))
+        lines.append(_line(_per_node(wide, "data_attempts_per_packet"), "node",
+                           f"{label}: attempts per DATA{suffix}"))
+    paths = line_figure(lines, out / "fig2", title="Fig. 2: attempts per RTS and per DATA frame along the chain",
+                        xlabel="node (1 = source)", ylabel="attempts per packet", xticks=range(1, HOPS + 1))
+    wide = _node_metrics(chain, C_SEMI)
+    apr = _per_node(wide, "rts_attempts_per_packet")
+    data_att = _per_node(wide, "data_attempts_per_packet")
+    holds, text = _falls_from_source(apr, "APR")
+    smaller = float(data_att["mean"].mean()) < float(apr["mean"].mean())
+    holds = holds and smaller
+    text += f"; attempts per DATA ({float(data_att['mean'].mean()):.2f} on average) are " \
+            f"{'smaller' if smaller else 'not smaller'} than per RTS"
+    rows = [
+        ("attempts per RTS at the source", "highest on the path", f"{float(apr['mean'].iloc[0]):.2f}"),
+        ("attempts per RTS at the last hops", "almost 1", f"{float(apr['mean'].iloc[-1]):.2f}"),
+        ("attempts per DATA", "much smaller than per RTS, declining slightly",
+         f"{float(data_att['mean'].iloc[0]):.2f} at the source, {float(data_att['mean'].iloc[-1]):.2f} at the last hop"),
+    ]
+    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+
+
+def fig3(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    chain = data["chain"]
+    lines, notes = [], []
+    for case, dashed in ((C_SEMI, False), (C_NEWRENO, True)):
+        try:
+            wide = _node_metrics(chain, case)
+        except NotReproduced as e:
+            notes.append(f"{case}: not reproduced: {e}")
+            continue
+        label = case.replace(" (reference)", "")
+        suffix = " (reference)" if dashed else ""
+        lines.append(_line(_per_node(wide, "mac_service_time_ms"), "node", f"{label}: MAC sending time{suffix}"))
+        lines.append(_line(_per_node(wide, "queue_mean"), "node", f"{label}: queue length{suffix}", right=True))
+    paths = line_figure(lines, out / "fig3", title="Fig. 3: MAC sending time and queue length along the chain",
+                        xlabel="node (1 = source)", ylabel="average MAC sending time (ms)",
+                        y2label="average queue length (packets)", xticks=range(1, HOPS + 1))
+    wide = _node_metrics(chain, C_SEMI)
+    mst = _per_node(wide, "mac_service_time_ms")
+    queue = _per_node(wide, "queue_mean")
+    holds, text = _falls_from_source(mst, "the MAC sending time", " ms")
+    rows = [
+        ("MAC sending time at the source", "longest on the path", f"{float(mst['mean'].iloc[0]):.2f} ms"),
+        ("MAC sending time, last hop", "shorter", f"{float(mst['mean'].iloc[-1]):.2f} ms"),
+        ("queue length at node 2", "quickly filled by the source", f"{float(queue['mean'].iloc[1]):.2f} packets"),
+    ]
+    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+
+
+def fig4(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    chain = data["chain"]
+    notes = _reference_note(chain, C_NEWRENO)
+    lines: list[Line] = []
+    try:
+        wide = _node_metrics(chain, C_SEMI)
+        lines = [
+            _line(_per_node(wide, "rtsc_sent"), "node", "RTSC transmissions"),
+            _line(_per_node(wide, "rts_drop_ratio"), "node", "RTS drop ratio (after 7 attempts)", right=True),
+            _line(_per_node(wide, "rtsc_ratio"), "node", "RTSC ratio (RTSC / all RTS)", right=True),
+        ]
+    except NotReproduced:
+        wide = None
+    paths = line_figure(lines, out / "fig4", title="Fig. 4: RTSC transmissions, RTS drop ratio, RTSC ratio (semi-TCP)",
+                        xlabel="node (1 = source)", ylabel="RTSC transmissions per run", y2label="ratio",
+                        xticks=range(1, HOPS + 1))
+    if wide is None:
+        chain.require(C_SEMI)
+        raise NotReproduced("no data")
+    rtsc = _per_node(wide, "rtsc_sent")
+    drops = _per_node(wide, "rts_drop_ratio")
+    values = [float(v) for v in rtsc["mean"]]
+    most = values[0] >= max(values) - 1e-12 and values[0] > 0
+    text = (f"the source sends {'the most' if most else 'not the most'} RTSC ({values[0]:.0f} per run; "
+            f"path maximum {max(values):.0f} at node {int(rtsc['node'].iloc[values.index(max(values))])})")
+    rows = [
+        ("RTSC transmissions", "most at the source", f"{values[0]:.0f} at the source, max {max(values):.0f}"),
+        ("RTS drop ratio", "RTS drops concentrated in the first hops",
+         f"{float(drops['mean'].iloc[0]):.3f} at the source, {float(drops['mean'].iloc[-1]):.3f} at the last hop"),
+    ]
+    notes.append("RTS drop ratio = RTS dropped after the 7th attempt / packets served by the node's MAC; "
+                 "RTSC ratio = RTSC sent / all RTS sent (the paper's endnotes 1 and 2).")
+    return FigureResult(_verdict(text, most), most, rows, paths, notes)
+
+
+# Figs. 5-6: fixed source rates.
+def _rate_curves(data: ExperimentData, case: str) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    goodput = _summary(data.metric("goodput_kbps", "flow", case, 0), RATE)
+    apr = _summary(data.metric("rts_attempts_per_packet", "node", case, 0), RATE)
+    mst = _summary(data.metric("mac_service_time_ms", "node", case, 0), RATE)
+    if goodput.empty:
+        raise NotReproduced(data.failure(case) or "no data")
+    return goodput, apr, mst
+
+
+def _rise_and_fall(goodput: pd.DataFrame) -> tuple[bool, str, float, float]:
+    rates = [float(v) for v in goodput[RATE]]
+    values = [float(v) for v in goodput["mean"]]
+    peak = max(range(len(values)), key=lambda i: values[i])
+    linear = all(values[i] >= 0.85 * rates[i] for i in range(peak)) and values[peak] >= 0.7 * rates[peak]
+    interior = peak < len(values) - 1
+    last = values[-1]
+    sharp = interior and last <= 0.6 * values[peak]
+    holds = linear and sharp
+    text = (f"goodput rises {'almost linearly' if linear else 'but not linearly'} with the source rate to a peak of "
+            f"{values[peak]:.0f} kbps at {rates[peak]:.0f} kbps, then "
+            + (f"falls to {last:.0f} kbps at {rates[-1]:.0f} kbps ({last / values[peak]:.0%} of the peak)"
+               if interior else "does not fall within the rates tried"))
+    return holds, text, rates[peak], values[peak]
+
+
+def _level_jump(curve: pd.DataFrame, peak_rate: float, factor: float) -> tuple[bool, float, float]:
+    below = [float(m) for r, m in zip(curve[RATE], curve["mean"], strict=True) if float(r) <= peak_rate]
+    above = [float(m) for r, m in zip(curve[RATE], curve["mean"], strict=True) if float(r) > peak_rate]
+    if not below or not above:
+        return False, math.nan, math.nan
+    low, high = sum(below) / len(below), sum(above) / len(above)
+    return high >= factor * low, low, high
+
+
+def _fig_rate(data: Mapping[str, ExperimentData], out: Path, which: str) -> FigureResult:
+    fixed = data["fixed-rate"]
+    metric_label = {"apr": "attempts per RTS at the source", "mst": "MAC sending time at the source (ms)"}[which]
+    lines, notes = [], []
+    curves: dict[str, tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]] = {}
+    for case in (C_FIXED, C_UDP):
+        try:
+            curves[case] = _rate_curves(fixed, case)
+        except NotReproduced as e:
+            notes.append(f"{case}: not reproduced: {e}")
+            continue
+        goodput, apr, mst = curves[case]
+        second = apr if which == "apr" else mst
+        short = "APR" if which == "apr" else "MST"
+        lines.append(_line(goodput, RATE, f"{case}: end-to-end throughput"))
+        lines.append(_line(second, RATE, f"{case}: {short}", right=True))
+    number = "5" if which == "apr" else "6"
+    title = (f"Fig. {number}: end-to-end throughput and "
+             + ("attempts per RTS" if which == "apr" else "MAC sending time") + " at the source vs source rate")
+    paths = line_figure(lines, out / f"fig{number}", title=title, xlabel="source rate (kbps)",
+                        ylabel="end-to-end throughput (kbps)", y2label=metric_label)
+    if C_FIXED not in curves:
+        fixed.require(C_FIXED)
+        raise NotReproduced("no data")
+    goodput, apr, mst = curves[C_FIXED]
+    holds, text, peak_rate, peak_value = _rise_and_fall(goodput)
+    if which == "apr":
+        jump, low, high = _level_jump(apr, peak_rate, 1.5)
+        text += f"; APR at the source jumps from {low:.2f} to {high:.2f}" if jump else \
+            f"; APR at the source does not jump (below the peak {low:.2f}, above {high:.2f})"
+        rows = [("peak source rate", "about 140 kbps", f"{peak_rate:.0f} kbps"),
+                ("peak throughput", "about 140 kbps", f"{peak_value:.0f} kbps"),
+                ("APR, low / high level", "switches from low (about 1) to high", f"{low:.2f} / {high:.2f}")]
+    else:
+        jump, low, high = _level_jump(mst, peak_rate, 2.0)
+        text += f"; MST at the source jumps from {low:.1f} to {high:.1f} ms" if jump else \
+            f"; MST at the source does not jump (below the peak {low:.1f} ms, above {high:.1f} ms)"
+        g180 = goodput[goodput[RATE] == 180]["mean"]
+        rows = [("peak source rate", "about 140 kbps", f"{peak_rate:.0f} kbps"),
+                ("throughput at 180 kbps", "about 20 kbps", f"{float(g180.iloc[0]):.0f} kbps" if len(g180) else "-"),
+                ("MST, high level", "about 14 ms", f"{high:.1f} ms"), ("MST, low level", "small", f"{low:.1f} ms")]
+    holds = holds and jump
+    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+
+
+def fig5(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    return _fig_rate(data, out, "apr")
+
+
+def fig6(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    return _fig_rate(data, out, "mst")
+
+
+# Figs. 8-10: path length.
+def _by_hops(data: ExperimentData, metric: str, entity: str, ident: int = 0) -> dict[str, pd.DataFrame]:
+    out: dict[str, pd.DataFrame] = {}
+    for case in (C_SEMI, C_ALG1, C_NEWRENO):
+        summary = _summary(data.metric(metric, entity, case, ident), DST)
+        if not summary.empty:
+            out[case] = summary
+    return out
+
+
+def _path_figure(
+    data: Mapping[str, ExperimentData], out: Path, number: str, metric: str, entity: str, ylabel: str, title: str,
+) -> tuple[dict[str, pd.DataFrame], dict[str, Path], list[str]]:
+    path = data["path-length"]
+    curves = _by_hops(path, metric, entity)
+    lines = [_line(curve, DST, case) for case, curve in curves.items()]
+    notes = [f"{case}: not reproduced: {path.failure(case)}" for case in (C_SEMI, C_ALG1, C_NEWRENO)
+             if case not in curves]
+    paths = line_figure(lines, out / f"fig{number}", title=title, xlabel="path length (hops)", ylabel=ylabel,
+                        xticks=range(1, HOPS + 1))
+    for case in (C_SEMI, C_ALG1):
+        if case not in curves:
+            path.require(case)
+            raise NotReproduced(f"{case}: no data")
+    return curves, paths, notes
+
+
+def _compare(curves: Mapping[str, pd.DataFrame]) -> list[tuple[int, float, float]]:
+    semi = {int(h): float(m) for h, m in zip(curves[C_SEMI][DST], curves[C_SEMI]["mean"], strict=True)}
+    alg1 = {int(h): float(m) for h, m in zip(curves[C_ALG1][DST], curves[C_ALG1]["mean"], strict=True)}
+    return [(h, semi[h], alg1[h]) for h in sorted(semi) if h in alg1]
+
+
+def _at(curves: Mapping[str, pd.DataFrame], case: str, hops: int, unit: str) -> str:
+    curve = curves.get(case)
+    if curve is None:
+        return "-"
+    match = curve[curve[DST] == hops]
+    return f"{float(match['mean'].iloc[0]):.1f} {unit}" if len(match) else "-"
+
+
+def fig8(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    curves, paths, notes = _path_figure(data, out, "8", "goodput_kbps", "flow", "end-to-end throughput (kbps)",
+                                        "Fig. 8: end-to-end throughput vs path length")
+    pairs = [(h, s, a) for h, s, a in _compare(curves) if h >= 2]
+    if not pairs:
+        raise NotReproduced("no path length of 2 hops or more in common")
+    gains = [(h, a / s - 1 if s > 0 else math.inf) for h, s, a in pairs]
+    better = all(g >= -0.05 for _, g in gains)
+    grows = gains[-1][1] > gains[0][1]
+    holds = better and grows
+    text = (f"Algorithm 1 {'matches or beats' if better else 'does not always beat'} plain semi-TCP at 2-{pairs[-1][0]} "
+            f"hops (gain {gains[0][1]:+.0%} at {gains[0][0]} hops, {gains[-1][1]:+.0%} at {gains[-1][0]} hops: "
+            f"the gain {'grows' if grows else 'does not grow'} with path length)")
+    rows = [(f"{case}, {h} hops", "about 140 kbps (Alg. 1, 14 hops)" if (case == C_ALG1 and h == 14) else "-",
+             _at(curves, case, h, "kbps")) for h in (4, 7, 14) for case in (C_SEMI, C_ALG1, C_NEWRENO)]
+    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+
+
+def fig9(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    curves, paths, notes = _path_figure(data, out, "9", "mean_delay_ms", "flow", "end-to-end delay (ms)",
+                                        "Fig. 9: end-to-end delay vs path length")
+    pairs = [(h, s, a) for h, s, a in _compare(curves) if h >= 2]
+    if not pairs:
+        raise NotReproduced("no path length of 2 hops or more in common")
+    cuts = [(h, 1 - a / s if s > 0 else math.nan) for h, s, a in pairs]
+    lower = all(c >= -0.05 for _, c in cuts)
+    at4 = [c for h, c in cuts if h == 4]
+    text = (f"Algorithm 1 {'lowers' if lower else 'does not always lower'} the delay at 2-{pairs[-1][0]} hops"
+            + (f" ({at4[0]:.0%} lower at 4 hops)" if at4 else ""))
+    rows = [("delay at 4 hops, semi-TCP", "about 60 ms", _at(curves, C_SEMI, 4, "ms")),
+            ("delay at 4 hops, Algorithm 1", "about 20 ms (-60 %)", _at(curves, C_ALG1, 4, "ms")),
+            ("delay at 14 hops, semi-TCP", "-", _at(curves, C_SEMI, 14, "ms")),
+            ("delay at 14 hops, Algorithm 1", "-", _at(curves, C_ALG1, 14, "ms")),
+            ("delay at 4 / 14 hops, TCP NewReno", "-",
+             f"{_at(curves, C_NEWRENO, 4, 'ms')} / {_at(curves, C_NEWRENO, 14, 'ms')}")]
+    return FigureResult(_verdict(text, lower), lower, rows, paths, notes)
+
+
+def fig10(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    curves, paths, notes = _path_figure(data, out, "10", "rts_attempts_per_packet", "node",
+                                        "attempts per RTS at the source",
+                                        "Fig. 10: medium contention (attempts per RTS at the source) vs path length")
+    pairs = [(h, s, a) for h, s, a in _compare(curves) if h >= 2]
+    if not pairs:
+        raise NotReproduced("no path length of 2 hops or more in common")
+    fewer = sum(1 for _, s, a in pairs if a <= s * 1.05)
+    holds = fewer >= 0.8 * len(pairs)
+    text = (f"Algorithm 1 needs fewer RTS attempts per packet than plain semi-TCP at {fewer} of {len(pairs)} path "
+            f"lengths of 2 hops or more")
+    rows = [(f"APR at the source, {h} hops", "lower with Algorithm 1", f"{s:.2f} (semi-TCP) vs {a:.2f} (Alg. 1)")
+            for h, s, a in pairs if h in (4, 7, 14)]
+    notes.append("Decision: the paper's text does not say what Fig. 10 plots beyond 'less network resources in "
+                 "retransmissions for both RTS/CTS and data packets'; hoplab plots the attempts per RTS at the source.")
+    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+
+
+# Table 1: Algorithm 1's iterations.
+_RATE_METRICS = ("source_rate_kbps", "rate_kbps", "sending_rate_kbps", "send_rate_kbps")
+
+
+def _rate_metric(series: pd.DataFrame) -> str:
+    flows = series[series["entity"] == "flow"]
+    names = set(flows["metric"].unique())
+    for name in _RATE_METRICS:
+        if name in names:
+            return name
+    for name in sorted(names):
+        if "rate" in name and "kbps" in name and "goodput" not in name and "offered" not in name:
+            return str(name)
+    raise NotReproduced(f"the run's series have no source-rate metric (looked for {', '.join(_RATE_METRICS)}; "
+                        f"flow series: {', '.join(sorted(names)) or 'none'})")
+
+
+def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    rc = data["rate-control"]
+    rc.require(C_ALG1)
+    series = rc.series
+    metric = _rate_metric(series)
+    first_run = str(series["run_id"].iloc[0])
+    trace = series[(series["metric"] == metric) & (series["entity"] == "flow") & (series["id"] == 0)]
+    lines = []
+    for i, (run_id, part) in enumerate(trace.groupby("run_id", sort=False)):
+        part = part.sort_values("time_s")
+        lines.append(Line(f"source rate, run {i}", part["time_s"].tolist(), part["value"].tolist()))
+    goodput = series[(series["metric"] == "goodput_kbps") & (series["entity"] == "flow") & (series["id"] == 0)
+                     & (series["run_id"] == first_run)].sort_values("time_s")
+    if not goodput.empty:
+        lines.append(Line("end-to-end throughput, run 0", goodput["time_s"].tolist(), goodput["value"].tolist()))
+    paths = line_figure(lines, out / "table1", title="Table 1: Algorithm 1's source rate over time (14 hops)",
+                        xlabel="time (s)", ylabel="kbps")
+    run0 = trace[trace["run_id"] == first_run].sort_values("time_s")
+    values = [float(v) for v in run0["value"] if not math.isnan(float(v))]
+    if not values:
+        raise NotReproduced(f"series {metric!r} is empty")
+    visited: list[float] = []
+    for v in values:
+        if not visited or abs(v - visited[-1]) > 1e-9:
+            visited.append(v)
+    tail = values[int(len(values) * 0.75):] or values
+    final = sorted(tail)[len(tail) // 2]
+    times = run0["time_s"].tolist()
+    settle = times[0]
+    for t, v in zip(times, [float(x) for x in run0["value"]], strict=True):
+        if final and abs(v - final) > 0.1 * final:
+            settle = t
+    peak_rate = 140.0
+    fixed = data.get("fixed-rate")
+    source = "the paper's 140 kbps"
+    if fixed is not None and fixed.failure(C_FIXED) is None:
+        goodput_curve = _summary(fixed.metric("goodput_kbps", "flow", C_FIXED, 0), RATE)
+        if not goodput_curve.empty:
+            peak_rate = float(goodput_curve[RATE].iloc[int(goodput_curve["mean"].idxmax())])
+            source = f"Fig. 5's peak here, {peak_rate:.0f} kbps"
+    near = abs(final - peak_rate) <= 0.25 * peak_rate
+    text = (f"the source rate settles at {final:.1f} kbps after {settle:.1f} s, "
+            f"{'near' if near else 'far from'} {source}")
+    shown = ", ".join(f"{v:.1f}" for v in visited[:10]) + (" ..." if len(visited) > 10 else "")
+    rows = [("rates visited (kbps)", "240, 120, 180, 150, 135, 142.5", shown),
+            ("iterations to stop", "6 (the search stops in the sixth)", f"{len(visited)} distinct rates in run 0"),
+            ("converged rate", "about 140 kbps (Fig. 8, 14 hops)", f"{final:.1f} kbps")]
+    notes = [f"Read from the series {metric!r} of run 0 (sampled every 0.1 s); Table 1 itself is a worked example "
+             "with a scripted APR, checked exactly by the core's unit test (issue 4)."]
+    return FigureResult(_verdict(text, near), near, rows, paths, notes)
+
+
+FIGURES = [
+    Figure("Fig. 2", "Attempts per RTS and per DATA frame at each node, 14-hop chain, semi-TCP", ["chain"],
+           "attempts per RTS are highest at the source and fall along the path to almost one; attempts per DATA "
+           "are much smaller and decline slightly", fig2),
+    Figure("Fig. 3", "Average MAC sending time and queue length at each node, semi-TCP", ["chain"],
+           "the MAC sending time is longest at the source (repeated RTSs) and shorter downstream", fig3),
+    Figure("Fig. 4", "RTSC transmissions, RTS drop ratio and RTSC ratio at each node, semi-TCP", ["chain"],
+           "the source sends the most RTSCs; RTS drops concentrate in the first hops", fig4),
+    Figure("Fig. 5", "End-to-end throughput and APR at the source vs fixed source rate, 14 hops", ["fixed-rate"],
+           "throughput rises almost linearly up to about 140 kbps, then falls sharply, while APR jumps from a low "
+           "to a high level", fig5),
+    Figure("Fig. 6", "End-to-end throughput and MST at the source vs fixed source rate, 14 hops", ["fixed-rate"],
+           "the MST switches from a low level to a high level (about 14 ms) where throughput collapses "
+           "(about 20 kbps at 180 kbps)", fig6),
+    Figure("Fig. 8", "End-to-end throughput vs path length", ["path-length"],
+           "Algorithm 1 gives higher throughput than plain semi-TCP, more so on longer paths; about 140 kbps at "
+           "14 hops", fig8),
+    Figure("Fig. 9", "End-to-end delay vs path length", ["path-length"],
+           "Algorithm 1 lowers the delay, by almost 60 % at 4 hops (60 ms to 20 ms)", fig9),
+    Figure("Fig. 10", "Medium contention vs path length", ["path-length"],
+           "Algorithm 1 wastes fewer resources in RTS/CTS and DATA retransmissions", fig10),
+    Figure("Table 1", "Iterations of Algorithm 1", ["rate-control", "fixed-rate"],
+           "the binary search visits 240, 120, 180, 150, 135, 143 kbps and stops in the sixth iteration, near "
+           "the throughput peak", table1),
+]
+
+PAPER = Paper(
+    id="semitcp-2018",
+    title="Rate control for semi-TCP in multihop wireless networks (Chen et al., 2018)",
+    citation="W. Chen, H. Yu, Q. Guan, Y. Wang, S. Jiang, \"Rate control for semi-TCP in multihop wireless "
+             "networks\", EURASIP J. Wireless Commun. Netw. (2018), seed 000",
+    source="shared/seeds/000_25a2274fe5f40302.txt",
+    experiments=EXPERIMENTS,
+    figures=FIGURES,
+    notes=[
+        "Network of section 3.1 (SPEC.md 3): 15-node chain, 200 m spacing, 802.11 RTS/CTS, 2 Mbps data and basic "
+        "rate, 512 B packets, 250 m transmission and 500 m carrier-sense range, drop-tail 50, one bulk (FTP) flow "
+        "from node 1 to node 15 (ids 0 and 14 here); nodes are numbered from 1 in the figures, as in the paper.",
+        "Routing is static (shortest hop count) where the paper uses AODV: hoplab has no AODV yet (issue 6), so "
+        "an RTS dropped at the retry limit does not trigger the re-routing the paper describes under Fig. 4.",
+        "The paper gives no run length or number of runs; full mode uses 100 s runs (10 s warm-up) and 10 runs "
+        "per point; --quick uses 20 s (5 s warm-up), 3 runs and fewer points.",
+        "Path lengths (Figs. 8-10) move the destination along the same 15-node chain; nodes past the destination "
+        "send nothing, so this is the same as a shorter chain.",
+        "Curves marked (reference) are not in the paper: TCP NewReno on the same chain, and UDP CBR at the same "
+        "source rates; they show what the substrate does and are not judged.",
+    ],
+    not_covered=[
+        "Fig. 1 (the topology) and Fig. 7 (Algorithm 1's state diagram) hold no data.",
+        "Figs. 11-12 (48 mobile nodes, random waypoint, 10 flows) need AODV and mobility (issue 6).",
+    ],
+)

@@ -1,0 +1,297 @@
+"""`hoplab reproduce`: run a paper's experiments, draw its figures, write
+the report (Markdown, and a self-contained HTML page with every figure
+embedded as base64 PNG).
+
+Layout of the output directory (default `reports/<paper>[-quick]/`):
+
+```
+report.md  report.html   the report
+figures/                 <figure>.png .svg .csv
+store/                   the results store of every run (resume: run the
+                         same command again; only missing runs execute)
+```
+
+A figure whose runs failed, or whose drawing failed, is reported as
+"not reproduced: <error>"; the report is always written.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+import html
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hoplab import _core
+from hoplab.campaign import ProgressCallback, SweepStats, build_build_id, sweep
+from hoplab.papers import ExperimentData, Figure, FigureResult, NotReproduced, Paper
+from hoplab.scenario import Scenario
+from hoplab.store import Store
+
+__all__ = ["ReproduceResult", "default_out_dir", "reproduce"]
+
+
+@dataclass
+class ReproduceResult:
+    paper: Paper
+    out: Path
+    markdown: Path
+    html: Path
+    figures: dict[str, FigureResult] = field(default_factory=dict)
+    stats: dict[str, SweepStats] = field(default_factory=dict)
+    wall_seconds: float = 0.0
+
+
+def default_out_dir(paper_id: str, quick: bool) -> Path:
+    return Path("reports") / (paper_id + ("-quick" if quick else ""))
+
+
+def reproduce(
+    paper: Paper,
+    out: str | Path | None = None,
+    *,
+    quick: bool = False,
+    runs: int | None = None,
+    executor: str = "local",
+    jobs: int | None = None,
+    scheduler: str | None = None,
+    progress: bool | ProgressCallback = False,
+    log: Callable[[str], None] | None = None,
+) -> ReproduceResult:
+    """Run `paper`'s experiments (resuming from `out/store`) and write the report."""
+    started = time.perf_counter()
+    out_dir = Path(out) if out is not None else default_out_dir(paper.id, quick)
+    figures_dir = out_dir / "figures"
+    figures_dir.mkdir(parents=True, exist_ok=True)
+    store = Store(out_dir / "store")
+    say = log or (lambda _message: None)
+    data: dict[str, ExperimentData] = {}
+    stats: dict[str, SweepStats] = {}
+    needed = {name for figure in paper.figures for name in figure.experiments}
+    executor_obj: Any = executor
+    own = False
+    if executor == "dask":  # one cluster for every experiment
+        from hoplab.executors import make_executor
+
+        executor_obj = make_executor("dask", jobs, scheduler)
+        own = True
+    try:
+        for experiment in paper.experiments:
+            if experiment.name not in needed:
+                continue
+            scenario_data, vary, n_runs = experiment.settings(quick, runs)
+            say(f"{experiment.name}: {experiment.description}")
+            experiment_stats = SweepStats()
+            frame = sweep(
+                Scenario(scenario_data), vary=dict(vary), runs=n_runs, cases=experiment.cases, store=store,
+                executor=executor_obj, jobs=jobs, scheduler=scheduler, series=experiment.series,
+                name=f"{paper.id}/{experiment.name}", progress=progress, check_parameters=False,
+                stats=experiment_stats,
+            )
+            stats[experiment.name] = experiment_stats
+            data[experiment.name] = _experiment_data(experiment, frame, store)
+    finally:
+        if own:
+            executor_obj.close()
+
+    results: dict[str, FigureResult] = {}
+    for figure in paper.figures:
+        results[figure.id] = _make_figure(figure, data, figures_dir)
+        say(f"{figure.id}: {results[figure.id].verdict}")
+    wall = time.perf_counter() - started
+    result = ReproduceResult(paper, out_dir, out_dir / "report.md", out_dir / "report.html", results, stats, wall)
+    _write_markdown(result, quick, runs)
+    _write_html(result, quick, runs)
+    return result
+
+
+def _experiment_data(experiment: Any, frame: Any, store: Store) -> ExperimentData:
+    import pandas as pd
+
+    from hoplab.stats import tidy
+
+    params = [c for c in (["case"] if experiment.cases else []) + list(experiment.vary) if c in frame.columns]
+    if experiment.quick_vary:
+        params = list(dict.fromkeys([*params, *[k for k in experiment.quick_vary if k in frame.columns]]))
+    ok_ids = frame.loc[frame["status"] == "ok", "run_id"].tolist() if not frame.empty else []
+    scalars = store.scalars(ok_ids) if ok_ids else pd.DataFrame(columns=["run_id", "entity", "id", "metric", "value"])
+    scalars = tidy(frame, scalars, params) if not frame.empty else scalars
+    series = pd.DataFrame(columns=["run_id", "time_s", "entity", "id", "metric", "value"])
+    if experiment.series and ok_ids:
+        series = tidy(frame, store.series(ok_ids), params)
+    return ExperimentData(experiment, frame, scalars, series, params)
+
+
+def _make_figure(figure: Figure, data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    """Draw one figure. A figure that cannot be judged (its runs failed)
+    keeps what it could draw (e.g. reference curves) and says why."""
+    for suffix in (".png", ".svg", ".csv"):  # no stale picture from an earlier run
+        (out / figure.stem).with_suffix(suffix).unlink(missing_ok=True)
+    try:
+        return figure.make(data, out)
+    except NotReproduced as e:
+        verdict = f"not reproduced: {e}"
+    except Exception as e:  # a bug in a figure must not lose the report
+        verdict = f"not reproduced: internal error: {type(e).__name__}: {e}"
+    paths = {suffix: (out / figure.stem).with_suffix("." + suffix) for suffix in ("png", "svg", "csv")}
+    drawn = {k: v for k, v in paths.items() if v.exists()} if paths["png"].exists() else {}
+    notes = ["The figure shows only the curves that could be drawn (references not in the paper, if any)."] \
+        if drawn else []
+    return FigureResult(verdict=verdict, holds=None, paths=drawn, notes=notes)
+
+
+def _status(result: FigureResult) -> str:
+    if result.holds is None:
+        return "not reproduced"
+    return "holds" if result.holds else "does not hold"
+
+
+def _header_lines(result: ReproduceResult, quick: bool, runs: int | None) -> list[tuple[str, str]]:
+    paper = result.paper
+    total = sum(s.total for s in result.stats.values())
+    failed = sum(s.failed for s in result.stats.values())
+    executed = sum(s.executed for s in result.stats.values())
+    mode = "quick (`--quick`: fewer points and runs, shorter runs)" if quick else "full (the paper's settings)"
+    command = f"hoplab reproduce {paper.id}" + (" --quick" if quick else "") + (f" --runs {runs}" if runs else "")
+    return [
+        ("paper", paper.citation),
+        ("command", f"`{command}`"),
+        ("mode", mode),
+        ("hoplab", f"{_core.version()} (simulator build {build_build_id()})"),
+        ("date", datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")),
+        ("runs", f"{total} ({executed} executed now, {total - executed} from the store, {failed} failed)"),
+        ("wall time", f"{result.wall_seconds:.1f} s"),
+    ]
+
+
+def _experiment_rows(result: ReproduceResult, quick: bool, runs: int | None) -> list[list[str]]:
+    rows = []
+    for experiment in result.paper.experiments:
+        if experiment.name not in result.stats:
+            continue
+        _, vary, n_runs = experiment.settings(quick, runs)
+        s = result.stats[experiment.name]
+        cases = ", ".join(experiment.cases) if experiment.cases else "-"
+        varied = "; ".join(f"{k} = {', '.join(str(v) for v in values)}" for k, values in vary.items()) or "-"
+        duration = experiment.quick_duration_s if quick else experiment.duration_s
+        rows.append([experiment.name, experiment.description, cases, varied, str(n_runs), f"{duration:g}",
+                     f"{s.total - s.failed}/{s.total}"])
+    return rows
+
+
+def _md_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def _write_markdown(result: ReproduceResult, quick: bool, runs: int | None) -> None:
+    paper = result.paper
+    lines = [f"# Reproduction: {paper.title}", ""]
+    lines += [f"- **{key}**: {value}" for key, value in _header_lines(result, quick, runs)]
+    lines += ["", "## Findings", ""]
+    lines += _md_table(["figure", "the paper's finding", "verdict"],
+                       [[f"[{f.id}](#{f.stem})", f.finding, result.figures[f.id].verdict]
+                        for f in paper.figures])
+    for figure in paper.figures:
+        fr = result.figures[figure.id]
+        lines += ["", f'<a id="{figure.stem}"></a>', "", f"## {figure.id}", "", f"**{figure.title}**", "", f"*Paper*: {figure.finding}", "",
+                  f"*Here*: {fr.verdict}", ""]
+        png = fr.paths.get("png")
+        if png is not None:
+            rel = png.relative_to(result.out).as_posix()
+            lines += [f"![{figure.id}]({rel})", "",
+                      f"Files: [{rel}]({rel}), [SVG]({fr.paths['svg'].relative_to(result.out).as_posix()}), "
+                      f"[CSV data]({fr.paths['csv'].relative_to(result.out).as_posix()})", ""]
+        if fr.rows:
+            lines += _md_table(["quantity", "paper", "hoplab"], [list(r) for r in fr.rows]) + [""]
+        lines += [f"- {note}" for note in fr.notes]
+    lines += ["", "## Experiments", ""]
+    lines += _md_table(["experiment", "what", "cases", "varied", "runs per point", "simulated s", "ok runs"],
+                       _experiment_rows(result, quick, runs))
+    if paper.notes:
+        lines += ["", "## Notes", ""] + [f"- {note}" for note in paper.notes]
+    if paper.not_covered:
+        lines += ["", "## Not covered", ""] + [f"- {item}" for item in paper.not_covered]
+    lines += ["", "Error bars and ± are 95 % Student-t confidence intervals over the runs. Every number here "
+              "can be recomputed from `store/` (Parquet; e.g. `hoplab query " + str(result.out / "store") +
+              " \"SELECT case, status, count(*) FROM runs GROUP BY ALL\"`).", ""]
+    result.markdown.write_text("\n".join(lines), encoding="utf-8")
+
+
+_CSS = """
+body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; max-width: 960px; margin: 2em auto;
+       padding: 0 1em; color: #222; line-height: 1.45; }
+table { border-collapse: collapse; margin: .6em 0; font-size: 14px; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; }
+th { background: #f3f3f3; }
+img { max-width: 100%; border: 1px solid #eee; }
+.holds { color: #11661b; font-weight: 600; } .fails { color: #a11; font-weight: 600; }
+.missing { color: #8a5a00; font-weight: 600; }
+code { background: #f4f4f4; padding: 1px 4px; }
+.figure { margin: 2em 0; padding-top: 1em; border-top: 1px solid #ddd; }
+"""
+
+
+def _verdict_class(fr: FigureResult) -> str:
+    return "missing" if fr.holds is None else ("holds" if fr.holds else "fails")
+
+
+def _html_table(header: list[str], rows: list[list[str]], raw: bool = False) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{c if raw else html.escape(c)}</td>" for c in row) + "</tr>"
+                   for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _code(text: str) -> str:
+    """Escape, turning `x` into <code>x</code>."""
+    parts = html.escape(text).split("`")
+    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+
+
+def _write_html(result: ReproduceResult, quick: bool, runs: int | None) -> None:
+    paper = result.paper
+    out = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(paper.title)}"
+           f" — hoplab reproduction</title><style>{_CSS}</style></head><body>",
+           f"<h1>Reproduction: {html.escape(paper.title)}</h1><ul>"]
+    out += [f"<li><b>{html.escape(k)}</b>: {_code(v)}</li>" for k, v in _header_lines(result, quick, runs)]
+    out += ["</ul><h2>Findings</h2>"]
+    rows = [[f"<a href='#{f.stem}'>{html.escape(f.id)}</a>", html.escape(f.finding),
+             f"<span class='{_verdict_class(result.figures[f.id])}'>{html.escape(_status(result.figures[f.id]))}"
+             f"</span>: {html.escape(result.figures[f.id].verdict)}"] for f in paper.figures]
+    out.append(_html_table(["figure", "the paper's finding", "verdict"], rows, raw=True))
+    for figure in paper.figures:
+        fr = result.figures[figure.id]
+        out.append(f"<div class='figure' id='{figure.stem}'><h2>{html.escape(figure.id)}: "
+                   f"{html.escape(figure.title)}</h2>")
+        out.append(f"<p><i>Paper</i>: {html.escape(figure.finding)}</p>")
+        out.append(f"<p><i>Here</i>: <span class='{_verdict_class(fr)}'>{html.escape(fr.verdict)}</span></p>")
+        png = fr.paths.get("png")
+        if png is not None and png.exists():
+            encoded = base64.b64encode(png.read_bytes()).decode("ascii")
+            out.append(f"<img alt='{html.escape(figure.id)}' src='data:image/png;base64,{encoded}'>")
+        if fr.rows:
+            out.append(_html_table(["quantity", "paper", "hoplab"], [list(r) for r in fr.rows]))
+        if fr.notes:
+            out.append("<ul>" + "".join(f"<li>{_code(n)}</li>" for n in fr.notes) + "</ul>")
+        out.append("</div>")
+    out.append("<h2>Experiments</h2>")
+    out.append(_html_table(["experiment", "what", "cases", "varied", "runs per point", "simulated s", "ok runs"],
+                           _experiment_rows(result, quick, runs)))
+    if paper.notes:
+        out.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_code(n)}</li>" for n in paper.notes) + "</ul>")
+    if paper.not_covered:
+        out.append("<h2>Not covered</h2><ul>" + "".join(f"<li>{_code(n)}</li>" for n in paper.not_covered)
+                   + "</ul>")
+    out.append("<p>Error bars and ± are 95 % Student-t confidence intervals over the runs. The data of every "
+               "figure is in <code>figures/*.csv</code>; every run is in <code>store/</code> (Parquet, "
+               "DuckDB).</p></body></html>")
+    result.html.write_text("\n".join(out), encoding="utf-8")
