@@ -246,8 +246,13 @@ def sweep(
     loaded = _read_scenario(scenario, set_ or [])
     store_path = store if store is not None else str(default_store_path())
     stats = SweepStats()
-    frame = run_sweep(loaded, vary=dict(specs), runs=runs, store=store_path, executor=executor, jobs=jobs,
-                      scheduler=scheduler, series=series, progress=True, stats=stats)
+    try:
+        frame = run_sweep(loaded, vary=dict(specs), runs=runs, store=store_path, executor=executor, jobs=jobs,
+                          scheduler=scheduler, series=series, progress=True, stats=stats)
+    except KeyboardInterrupt:
+        _error(f"interrupted: {stats.skipped + stats.executed} of {stats.total} runs are in the store "
+               f"{store_path}; run the same command again to run only the missing ones")
+        raise typer.Exit(130) from None
     console = _stdout()
     params = [key for key, _ in specs]
     ok = frame[frame["status"] == "ok"] if not frame.empty else frame
@@ -313,8 +318,13 @@ def reproduce(
     if runs is not None and runs < 1:
         raise InputError(f"--runs: must be a positive integer, got {runs}")
     err = Console(stderr=True, soft_wrap=True)
-    result = run_reproduce(chosen, out, quick=quick, runs=runs, executor=executor, jobs=jobs, scheduler=scheduler,
-                           progress=True, log=lambda message: err.print(message, highlight=False))
+    try:
+        result = run_reproduce(chosen, out, quick=quick, runs=runs, executor=executor, jobs=jobs,
+                               scheduler=scheduler, progress=True,
+                               log=lambda message: err.print(message, highlight=False))
+    except KeyboardInterrupt:
+        _error("interrupted: finished runs are in the store; run the same command again to resume")
+        raise typer.Exit(130) from None
     console = _stdout()
     table = Table(title=f"{chosen.id}: findings", title_justify="left")
     table.add_column("figure")

@@ -65,7 +65,8 @@ def line_figure(
     for i, line in enumerate(lines):
         style = _STYLES[i % len(_STYLES)]
         target = ax2 if line.right else ax
-        err = [e if e is not None and not math.isnan(e) else 0.0 for e in line.err] if line.err else None
+        errs = [float(e) for e in line.err] if len(line.err) else []
+        err = [e if not math.isnan(e) else 0.0 for e in errs] or None
         handle = target.errorbar(
             list(line.x), list(line.y), yerr=err if err and any(err) else None, label=line.label,
             capsize=3, markersize=5, linewidth=1.4, markerfacecolor="white" if line.right else style["color"],
@@ -96,7 +97,7 @@ def line_figure(
 
         rows = []
         for line in lines:
-            errs = list(line.err) if line.err else [math.nan] * len(line.x)
+            errs = [float(e) for e in line.err] if len(line.err) else [math.nan] * len(line.x)
             for x, y, e in zip(line.x, line.y, errs, strict=True):
                 rows.append({"series": line.label, "x": x, "y": y, "ci_half": e})
         data = pd.DataFrame(rows, columns=["series", "x", "y", "ci_half"])

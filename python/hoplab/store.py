@@ -204,8 +204,7 @@ class Store:
         """Run SQL over the views (see `connect`); return a DataFrame."""
         con = self.connect()
         try:
-            result = con.execute(sql, list(params) if params is not None else None)
-            return result.df()
+            return _frame(con, sql, params)
         finally:
             con.close()
 
@@ -237,12 +236,12 @@ class Store:
         con = self.connect()
         try:
             if run_ids is None:
-                return con.execute(f"SELECT * FROM {view}").df()
+                return _frame(con, f"SELECT * FROM {view}")
             import pandas as pd
 
             wanted = pd.DataFrame({"run_id": pd.Series(sorted(set(run_ids)), dtype="str")})
             con.register("wanted", wanted)
-            return con.execute(f"SELECT v.* FROM {view} v SEMI JOIN wanted w ON v.run_id = w.run_id").df()
+            return _frame(con, f"SELECT v.* FROM {view} v SEMI JOIN wanted w ON v.run_id = w.run_id")
         finally:
             con.close()
 
@@ -283,6 +282,18 @@ def _blocks_table(blocks: Sequence[tuple[str, Block]], batch: str, schema: pa.Sc
     if timed:
         columns["time_s"] = pa.array(np.concatenate(times) if times else np.zeros(0), type=pa.float64())
     return pa.Table.from_arrays([columns[f.name] for f in schema], schema=schema)
+
+
+def _frame(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+    """A query's result as a DataFrame, through Arrow (DuckDB's own `.df()`
+    uses pandas API that pandas 3.1 deprecates)."""
+    relation = con.sql(sql, params=list(params)) if params is not None else con.sql(sql)
+    if relation is None:  # a statement without a result
+        import pandas as pd
+
+        return pd.DataFrame()
+    frame: pd.DataFrame = relation.to_arrow_table().to_pandas()
+    return frame
 
 
 def _param_array(values: list[Any]) -> pa.Array:
