@@ -76,7 +76,52 @@ pub struct Scenario {
     #[serde(default)]
     pub tcp: TcpConfig,
     #[serde(default)]
+    pub semitcp: SemiTcpConfig,
+    #[serde(default)]
     pub flows: Vec<FlowConfig>,
+}
+
+/// Semi-TCP parameters (SPEC.md sections 2-3). Its transport also uses the
+/// RTO settings of `[tcp]`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SemiTcpConfig {
+    /// R: places the source's MAC keeps for its own packets (best: 1).
+    pub reserved_packets: u32,
+    /// Run the hop-by-hop control in every MAC when a flow is semi-TCP.
+    pub hop_control: bool,
+    /// The hop-by-hop control's rules.
+    pub mac: crate::mac::hop_control::HopControlConfig,
+    /// Algorithm 1's parameters.
+    pub rate_control: crate::transport::semitcp::rate_control::RateControlConfig,
+}
+
+impl Default for SemiTcpConfig {
+    fn default() -> Self {
+        SemiTcpConfig { reserved_packets: 1, hop_control: true, mac: Default::default(), rate_control: Default::default() }
+    }
+}
+
+impl SemiTcpConfig {
+    fn validate(&self) -> Result<(), ConfigError> {
+        at_least("semitcp.reserved_packets", self.reserved_packets, 1)?;
+        non_negative("semitcp.mac.hold_ms", self.mac.hold_ms)?;
+        at_least("semitcp.mac.release_data_frames", self.mac.release_data_frames, 1)?;
+        let rc = &self.rate_control;
+        at_least("semitcp.rate_control.window_samples", rc.window_samples, 1)?;
+        at_least("semitcp.rate_control.frames_per_sample", rc.frames_per_sample, 1)?;
+        positive("semitcp.rate_control.low_apr", rc.low_apr)?;
+        positive("semitcp.rate_control.too_high_fraction", rc.too_high_fraction)?;
+        positive("semitcp.rate_control.too_low_fraction", rc.too_low_fraction)?;
+        if rc.too_low_fraction >= rc.too_high_fraction {
+            return Err(ConfigError::new(
+                "semitcp.rate_control.too_low_fraction",
+                format!("must be below too_high_fraction ({})", rc.too_high_fraction),
+            ));
+        }
+        positive("semitcp.rate_control.restart_change", rc.restart_change)?;
+        positive("semitcp.rate_control.resolution_kbps", rc.resolution_kbps)
+    }
 }
 
 /// TCP parameters of every TCP flow. Defaults: the papers' ns-2 settings
@@ -549,6 +594,22 @@ impl Default for StatsConfig {
 pub enum Transport {
     Udp,
     Tcp,
+    /// Semi-TCP: hop-by-hop congestion control in the MAC, reliability only
+    /// at the transport (SPEC.md section 2).
+    Semitcp,
+}
+
+/// How a semi-TCP source paces itself (`rate_control`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RateControlKind {
+    /// Buffer-based sending only (the original semi-TCP).
+    #[default]
+    None,
+    /// Algorithm 1 of seed 000 (SPEC.md section 3).
+    BinarySearch,
+    /// A constant source rate `rate_kbps`.
+    Fixed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -593,10 +654,13 @@ pub struct FlowConfig {
     /// `transport/tcp/congestion/`); omitted: the paper's defaults.
     #[serde(default)]
     pub cc_params: Option<serde_json::Value>,
-    /// TCP bulk: size of the file to send (default: unlimited, as an FTP of
-    /// a very large file).
+    /// TCP and semi-TCP bulk: size of the file to send (default:
+    /// unlimited, as an FTP of a very large file).
     #[serde(default)]
     pub file_bytes: Option<u64>,
+    /// Semi-TCP: how the source paces itself (default "none": by buffer).
+    #[serde(default)]
+    pub rate_control: Option<RateControlKind>,
 }
 
 fn default_transport() -> Transport {
@@ -655,6 +719,7 @@ impl Scenario {
         self.radio.validate()?;
         self.mac.validate()?;
         self.tcp.validate()?;
+        self.semitcp.validate()?;
         self.validate_topology()?;
         match (self.errors.model, self.errors.packet_error_rate) {
             (ErrorModelKind::None, None) => {}
@@ -826,17 +891,47 @@ impl FlowConfig {
         }
         match self.transport {
             Transport::Udp => {
-                for (name, present) in
-                    [("cc", self.cc.is_some()), ("cc_params", self.cc_params.is_some()), ("file_bytes", self.file_bytes.is_some())]
-                {
+                for (name, present) in [
+                    ("cc", self.cc.is_some()),
+                    ("cc_params", self.cc_params.is_some()),
+                    ("file_bytes", self.file_bytes.is_some()),
+                    ("rate_control", self.rate_control.is_some()),
+                ] {
                     if present {
                         return Err(ConfigError::new(key(name), "only for transport = \"tcp\""));
                     }
                 }
             }
+            Transport::Semitcp => {
+                if self.app != AppKind::Bulk {
+                    return Err(ConfigError::new(key("app"), "transport = \"semitcp\" carries app = \"bulk\" (FTP)"));
+                }
+                for (name, present) in [("cc", self.cc.is_some()), ("cc_params", self.cc_params.is_some())] {
+                    if present {
+                        return Err(ConfigError::new(key(name), "semi-TCP has no congestion window: only for transport = \"tcp\""));
+                    }
+                }
+                match (self.rate_control.unwrap_or_default(), self.rate_kbps) {
+                    (RateControlKind::Fixed, None) => {
+                        return Err(ConfigError::new(key("rate_kbps"), "required for rate_control = \"fixed\""))
+                    }
+                    (RateControlKind::Fixed, Some(r)) => positive(&key("rate_kbps"), r)?,
+                    (_, Some(_)) => {
+                        return Err(ConfigError::new(key("rate_kbps"), "only with rate_control = \"fixed\""))
+                    }
+                    (_, None) => {}
+                }
+                if self.file_bytes == Some(0) {
+                    return Err(ConfigError::new(key("file_bytes"), "must be at least 1 (omit it for an unlimited transfer)"));
+                }
+                return self.validate_times(index, duration_s);
+            }
             Transport::Tcp => {
                 if self.app != AppKind::Bulk {
                     return Err(ConfigError::new(key("app"), "transport = \"tcp\" carries app = \"bulk\" (FTP)"));
+                }
+                if self.rate_control.is_some() {
+                    return Err(ConfigError::new(key("rate_control"), "only for transport = \"semitcp\""));
                 }
                 let name = self.cc.as_deref().unwrap_or("newreno");
                 let params = self.cc_params.clone().unwrap_or(serde_json::Value::Null);
@@ -856,6 +951,11 @@ impl FlowConfig {
             }
             (AppKind::Bulk, None) => {}
         }
+        self.validate_times(index, duration_s)
+    }
+
+    fn validate_times(&self, index: usize, duration_s: f64) -> Result<(), ConfigError> {
+        let key = |k: &str| format!("flows[{index}].{k}");
         if !(self.start_s >= 0.0 && self.start_s < duration_s) {
             return Err(ConfigError::new(key("start_s"), format!("must be >= 0 and below duration_s ({duration_s})")));
         }

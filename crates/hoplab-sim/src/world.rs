@@ -18,6 +18,10 @@ use crate::phy::{Channel, RadioModel};
 use crate::scenario::{AppKind, ConfigError, ErrorModelKind, Scenario, Transport};
 use crate::stats::report::{FlowReport, NodeReport, RunReport, SeriesRow};
 use crate::stats::{FlowStats, NodeStats};
+use crate::scenario::RateControlKind;
+use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection, SemiTcpTimer};
+use crate::transport::semitcp::rate_control::BinarySearchRateControl;
+use crate::transport::semitcp::sender::SemiTcpSender;
 use crate::transport::tcp::congestion;
 use crate::transport::tcp::connection::{TcpConnection, TcpTimer};
 use crate::transport::tcp::receiver::Receiver as TcpReceiver;
@@ -57,6 +61,8 @@ pub enum Event {
     AppSend { flow: u32 },
     /// A TCP connection's timer.
     FlowTimer { flow: u32, timer: TcpTimer },
+    /// A semi-TCP flow's timer.
+    SemiTcpTimer { flow: u32, timer: SemiTcpTimer },
     /// A wired link finished serialising a packet in one direction.
     LinkTxEnd { link: u32, direction: u8 },
     /// A packet reaches the far end of a wired link.
@@ -100,6 +106,8 @@ pub struct Flow {
     pub stats: FlowStats,
     /// The TCP connection of a TCP flow.
     pub tcp: Option<TcpConnection>,
+    /// The semi-TCP connection of a semi-TCP flow.
+    pub semitcp: Option<SemiTcpConnection>,
 }
 
 /// One line of the frame trace (tests and debugging).
@@ -212,7 +220,7 @@ impl World {
             .flows
             .iter()
             .flat_map(|f| {
-                let reverse = (f.transport == Transport::Tcp).then_some(NodeId(f.src));
+                let reverse = (f.transport != Transport::Udp).then_some(NodeId(f.src));
                 std::iter::once(NodeId(f.dst)).chain(reverse)
             })
             .collect();
@@ -237,8 +245,27 @@ impl World {
                 Some(rate_kbps) => SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (rate_kbps * 1e3)),
                 None => SimDuration::ZERO,
             };
+            let semitcp = (f.transport == Transport::Semitcp).then(|| {
+                let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
+                let sender = SemiTcpSender::new(&tcp_params, total_segments);
+                // Every segment is acknowledged at once, on its own if out of order.
+                let receiver = TcpReceiver::new(false, 1, tcp_params.delayed_ack_timeout);
+                let pacing = match f.rate_control.unwrap_or_default() {
+                    RateControlKind::None => Pacing::Buffer,
+                    RateControlKind::Fixed => Pacing::Fixed {
+                        interval: SimDuration::from_secs_f64(
+                            f.packet_bytes as f64 * 8.0 / (f.rate_kbps.unwrap_or(1.0) * 1e3),
+                        ),
+                    },
+                    RateControlKind::BinarySearch => Pacing::BinarySearch(Box::new(BinarySearchRateControl::new(
+                        scenario.semitcp.rate_control.clone(),
+                        f.packet_bytes,
+                    ))),
+                };
+                SemiTcpConnection::new(sender, receiver, pacing, scenario.semitcp.reserved_packets as usize)
+            });
             let tcp = match f.transport {
-                Transport::Udp => None,
+                Transport::Udp | Transport::Semitcp => None,
                 Transport::Tcp => {
                     let key = format!("flows[{i}].cc");
                     let name = f.cc.as_deref().unwrap_or("newreno");
@@ -269,6 +296,7 @@ impl World {
                 hops,
                 stats: FlowStats::default(),
                 tcp,
+                semitcp,
             });
         }
 
@@ -304,7 +332,9 @@ impl World {
             end,
             warmup: SimTime::from_secs_f64(scenario.warmup_s),
             packet_error_rate,
-            hop_control: None,
+            hop_control: (scenario.semitcp.hop_control
+                && scenario.flows.iter().any(|f| f.transport == Transport::Semitcp))
+            .then(|| HopControl::new(&scenario.semitcp.mac)),
             series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
             series: Vec::new(),
             trace: None,
@@ -361,6 +391,7 @@ impl World {
             }
             Event::AppSend { flow } => self.app_send(flow),
             Event::FlowTimer { flow, timer } => self.tcp_timer(flow, timer, seq),
+            Event::SemiTcpTimer { flow, timer } => self.semitcp_timer(flow, timer, seq),
             Event::LinkTxEnd { link, direction } => self.link_tx_end(link, direction),
             Event::LinkArrive { link, direction } => self.link_arrive(link, direction),
             Event::Sample => self.sample_series(),
@@ -413,6 +444,19 @@ impl World {
                 push("rto_ms", state.rto.as_millis_f64());
                 for (name, value) in tcp.sender.cc_metrics() {
                     push(&format!("cc_{name}"), value);
+                }
+            }
+            if let Some(semi) = &flow.semitcp {
+                if let Some(srtt_ms) = semi.sender.srtt_ms() {
+                    push("srtt_ms", srtt_ms);
+                }
+                if let Some(interval) = semi.pacing.interval() {
+                    push("source_rate_kbps", flow.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3);
+                }
+                if let Pacing::BinarySearch(rc) = &semi.pacing {
+                    push("rate_control_step", rc.phase.step() as f64);
+                    push("apr_estimate", rc.apr_estimate());
+                    push("mst_estimate_ms", rc.mst_estimate_s() * 1e3);
                 }
             }
         }
@@ -474,7 +518,19 @@ impl World {
             .flows
             .iter()
             .map(|f| {
-                let counters = f.tcp.as_ref().map(|c| c.sender.counters).unwrap_or_default();
+                let counters = match (&f.tcp, &f.semitcp) {
+                    (Some(c), _) => c.sender.counters,
+                    (_, Some(c)) => c.sender.counters,
+                    _ => Default::default(),
+                };
+                let rate_control = f.semitcp.as_ref().map(|c| c.pacing.name().to_string());
+                let (rate_kbps, rate_restarts) = match f.semitcp.as_ref().map(|c| &c.pacing) {
+                    Some(Pacing::BinarySearch(rc)) => (rc.rate_kbps, rc.restarts),
+                    Some(Pacing::Fixed { interval }) => {
+                        (Some(f.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3), 0)
+                    }
+                    _ => (None, 0),
+                };
                 FlowReport {
                     id: f.id,
                     src: f.src.0,
@@ -482,6 +538,7 @@ impl World {
                     transport: match f.transport {
                         Transport::Udp => "udp",
                         Transport::Tcp => "tcp",
+                        Transport::Semitcp => "semitcp",
                     }
                     .to_string(),
                     cc: f.tcp.as_ref().map(|c| c.sender.cc_name().to_string()),
@@ -510,7 +567,15 @@ impl World {
                     acks_delivered: f.stats.acks_delivered,
                     acks_in_flight: in_flight[f.id as usize].1,
                     ack_losses: cause_map(&f.stats.ack_losses),
-                    completion_s: f.tcp.as_ref().and_then(|c| c.sender.completed_at).map(|t| t.as_secs_f64()),
+                    completion_s: f
+                        .tcp
+                        .as_ref()
+                        .and_then(|c| c.sender.completed_at)
+                        .or_else(|| f.semitcp.as_ref().and_then(|c| c.sender.completed_at))
+                        .map(|t| t.as_secs_f64()),
+                    rate_control,
+                    rate_kbps,
+                    rate_restarts,
                 }
             })
             .collect();
@@ -536,8 +601,17 @@ impl World {
                     rts_dropped: s.rts_dropped,
                     data_dropped: s.data_dropped,
                     data_retries: s.data_retries,
-                    rtsc_sent: 0,
-                    ctsc_sent: 0,
+                    rtsc_sent: n.hop.rtsc_sent,
+                    ctsc_sent: n.hop.ctsc_sent,
+                    rtsc_ratio: if s.frames_sent[FrameKind::Rts as usize] > 0 {
+                        n.hop.rtsc_sent as f64 / s.frames_sent[FrameKind::Rts as usize] as f64
+                    } else {
+                        0.0
+                    },
+                    rts_drop_ratio: if s.packets_served > 0 { s.rts_dropped as f64 / served } else { 0.0 },
+                    congested_fraction: n.hop.congested_ns(self.end) as f64 / run_ns,
+                    rts_refused: n.hop.rts_refused,
+                    hold_deferrals: n.hop.deferrals,
                     mac_service_time_ms: if s.packets_served > 0 {
                         s.service_time_total_ns as f64 / served / 1e6
                     } else {

@@ -22,9 +22,10 @@ impl World {
         if now >= f.stop {
             return;
         }
-        if f.transport == crate::scenario::Transport::Tcp {
-            self.tcp_start(flow);
-            return;
+        match f.transport {
+            crate::scenario::Transport::Tcp => return self.tcp_start(flow),
+            crate::scenario::Transport::Semitcp => return self.semitcp_start(flow),
+            crate::scenario::Transport::Udp => {}
         }
         match f.app {
             AppKind::Cbr => {
@@ -40,10 +41,14 @@ impl World {
 
     /// A packet entered MAC service at `node`: a bulk source refills.
     pub(crate) fn app_packet_entered_service(&mut self, node: NodeId, packet: &Packet) {
-        if packet.is_control() || packet.src != node {
+        if packet.is_control() || packet.src != node || packet.is_reverse() {
             return;
         }
         let f = &self.flows[packet.flow as usize];
+        if f.transport == crate::scenario::Transport::Semitcp {
+            // The reserved buffer has room again.
+            return self.semitcp_pump(packet.flow);
+        }
         if f.transport == crate::scenario::Transport::Udp && f.app == AppKind::Bulk && self.now() < f.stop {
             self.app_originate(packet.flow);
         }

@@ -227,6 +227,9 @@ impl World {
                 retry: false,
                 packet: None,
                 congestion_mark,
+                needs_no_buffer: op.item.packet.is_control()
+                    || op.item.packet.dst == op.item.next_hop
+                    || self.hop_control.as_ref().is_some_and(|c| !c.counts(&op.item.packet)),
             }
         } else {
             mac.exchange = Exchange::WaitAck;
@@ -313,10 +316,10 @@ impl World {
     /// A frame was decoded at `node`.
     fn mac_receive(&mut self, node: NodeId, frame: Frame) {
         let now = self.now();
+        self.hop_heard(node, &frame);
         if frame.receiver != node && !frame.is_broadcast() {
             // Overheard: virtual carrier sense (10.3.2.4).
             self.set_nav(node, now + frame.duration);
-            self.hop_overheard(node, &frame);
             return;
         }
         match frame.kind {
@@ -339,6 +342,7 @@ impl World {
                         retry: false,
                         packet: None,
                         congestion_mark: answer == RtsAnswer::Ctsc,
+                        needs_no_buffer: false,
                     };
                     self.respond_after_sifs(node, cts);
                 }
@@ -376,6 +380,7 @@ impl World {
                     retry: false,
                     packet: None,
                     congestion_mark: false,
+        needs_no_buffer: false,
                 };
                 self.respond_after_sifs(node, ack);
                 let cache = &mut self.nodes[node.index()].mac.last_received_sequence;
@@ -577,5 +582,6 @@ fn data_frame(node: NodeId, op: &TxOp, airtime: SimDuration, duration: SimDurati
         retry: op.data_attempts > 1,
         packet: Some(op.item.packet),
         congestion_mark: false,
+        needs_no_buffer: false,
     }
 }

@@ -59,6 +59,10 @@ pub struct Frame {
     /// Semi-TCP's congestion mark: an RTS or CTS with it is an RTSC / CTSC
     /// (the frame-control order bit in the public ns-2 implementation).
     pub congestion_mark: bool,
+    /// RTS only: the packet that follows needs no buffer at the receiver
+    /// (a routing packet, or one whose final destination is the receiver),
+    /// so semi-TCP's congested receiver answers it anyway.
+    pub needs_no_buffer: bool,
 }
 
 impl Frame {

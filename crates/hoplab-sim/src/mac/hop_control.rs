@@ -7,17 +7,29 @@
 //!   (default 1) keeps one place for transient traffic.
 //! - **RTSC**: a congested node sends every RTS with the congestion mark
 //!   (the public ns-2 implementation sets the frame-control order bit).
-//! - **Refusal**: a congested node does not answer an RTS (no CTS). Mutual
+//! - **Refusal**: a congested node does not answer an RTS (no CTS), unless
+//!   the packet needs no place in its buffer: a routing packet (SPEC: "an
+//!   RTS that is always answered") or, a hoplab **Decision**
+//!   (`accept_final_hop`, default on), a packet addressed to the receiver
+//!   itself. Without it the source, which is congested by construction
+//!   (R + 1 packets held), would refuse every end-to-end ACK. A second
+//!   **Decision** (`acks_exempt`, default on): end-to-end ACKs are the
+//!   transport's control traffic, like routing packets they neither count
+//!   as held data nor are refused; counted and refused, they starve behind
+//!   the data stream (every relay holding one segment and one ACK would be
+//!   congested) and overflow the destination's queue. Mutual
 //!   blocking: if the RTS is an RTSC from the very neighbour its own
 //!   head-of-line packet is addressed to, it answers with a CTSC, once per
 //!   neighbour per congestion episode, so that one of the two proceeds.
-//! - **Deferral**: a node that overhears an RTSC or CTSC (a frame addressed
-//!   to someone else) from neighbour X records it. For `hold` (default 6 ms,
+//! - **Deferral**: a node that decodes an RTSC or CTSC from neighbour X
+//!   (overheard, or addressed to it: either way X announced its
+//!   congestion) records it. For `hold` (default 6 ms,
 //!   about one four-way handshake) or until it has overheard
 //!   `release_data_frames` (K, default 1) DATA frames from X: a node that is
 //!   not congested defers its own RTS; a congested node defers an RTS to X.
-//!   An RTS to X that went unanswered while X announced its congestion does
-//!   not count toward the retry limit and does not double the window.
+//!   An RTS to X that went unanswered when X had announced its congestion
+//!   within a hold time before it (or did so while it waited) does not
+//!   count toward the retry limit and does not double the window.
 //! - On release the node draws a fresh backoff from its current window, so
 //!   that the nodes released by one DATA frame do not all send at once
 //!   (the SPEC leaves the re-entry open; this is the hoplab reading).
@@ -42,11 +54,23 @@ pub struct HopControlConfig {
     pub release_data_frames: u32,
     /// Answer an RTSC from the neighbour one's own packet waits for (mutual blocking).
     pub mutual_blocking_ctsc: bool,
+    /// A congested node still answers an RTS whose packet ends at it.
+    pub accept_final_hop: bool,
+    /// End-to-end ACKs (pure ACK segments) neither count as held data nor
+    /// are refused: the back-pressure governs the data stream.
+    pub acks_exempt: bool,
 }
 
 impl Default for HopControlConfig {
     fn default() -> Self {
-        HopControlConfig { congestion_threshold: 1, hold_ms: 6.0, release_data_frames: 1, mutual_blocking_ctsc: true }
+        HopControlConfig {
+            congestion_threshold: 1,
+            hold_ms: 6.0,
+            release_data_frames: 1,
+            mutual_blocking_ctsc: true,
+            accept_final_hop: true,
+            acks_exempt: true,
+        }
     }
 }
 
@@ -57,6 +81,8 @@ pub struct HopControl {
     pub hold: SimDuration,
     pub release_data_frames: u32,
     pub mutual_blocking_ctsc: bool,
+    pub accept_final_hop: bool,
+    pub acks_exempt: bool,
 }
 
 impl HopControl {
@@ -66,7 +92,15 @@ impl HopControl {
             hold: SimDuration::from_secs_f64(config.hold_ms / 1e3),
             release_data_frames: config.release_data_frames,
             mutual_blocking_ctsc: config.mutual_blocking_ctsc,
+            accept_final_hop: config.accept_final_hop,
+            acks_exempt: config.acks_exempt,
         }
+    }
+
+    /// Whether a packet counts as held data for the congestion test (and
+    /// needs the receiver's buffer).
+    pub fn counts(&self, packet: &crate::net::Packet) -> bool {
+        !packet.is_control() && !(self.acks_exempt && packet.is_reverse())
     }
 }
 
@@ -222,7 +256,7 @@ impl crate::world::World {
     pub(crate) fn hop_answer_rts(&mut self, node: NodeId, rts: &crate::mac::Frame) -> RtsAnswer {
         let Some(control) = &self.hop_control else { return RtsAnswer::Cts };
         let n = &mut self.nodes[node.index()];
-        if !n.hop.congested {
+        if !n.hop.congested || (rts.needs_no_buffer && control.accept_final_hop) {
             return RtsAnswer::Cts;
         }
         let mutual = rts.congestion_mark
@@ -239,9 +273,9 @@ impl crate::world::World {
         }
     }
 
-    /// A frame addressed to someone else was decoded: note congestion
-    /// announcements and DATA frames of the announcing neighbour.
-    pub(crate) fn hop_overheard(&mut self, node: NodeId, frame: &crate::mac::Frame) {
+    /// A frame was decoded: note congestion announcements (RTSC / CTSC) and
+    /// DATA frames of the announcing neighbour.
+    pub(crate) fn hop_heard(&mut self, node: NodeId, frame: &crate::mac::Frame) {
         use crate::mac::FrameKind;
         let Some(control) = &self.hop_control else { return };
         let now = self.now();
@@ -273,11 +307,12 @@ impl crate::world::World {
     /// An RTS to `next_hop` sent at `sent_at` went unanswered: if the next
     /// hop announced its congestion meanwhile, the attempt does not count.
     pub(crate) fn hop_excuses_failure(&mut self, node: NodeId, next_hop: NodeId, sent_at: SimTime) -> bool {
-        if self.hop_control.is_none() {
-            return false;
-        }
+        let Some(control) = &self.hop_control else { return false };
+        let hold = control.hold;
         let hop = &mut self.nodes[node.index()].hop;
-        let excused = hop.heard.is_some_and(|h| h.from == next_hop && h.at >= sent_at);
+        // The next hop announced its congestion after the RTS went out, or
+        // within a hold time before: it was (or still is) refusing.
+        let excused = hop.heard.is_some_and(|h| h.from == next_hop && h.at + hold >= sent_at);
         if excused {
             hop.uncounted_attempts += 1;
         }
@@ -289,7 +324,8 @@ impl crate::world::World {
         let Some(control) = &self.hop_control else { return };
         let now = self.now();
         let n = &mut self.nodes[node.index()];
-        let held = n.mac.queue.data_len() + n.mac.op.is_some_and(|op| !op.item.packet.is_control()) as usize;
+        let in_service = n.mac.op.iter().map(|op| &op.item);
+        let held = n.mac.queue.iter().chain(in_service).filter(|q| control.counts(&q.packet)).count();
         n.hop.update(now, held, control);
     }
 }

@@ -52,11 +52,18 @@ impl World {
         interval.packets_served += 1;
         interval.service_time_total_ns += done.service_time.as_nanos() as u128;
         interval.rts_attempts_total += done.rts_attempts as u64;
+        if !done.packet.is_control() && self.flows[done.packet.flow as usize].semitcp.is_some() {
+            self.semitcp_mac_sample(node, &done);
+        }
     }
 
     fn net_deliver(&mut self, packet: Packet) {
         if packet.tcp.is_some() {
-            self.tcp_deliver(packet);
+            if self.flows[packet.flow as usize].semitcp.is_some() {
+                self.semitcp_deliver(packet);
+            } else {
+                self.tcp_deliver(packet);
+            }
             return;
         }
         let now = self.now();

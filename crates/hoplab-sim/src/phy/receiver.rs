@@ -126,6 +126,7 @@ mod tests {
             retry: false,
             packet: None,
             congestion_mark: false,
+        needs_no_buffer: false,
         }
     }
 

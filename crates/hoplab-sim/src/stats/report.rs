@@ -71,6 +71,12 @@ pub struct FlowReport {
     pub ack_losses: BTreeMap<String, u64>,
     /// TCP with `file_bytes`: when the last segment was acknowledged.
     pub completion_s: Option<f64>,
+    /// Semi-TCP: the source's pacing ("none", "fixed", "binary_search").
+    pub rate_control: Option<String>,
+    /// Semi-TCP: the source rate at the end (None while sending by buffer).
+    pub rate_kbps: Option<f64>,
+    /// Semi-TCP with Algorithm 1: restarts at step 1.
+    pub rate_restarts: u32,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -90,8 +96,20 @@ pub struct NodeReport {
     pub data_dropped: u64,
     /// DATA retransmissions (attempts beyond the first).
     pub data_retries: u64,
+    /// Semi-TCP: RTS frames sent with the congestion mark.
     pub rtsc_sent: u64,
+    /// Semi-TCP: CTS frames sent with the congestion mark (mutual blocking).
     pub ctsc_sent: u64,
+    /// Semi-TCP: RTSC / all RTS sent.
+    pub rtsc_ratio: f64,
+    /// Packets dropped at the RTS retry limit / packets served.
+    pub rts_drop_ratio: f64,
+    /// Semi-TCP: fraction of the run the node was congested.
+    pub congested_fraction: f64,
+    /// Semi-TCP: RTSs this node refused while congested.
+    pub rts_refused: u64,
+    /// Semi-TCP: RTSs held back after an overheard RTSC / CTSC.
+    pub hold_deferrals: u64,
     /// MST: mean time from head of queue to ACK or drop.
     pub mac_service_time_ms: f64,
     /// Time-averaged interface queue length (packets, excluding the one in service).

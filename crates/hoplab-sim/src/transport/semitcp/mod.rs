@@ -3,4 +3,6 @@
 //! the transport keeps only reliability and hands segments to its MAC's
 //! reserved buffer, optionally paced by a rate controller (Algorithm 1).
 
+pub mod connection;
 pub mod rate_control;
+pub mod sender;

@@ -55,7 +55,7 @@ impl World {
         self.tcp_sync_timers(flow);
     }
 
-    fn tcp_send(&mut self, flow: u32, from: NodeId, to: NodeId, header: TcpHeader) {
+    pub(crate) fn tcp_send(&mut self, flow: u32, from: NodeId, to: NodeId, header: TcpHeader) {
         let now = self.now();
         let uid = self.next_uid;
         self.next_uid += 1;
@@ -91,30 +91,22 @@ impl World {
         let now = self.now();
         let flow = packet.flow;
         let header = packet.tcp.expect("a TCP packet");
-        let in_window = now >= self.warmup;
         if packet.is_reverse() {
             self.flows[flow as usize].stats.acks_delivered += 1;
             self.tcp(flow).sender.on_ack(now, &header);
             self.tcp_pump(flow);
             return;
         }
-        let f = &mut self.flows[flow as usize];
-        f.stats.delivered += 1;
-        let (src, dst, payload) = (f.src, f.dst, f.packet_bytes as u64);
+        let f = &self.flows[flow as usize];
+        let (src, dst) = (f.src, f.dst);
         let reply = match header.kind {
-            SegmentKind::Syn => Some(self.tcp(flow).receiver.on_syn(now, &header)),
+            SegmentKind::Syn => {
+                self.flows[flow as usize].stats.delivered += 1;
+                Some(self.tcp(flow).receiver.on_syn(now, &header))
+            }
             SegmentKind::Data => {
                 let received = self.tcp(flow).receiver.on_data(now, &header);
-                let stats = &mut self.flows[flow as usize].stats;
-                stats.interval_delivered_bytes += received.delivered_in_order * payload;
-                if in_window {
-                    stats.window_delivered_bytes += received.delivered_in_order * payload;
-                    stats.window_delivered_packets += received.delivered_in_order;
-                    if !received.duplicate {
-                        stats.window_delay_total_ns += now.since(header.sent_at).as_nanos() as u128;
-                        stats.window_delay_samples += 1;
-                    }
-                }
+                self.record_segment_delivery(flow, &header, received.delivered_in_order, received.duplicate);
                 received.ack
             }
             SegmentKind::Ack | SegmentKind::SynAck => None,
@@ -123,6 +115,27 @@ impl World {
             self.tcp_send(flow, dst, src, ack);
         }
         self.tcp_sync_timers(flow);
+    }
+
+    /// Account a data segment that reached the destination: goodput counts
+    /// the payload of segments that became deliverable in order; delay the
+    /// one-way delay of each segment received for the first time.
+    pub(crate) fn record_segment_delivery(&mut self, flow: u32, header: &TcpHeader, in_order: u64, duplicate: bool) {
+        let now = self.now();
+        let in_window = now >= self.warmup;
+        let f = &mut self.flows[flow as usize];
+        let payload = f.packet_bytes as u64;
+        let stats = &mut f.stats;
+        stats.delivered += 1;
+        stats.interval_delivered_bytes += in_order * payload;
+        if in_window {
+            stats.window_delivered_bytes += in_order * payload;
+            stats.window_delivered_packets += in_order;
+            if !duplicate {
+                stats.window_delay_total_ns += now.since(header.sent_at).as_nanos() as u128;
+                stats.window_delay_samples += 1;
+            }
+        }
     }
 
     /// A connection timer popped (`seq` identifies the live arming).

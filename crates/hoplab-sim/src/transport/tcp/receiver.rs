@@ -44,6 +44,9 @@ pub struct Receiver {
     delack_deadline: Option<SimTime>,
     /// `sent_at` of the segment to echo in the next ACK.
     echo: SimTime,
+    /// The segment that triggered the next ACK (carried in its `seq`, a
+    /// one-block selective acknowledgement semi-TCP uses).
+    last_seq: u64,
     aid: Option<Box<dyn ReceiverAid>>,
     pending_hint: Option<LossHint>,
 }
@@ -59,6 +62,7 @@ impl Receiver {
             unacknowledged: 0,
             delack_deadline: None,
             echo: SimTime::ZERO,
+            last_seq: 0,
             aid: None,
             pending_hint: None,
         }
@@ -94,6 +98,7 @@ impl Receiver {
             }
         }
         self.echo = header.sent_at;
+        self.last_seq = seq;
         if duplicate {
             return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: true };
         }
@@ -133,7 +138,7 @@ impl Receiver {
         self.delack_deadline = None;
         TcpHeader {
             kind: SegmentKind::Ack,
-            seq: 0,
+            seq: self.last_seq,
             ack: self.rcv_nxt,
             sent_at: now,
             echo: self.echo,
