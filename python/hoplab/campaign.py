@@ -34,6 +34,7 @@ import json
 import math
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -618,7 +619,13 @@ def _run_tasks(
         if todo:
             runner = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
             stats.workers = runner.workers
+            preload: threading.Thread | None = None
             for index, outcome in runner.map_unordered(execute, todo):
+                if preload is None:
+                    # The workers exist now: load what reading the results
+                    # back needs while they run (the parent is idle).
+                    preload = threading.Thread(target=_preload, daemon=True)
+                    preload.start()
                 task = todo[index]
                 if isinstance(outcome, BaseException):
                     outcome = {"run": {"run_id": task.run_id, "run": task.run, "seed": task.seed,
@@ -658,6 +665,11 @@ def _run_tasks(
             reporter.stop()
             if runner is not None and own_executor:
                 runner.close()
+
+
+def _preload() -> None:
+    import duckdb  # noqa: F401
+    import pandas  # noqa: F401
 
 
 class _Reporter:

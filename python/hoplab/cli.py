@@ -265,16 +265,15 @@ def sweep(
     if not ok.empty:
         values = ok.rename(columns={metric: "_value"}).assign(_all="all")
         summary = summarize(values, by=params or ["_all"], value="_value")
-        for _, row in summary.iterrows():
-            cells = [str(row[p]) for p in params]
-            table.add_row(*cells, str(int(row["n"])), f"{row['mean']:.3f}",
-                          "-" if math.isnan(row["ci_half"]) else f"{row['ci_half']:.3f}",
-                          "-" if math.isnan(row["std"]) else f"{row['std']:.3f}")
+        for i in range(len(summary)):
+            cells = [str(summary[p].iloc[i]) for p in params]
+            mean, half, std = (float(summary[c].iloc[i]) for c in ("mean", "ci_half", "std"))
+            table.add_row(*cells, str(int(summary["n"].iloc[i])), f"{mean:.3f}",
+                          "-" if math.isnan(half) else f"{half:.3f}", "-" if math.isnan(std) else f"{std:.3f}")
     console.print(table)
     console.print(
         f"{stats.total} runs: {stats.executed} executed, {stats.skipped} already in the store, {stats.failed} failed  "
-        f"·  {stats.wall_seconds:.1f} s wall on {stats.workers} worker(s)"
-        + (f"  ·  {stats.overhead:.1%} of worker time outside the simulator" if stats.executed else ""),
+        f"·  {stats.wall_seconds:.1f} s wall on {stats.workers} worker(s)",
         highlight=False,
     )
     console.print(f"store: {store_path}  (hoplab query {store_path} \"SELECT ... FROM runs\")", highlight=False)
