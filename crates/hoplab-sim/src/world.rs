@@ -492,7 +492,9 @@ impl World {
     pub fn in_flight_per_flow(&self) -> Vec<(u64, u64)> {
         let mut seen: Vec<(BTreeSet<u64>, BTreeSet<u64>)> = vec![Default::default(); self.flows.len()];
         let in_macs = self.nodes.iter().flat_map(|node| {
-            let in_service = node.mac.op.iter().map(|op| &op.item);
+            // A packet in service whose DATA the next hop already received
+            // (only the ACK was lost) lives on there: count it there once.
+            let in_service = node.mac.op.iter().filter(|op| !self.mac_next_hop_has(node.id, op)).map(|op| &op.item);
             node.mac.queue.iter().chain(in_service).map(|item| &item.packet)
         });
         for packet in in_macs.chain(self.link_packets()) {

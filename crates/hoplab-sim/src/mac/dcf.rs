@@ -470,9 +470,7 @@ impl World {
         let next_hop = op.item.next_hop;
         // If the next hop did receive the DATA (only its ACKs were lost), the
         // packet lives on there: not a loss.
-        let arrived = !rts_failed
-            && self.nodes[next_hop.index()].mac.last_received_sequence.get(&node) == Some(&op.sequence);
-        if !arrived {
+        if !self.mac_next_hop_has(node, &op) {
             let cause = match op.last_loss {
                 AttemptLoss::ChannelError => DropCause::ChannelError,
                 AttemptLoss::NoResponse => DropCause::RetryLimit,
@@ -481,6 +479,14 @@ impl World {
         }
         self.net_link_failure(node, next_hop);
         self.mac_finish_service(node, ServiceEnd::Dropped);
+    }
+
+    /// Whether the next hop already received this DATA frame (its ACK was
+    /// lost): ground truth for conservation, not something the sender knows.
+    pub(crate) fn mac_next_hop_has(&self, node: NodeId, op: &TxOp) -> bool {
+        op.data_attempts > 0
+            && op.item.next_hop != super::BROADCAST
+            && self.nodes[op.item.next_hop.index()].mac.last_received_sequence.get(&node) == Some(&op.sequence)
     }
 
     // ------------------------------------------------------------ service
