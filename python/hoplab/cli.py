@@ -86,7 +86,8 @@ def _print_summary(report: Mapping[str, Any]) -> None:
                    "sent", "delivered", "in flight", "losses"):
         flows.add_column(column, justify="left" if column in ("transport", "losses") else "right")
     for f in report["flows"]:
-        transport = f["transport"] + (f"/{f['cc']}" if f.get("cc") else "") + f" {f['app']}"
+        variant = f.get("cc") or (f.get("rate_control") if f.get("rate_control") not in (None, "none") else None)
+        transport = f["transport"] + (f"/{variant}" if variant else "") + f" {f['app']}"
         flows.add_row(
             str(f["id"]), f"{f['src']}→{f['dst']}", str(f["hops"]), transport,
             f"{f['offered_kbps']:.1f}", f"{f['goodput_kbps']:.1f}", f"{f['mean_delay_ms']:.2f}",
@@ -94,24 +95,29 @@ def _print_summary(report: Mapping[str, Any]) -> None:
         )
     console.print(flows)
 
-    tcp_flows = [f for f in report["flows"] if f["transport"] == "tcp"]
+    tcp_flows = [f for f in report["flows"] if f["transport"] in ("tcp", "semitcp")]
     if tcp_flows:
-        tcp = Table(title="TCP", title_justify="left")
-        for column in ("flow", "cc", "retransmissions", "timeouts", "fast retransmits", "ACKs sent",
-                       "ACKs delivered", "ACK losses", "completed s"):
-            tcp.add_column(column, justify="left" if column in ("cc", "ACK losses") else "right")
+        tcp = Table(title="TCP and semi-TCP", title_justify="left")
+        for column in ("flow", "cc / rate control", "source rate kbps", "retransmissions", "timeouts",
+                       "fast retransmits", "ACKs sent", "ACKs delivered", "ACK losses", "completed s"):
+            tcp.add_column(column, justify="left" if column in ("cc / rate control", "ACK losses") else "right")
         for f in tcp_flows:
             completed = f.get("completion_s")
+            rate = f.get("rate_kbps")
             tcp.add_row(
-                str(f["id"]), str(f["cc"]), str(f["retransmissions"]), str(f["timeouts"]),
+                str(f["id"]), str(f.get("cc") or f.get("rate_control")), "-" if rate is None else f"{rate:.1f}",
+                str(f["retransmissions"]), str(f["timeouts"]),
                 str(f["fast_retransmits"]), str(f["acks_sent"]), str(f["acks_delivered"]),
                 _counts(f["ack_losses"]), "-" if completed is None else f"{completed:.3f}",
             )
         console.print(tcp)
 
     nodes = Table(title="Nodes", title_justify="left")
-    for column in ("node", "APR", "DATA att/pkt", "MST ms", "RTS sent", "RTS dropped", "DATA dropped",
-                   "queue mean", "drops"):
+    hop_control = any(n.get("rtsc_sent") or n.get("ctsc_sent") for n in report["nodes"])
+    columns = ["node", "APR", "DATA att/pkt", "MST ms", "RTS sent", "RTS dropped", "DATA dropped", "queue mean"]
+    if hop_control:
+        columns += ["RTSC", "RTSC ratio", "CTSC", "congested"]
+    for column in (*columns, "drops"):
         nodes.add_column(column, justify="left" if column == "drops" else "right")
     idle = 0
     for n in report["nodes"]:
@@ -119,10 +125,12 @@ def _print_summary(report: Mapping[str, Any]) -> None:
                 and not any(n.get("frames_sent", {}).values()):
             idle += 1
             continue
+        hop_cells = [str(n["rtsc_sent"]), f"{n['rtsc_ratio']:.2f}", str(n["ctsc_sent"]),
+                     f"{n['congested_fraction']:.2f}"] if hop_control else []
         nodes.add_row(
             str(n["id"]), f"{n['rts_attempts_per_packet']:.3f}", f"{n['data_attempts_per_packet']:.3f}",
             f"{n['mac_service_time_ms']:.2f}", str(n["rts_sent"]), str(n["rts_dropped"]),
-            str(n["data_dropped"]), f"{n['queue_mean']:.2f}", _counts(n["drops"]),
+            str(n["data_dropped"]), f"{n['queue_mean']:.2f}", *hop_cells, _counts(n["drops"]),
         )
     console.print(nodes)
     if idle:
