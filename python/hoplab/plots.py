@@ -36,6 +36,7 @@ class Line:
     y: Sequence[float]
     err: Sequence[float] = field(default_factory=list)
     right: bool = False  # on the second y axis
+    steps: bool = False  # a piecewise-constant value (drawn as steps)
 
 
 def line_figure(
@@ -67,10 +68,14 @@ def line_figure(
         target = ax2 if line.right else ax
         errs = [float(e) for e in line.err] if len(line.err) else []
         err = [e if not math.isnan(e) else 0.0 for e in errs] or None
+        dense = len(line.x) > 40  # a time series: no markers
+        kwargs = dict(style)
+        if dense:
+            kwargs["marker"] = ""
         handle = target.errorbar(
             list(line.x), list(line.y), yerr=err if err and any(err) else None, label=line.label,
             capsize=3, markersize=5, linewidth=1.4, markerfacecolor="white" if line.right else style["color"],
-            **style,
+            drawstyle="steps-post" if line.steps else "default", **kwargs,
         )
         handles.append(handle)
     ax.set_xlabel(xlabel)

@@ -222,7 +222,7 @@ def _write_markdown(result: ReproduceResult, quick: bool, runs: int | None) -> N
         lines += ["", "## Not covered", ""] + [f"- {item}" for item in paper.not_covered]
     lines += ["", "Error bars and ± are 95 % Student-t confidence intervals over the runs. Every number here "
               "can be recomputed from `store/` (Parquet; e.g. `hoplab query " + str(result.out / "store") +
-              " \"SELECT case, status, count(*) FROM runs GROUP BY ALL\"`).", ""]
+              " 'SELECT \"case\", status, count(*) FROM runs GROUP BY ALL'`).", ""]
     result.markdown.write_text("\n".join(lines), encoding="utf-8")
 
 

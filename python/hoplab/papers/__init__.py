@@ -64,8 +64,8 @@ class Experiment:
     duration_s: float = 100.0
     warmup_s: float = 10.0
     quick_vary: Mapping[str, Sequence[Any]] | None = None
-    quick_runs: int = 3
-    quick_duration_s: float = 20.0
+    quick_runs: int = 5
+    quick_duration_s: float = 30.0
     quick_warmup_s: float = 5.0
     series: bool = False
 
