@@ -405,7 +405,6 @@ impl World {
 
     /// No CTS or ACK came back in time.
     pub(crate) fn mac_response_timeout(&mut self, node: NodeId) {
-        let now = self.now();
         let (short_limit, long_limit, cw_max) =
             (self.timing.short_retry_limit, self.timing.long_retry_limit, self.timing.cw_max);
         let mac = &mut self.nodes[node.index()].mac;
@@ -417,12 +416,7 @@ impl World {
             // Semi-TCP: the next hop announced its congestion; the attempt
             // does not count and the window stays (SPEC.md section 2).
             self.draw_backoff(node);
-            let difs = self.timing.difs;
-            let mac = &mut self.nodes[node.index()].mac;
-            if !mac.medium_busy {
-                mac.countdown_from = (now + difs).max(mac.eifs_until);
-                self.mac_schedule_access(node);
-            }
+            self.mac_resume_after_timeout(node);
             return;
         }
         let mac = &mut self.nodes[node.index()].mac;
@@ -448,7 +442,13 @@ impl World {
             mac.cw = ((mac.cw + 1) * 2 - 1).min(cw_max);
             self.draw_backoff(node);
         }
-        // The timeout ends a busy period for channel access.
+        self.mac_resume_after_timeout(node);
+    }
+
+    /// The timeout ends a busy period for channel access (ns-3's
+    /// ChannelAccessManager): the countdown restarts DIFS after it.
+    fn mac_resume_after_timeout(&mut self, node: NodeId) {
+        let now = self.now();
         let difs = self.timing.difs;
         let mac = &mut self.nodes[node.index()].mac;
         if !mac.medium_busy {
