@@ -1,3 +1,6 @@
+//! FeW and AFW against NewReno on 802.11 chains of 4-14 hops (mean of 5
+//! seeds). `cargo run --release -p hoplab-sim --example few_vs_newreno -- 1024`
+//! (packet bytes), optionally with extra scenario JSON keys as a second argument.
 use hoplab_sim::api::{simulate, RunOptions};
 fn main() {
     let bytes: u32 = std::env::args().nth(1).map(|s| s.parse().unwrap()).unwrap_or(1024);

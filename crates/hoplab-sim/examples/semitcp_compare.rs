@@ -1,3 +1,6 @@
+//! NewReno, plain semi-TCP and semi-TCP with Algorithm 1 on seed 000's chain
+//! (goodput kbps / delay ms, mean of 3 seeds). Arguments: Algorithm 1 window
+//! sizes to compare, e.g. `cargo run --release -p hoplab-sim --example semitcp_compare -- 10`.
 use hoplab_sim::api::{simulate, RunOptions};
 fn run(hops: u32, transport: &str, extra: &str, seed: u64) -> (f64, f64) {
     let cfg = format!(r#"{{"duration_s": 100, "warmup_s": 10, {extra} "radio": {{"tx_range_m": 250, "cs_range_m": 500}}, "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}},
