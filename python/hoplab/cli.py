@@ -24,6 +24,7 @@ from rich.table import Table
 from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
 from hoplab.bench import DEFAULT_ENGINE_EVENTS, run_benchmarks
+from hoplab.executors import ExecutorError
 from hoplab.run import run as run_scenario
 from hoplab.scenario import Scenario, load_scenario
 
@@ -404,6 +405,9 @@ def _main(argv: Sequence[str] | None) -> int:
         _error(str(e))
         return EXIT_BAD_INPUT
     except SimulationError as e:
+        _error(str(e))
+        return EXIT_SIMULATION_FAILED
+    except ExecutorError as e:
         _error(str(e))
         return EXIT_SIMULATION_FAILED
     except typer.TyperException as e:  # click's usage errors: bad option, missing argument, ...

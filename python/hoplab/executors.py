@@ -31,7 +31,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-__all__ = ["EXECUTORS", "DaskExecutor", "Executor", "LocalExecutor", "SerialExecutor", "make_executor"]
+__all__ = ["EXECUTORS", "DaskExecutor", "Executor", "ExecutorError", "LocalExecutor", "SerialExecutor",
+           "make_executor"]
+
+
+class ExecutorError(RuntimeError):
+    """The executor could not start (e.g. no Dask scheduler at the address)."""
 
 #: Executor names accepted by `make_executor` (and `--executor`).
 EXECUTORS: tuple[str, ...] = ("local", "dask", "serial")
@@ -170,7 +175,10 @@ class DaskExecutor(Executor):
         self._cluster: Any = None
         dask.config.set({"distributed.scheduler.allowed-failures": max(3, retries + 1)})
         if scheduler:
-            self._client: Any = Client(scheduler)  # type: ignore[no-untyped-call]
+            try:
+                self._client: Any = Client(scheduler, timeout="15s")  # type: ignore[no-untyped-call]
+            except (OSError, TimeoutError, ValueError) as e:
+                raise ExecutorError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
         else:
             self._cluster = LocalCluster(  # type: ignore[no-untyped-call]
                 n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,

@@ -357,6 +357,9 @@ def _fig_rate(data: Mapping[str, ExperimentData], out: Path, which: str) -> Figu
                 ("throughput at 180 kbps", "about 20 kbps", f"{float(g180.iloc[0]):.0f} kbps" if len(g180) else "-"),
                 ("MST, high level", "about 14 ms", f"{high:.1f} ms"), ("MST, low level", "small", f"{low:.1f} ms")]
     holds = holds and jump
+    notes.append("Routing here is static: an RTS dropped at the retry limit does not break the route. The paper's "
+                 "AODV re-routes on such drops (its section 3.2 names the re-routing as what degrades throughput), "
+                 "one candidate cause of the collapse after the peak that static routing cannot show.")
     return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
 
 
