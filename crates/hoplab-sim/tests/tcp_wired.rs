@@ -56,6 +56,17 @@ fn reno_sawtooth_with_a_buffer_of_one_bdp() {
     let teeth = cwnd.windows(4).filter(|w| w[3] < 60.0 && w[2] >= 60.0 && w[..3].iter().any(|&c| c > 85.0)).count();
     assert!((12..=20).contains(&teeth), "{teeth} teeth in 50 s");
     assert!(r.flows[0].fast_retransmits as usize >= teeth);
+    // Every loss reaction is in the series, with the window it halved.
+    let series = r.series.as_ref().unwrap();
+    let before: Vec<f64> = series.iter().filter(|s| s.metric == "cwnd_before_loss").map(|s| s.value).collect();
+    let after: Vec<f64> = series.iter().filter(|s| s.metric == "cwnd_after_loss").map(|s| s.value).collect();
+    assert_eq!(before.len() as u64, r.flows[0].fast_retransmits + r.flows[0].timeouts);
+    assert_eq!(before.len(), after.len());
+    for (b, a) in before.iter().zip(&after).skip(before.len() / 2) {
+        // Steady state, flight = cwnd: NewReno enters recovery at
+        // ssthresh + 3 = FlightSize / 2 + 3.
+        assert!((a - (b / 2.0 + 3.0)).abs() < 2.0, "{b} -> {a}");
+    }
 }
 
 /// Padhye et al. (eq. 33): packets per second with loss rate p, round trip

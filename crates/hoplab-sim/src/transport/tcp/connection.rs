@@ -93,7 +93,9 @@ impl World {
         let header = packet.tcp.expect("a TCP packet");
         if packet.is_reverse() {
             self.flows[flow as usize].stats.acks_delivered += 1;
+            let before = self.loss_marker(flow);
             self.tcp(flow).sender.on_ack(now, &header);
+            self.record_loss_reaction(flow, before);
             self.tcp_pump(flow);
             return;
         }
@@ -146,7 +148,9 @@ impl World {
         }
         match timer {
             TcpTimer::Retransmission => {
+                let before = self.loss_marker(flow);
                 self.tcp(flow).sender.on_rto(now);
+                self.record_loss_reaction(flow, before);
                 self.tcp_pump(flow);
             }
             TcpTimer::DelayedAck => {
@@ -156,6 +160,34 @@ impl World {
                     self.tcp_send(flow, dst, src, ack);
                 }
             }
+        }
+    }
+
+    /// (fast retransmits + timeouts, cwnd) before an event that may react to a loss.
+    fn loss_marker(&mut self, flow: u32) -> (u64, f64) {
+        let sender = &self.tcp(flow).sender;
+        (sender.counters.fast_retransmits + sender.counters.timeouts, sender.state.cwnd)
+    }
+
+    /// The series between samples, where it is cheap: each loss reaction
+    /// adds the window just before and just after it (the sawtooth's edges).
+    fn record_loss_reaction(&mut self, flow: u32, (losses_before, cwnd_before): (u64, f64)) {
+        let (losses_now, cwnd_after) = {
+            let sender = &self.tcp(flow).sender;
+            (sender.counters.fast_retransmits + sender.counters.timeouts, sender.state.cwnd)
+        };
+        if losses_now == losses_before || self.series_interval == crate::time::SimDuration::ZERO {
+            return;
+        }
+        let time_s = self.now().as_secs_f64();
+        for (metric, value) in [("cwnd_before_loss", cwnd_before), ("cwnd_after_loss", cwnd_after)] {
+            self.series.push(crate::stats::report::SeriesRow {
+                time_s,
+                entity: "flow".into(),
+                id: flow,
+                metric: metric.into(),
+                value,
+            });
         }
     }
 
