@@ -335,6 +335,7 @@ def test_cli_reproduce_semitcp_quick(workdir: Path) -> None:
     (["sweep", "SCENARIO", "--vary", "flows.0.rate_kbp=1,2"], ["flows.0.rate_kbp", "unknown parameter"]),
     (["sweep", "SCENARIO", "--vary", "duration_s=5..1"], ["duration_s", "empty range"]),
     (["sweep", "SCENARIO", "--vary", "duration_s"], ["--vary expects KEY="]),
+    (["sweep", "SCENARIO", "--vary", "flows.0.rate_kbps=10,20"], ["flows[0].rate_kbps", "every point"]),
     (["sweep", "SCENARIO", "--executor", "slurm"], ["--executor", "slurm"]),
     (["sweep", "SCENARIO", "--runs", "0"], ["--runs"]),
     (["sweep", "missing.toml"], ["cannot read scenario file"]),

@@ -526,6 +526,12 @@ def sweep(
             for key in case_overrides:
                 _check_parameter(scenario, key, case_overrides[key])
     tasks, param_keys = expand(scenario, normal_vary, runs, cases, series)
+    if check_parameters and tasks and all(t.config_hash.startswith("invalid-") for t in tasks):
+        # Not one valid point: bad input, not a sweep of failures.
+        try:
+            Scenario(json.loads(tasks[0].scenario_json)).validate()
+        except ScenarioError as e:
+            raise scenario_error(e.key, f"{str(e).split(': ', 1)[-1]} (at every point of the sweep)") from None
 
     temporary: tempfile.TemporaryDirectory[str] | None = None
     if store is None:
