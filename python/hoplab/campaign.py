@@ -601,7 +601,6 @@ def _run_tasks(
     stats.total = len(unique)
     stats.skipped = len(unique) - len(todo)
     reporter = _Reporter(progress, stats)
-    reporter.start(len(unique), stats.skipped)
     started = time.perf_counter()
     pending_runs: list[dict[str, Any]] = []
     pending_scalars: list[tuple[str, dict[str, Any]]] = []
@@ -624,7 +623,11 @@ def _run_tasks(
     try:
         if todo:
             runner = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
+            runner.start()  # workers first, then the progress bar's thread
             stats.workers = runner.workers
+        reporter.start(len(unique), stats.skipped)
+        if todo:
+            assert runner is not None
             preload: threading.Thread | None = None
             for index, outcome in runner.map_unordered(execute, todo):
                 if preload is None:

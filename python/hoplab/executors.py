@@ -67,6 +67,10 @@ class Executor(ABC):
         Closing the iterator early (an exception in the consumer, Ctrl-C)
         cancels what has not started."""
 
+    def start(self) -> None:
+        """Start the workers now (before the caller starts threads of its
+        own, such as a progress bar); map_unordered starts them otherwise."""
+
     def close(self) -> None:
         """Release workers (idempotent)."""
 
@@ -103,6 +107,17 @@ class LocalExecutor(Executor):
     def __init__(self, jobs: int | None = None, retries: int = 2) -> None:
         self._jobs = jobs or default_jobs()
         self.retries = retries
+        self._ready: Any = None  # a started pool, taken by the next map_unordered
+
+    def start(self) -> None:
+        if self._ready is None:
+            self._ready = self._pool()
+            self._ready.submit(int).result()  # forks every worker (all at the first submit)
+
+    def close(self) -> None:
+        if self._ready is not None:
+            self._ready.shutdown(wait=True)
+            self._ready = None
 
     @property
     def workers(self) -> int:
@@ -128,7 +143,7 @@ class LocalExecutor(Executor):
         pending_indices = list(range(len(tasks)))
         breaks = 0
         while pending_indices:
-            pool = self._pool()
+            pool, self._ready = (self._ready or self._pool()), None
             futures: dict[Future[Any], int] = {}
             broken = False
             try:
