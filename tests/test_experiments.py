@@ -387,3 +387,21 @@ def test_cli_ctrl_c_then_rerun_runs_only_the_missing(workdir: Path) -> None:
     done = subprocess.run(args, cwd=workdir, env=env, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     assert f"{total} runs: {total - finished} executed, {finished} already in the store, 0 failed" in done.stdout
+
+
+def _die_once(marker: str) -> str:
+    """A task whose worker process dies the first time it runs."""
+    path = Path(marker)
+    if not path.exists():
+        path.write_text("died", encoding="utf-8")
+        os._exit(1)
+    return "ok"
+
+
+def test_local_executor_survives_a_dead_worker(tmp_path: Path) -> None:
+    from hoplab.executors import LocalExecutor
+
+    markers = [str(tmp_path / f"m{i}") for i in range(3)]
+    with LocalExecutor(jobs=2, retries=5) as executor:
+        results = dict(executor.map_unordered(_die_once, markers))
+    assert results == {0: "ok", 1: "ok", 2: "ok"}
