@@ -89,6 +89,7 @@ def test_config_hash_is_the_cores(chain: hoplab.Scenario) -> None:
 
 # Sweeps, the store, resume.
 def test_sweep_rows_seeds_and_determinism(chain: hoplab.Scenario, tmp_path: Path) -> None:
+    assert hoplab.sweep is sweep and hoplab.Store is Store
     frame = sweep(chain, vary={"flows.0.packet_bytes": [256, 512]}, runs=3, store=tmp_path / "s", executor="serial")
     assert len(frame) == 6 and (frame["status"] == "ok").all()
     assert frame["flows.0.packet_bytes"].tolist() == [256, 256, 256, 512, 512, 512]

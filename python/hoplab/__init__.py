@@ -5,6 +5,7 @@
 >>> scenario.set("duration_s", 20.0)          # doctest: +SKIP
 >>> result = hoplab.run(scenario, seed=1)     # doctest: +SKIP
 >>> result.flows[["id", "goodput_kbps", "mean_delay_ms"]]  # doctest: +SKIP
+>>> runs = hoplab.sweep(scenario, vary={"flows.0.packet_bytes": [256, 512]}, runs=5)  # doctest: +SKIP
 
 The simulator is the Rust extension `hoplab._core`; this package reads
 scenario files, applies overrides, and turns run reports into DataFrames.
@@ -12,10 +13,15 @@ scenario files, applies overrides, and turns run reports into DataFrames.
 
 from importlib.metadata import PackageNotFoundError
 from importlib.metadata import version as _package_version
+from typing import TYPE_CHECKING, Any
 
 from hoplab._core import ScenarioError, SimulationError
 from hoplab.run import RunResult, run
 from hoplab.scenario import Scenario, load_scenario
+
+if TYPE_CHECKING:
+    from hoplab.campaign import sweep
+    from hoplab.store import Store
 
 try:
     __version__ = _package_version("hoplab")
@@ -29,7 +35,23 @@ __all__ = [
     "Scenario",
     "ScenarioError",
     "SimulationError",
+    "Store",
     "__version__",
     "load_scenario",
     "run",
+    "sweep",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """`hoplab.sweep` and `hoplab.Store`, imported on first use (they bring
+    numpy, pyarrow and DuckDB, which a single run does not need)."""
+    if name == "sweep":
+        from hoplab.campaign import sweep
+
+        return sweep
+    if name == "Store":
+        from hoplab.store import Store
+
+        return Store
+    raise AttributeError(f"module 'hoplab' has no attribute {name!r}")
