@@ -11,12 +11,13 @@
 //! - [`mac`]: IEEE 802.11 DCF with RTS/CTS: carrier sense, NAV, DIFS/EIFS,
 //!   backoff, retries, the interface queue, MAC statistics.
 //! - [`link`]: wired point-to-point links (rate, delay, drop-tail, loss).
-//! - [`net`]: packets, forwarding (wired or wireless interface), static
-//!   shortest-path routing.
+//! - [`net`]: packets, forwarding (wired or wireless interface), routing:
+//!   static shortest paths or AODV (RFC 3561, `net::aodv`).
 //! - [`transport`]: TCP (sans-IO sender and receiver, pluggable congestion
 //!   control); UDP is a header the applications add.
 //! - [`app`]: CBR and bulk sources over UDP.
-//! - [`topology`]: node placement. [`stats`]: counters and the run report.
+//! - [`topology`]: node placement. [`mobility`]: random waypoint motion,
+//!   evaluated lazily. [`stats`]: counters and the run report.
 //! - [`world`]: owns every node and the event loop; [`api`] is the JSON
 //!   facade the Python binding calls; [`scenario`] the validated config.
 pub mod api;
@@ -24,6 +25,7 @@ pub mod app;
 pub mod engine;
 pub mod link;
 pub mod mac;
+pub mod mobility;
 pub mod net;
 pub mod phy;
 pub mod scenario;

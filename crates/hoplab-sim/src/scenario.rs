@@ -293,7 +293,8 @@ pub enum TopologyKind {
     /// `rows` x `cols`, row-major ids, `spacing_m` apart.
     Grid,
     /// `nodes` uniform in `width_m` x `height_m`, redrawn until the graph of
-    /// decodable links is connected, at most `max_tries` times.
+    /// decodable links is connected, at most `max_tries` times (not when
+    /// nodes move: a mobile network may start, and stay, partitioned).
     Random,
     /// One `[x, y]` per node in `positions`, optional wired `links`, and
     /// `wired_nodes` without a radio.
@@ -532,15 +533,23 @@ impl TopologyConfig {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum RoutingProtocol {
-    /// Shortest paths (hop count) over the decodable-link graph.
+    /// Shortest paths (hop count) over the decodable-link graph, computed
+    /// once from the initial positions.
     #[default]
     Static,
+    /// AODV (RFC 3561) with link-layer feedback, as ns-2 runs it.
+    Aodv,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingConfig {
     pub protocol: RoutingProtocol,
+    /// `[routing.aodv]`: AODV's parameters (RFC 3561 section 10 and
+    /// options; see `net::aodv::config`). Only with protocol = "aodv",
+    /// where the normalised scenario fills in every default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub aodv: Option<crate::net::aodv::AodvConfig>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -548,12 +557,143 @@ pub struct RoutingConfig {
 pub enum MobilityModel {
     #[default]
     Static,
+    /// Random waypoint (see `mobility::random_waypoint`).
+    RandomWaypoint,
 }
 
+/// `[mobility]`. Keys other than `model` are those of random waypoint:
+/// `max_speed_mps` (required), `min_speed_mps` (default 0, as ns-2's
+/// setdest; a warning, see the speed-decay note), `pause_s` (0), `start_s`
+/// (0: nodes stand still before it), `width_m` / `height_m` (the area;
+/// default the random topology's), `steady_state` (false: Navidi & Camp's
+/// stationary start).
 #[derive(Debug, Clone, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct MobilityConfig {
     pub model: MobilityModel,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_speed_mps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_speed_mps: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pause_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_s: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub width_m: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub height_m: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady_state: Option<bool>,
+}
+
+impl MobilityConfig {
+    fn normalize(&mut self) {
+        if self.model == MobilityModel::RandomWaypoint {
+            self.min_speed_mps.get_or_insert(0.0);
+            self.pause_s.get_or_insert(0.0);
+            self.start_s.get_or_insert(0.0);
+            self.steady_state.get_or_insert(false);
+        }
+    }
+
+    fn validate(&self, topology: &TopologyShape) -> Result<(), ConfigError> {
+        let present = [
+            ("min_speed_mps", self.min_speed_mps.is_some()),
+            ("max_speed_mps", self.max_speed_mps.is_some()),
+            ("pause_s", self.pause_s.is_some()),
+            ("start_s", self.start_s.is_some()),
+            ("width_m", self.width_m.is_some()),
+            ("height_m", self.height_m.is_some()),
+            ("steady_state", self.steady_state.is_some()),
+        ];
+        if self.model == MobilityModel::Static {
+            if let Some((key, _)) = present.iter().find(|(_, p)| *p) {
+                return Err(ConfigError::new(format!("mobility.{key}"), "not used by model = \"static\""));
+            }
+            return Ok(());
+        }
+        let max = self
+            .max_speed_mps
+            .ok_or_else(|| ConfigError::new("mobility.max_speed_mps", "required for model = \"random_waypoint\""))?;
+        positive("mobility.max_speed_mps", max)?;
+        let min = self.min_speed_mps.unwrap_or(0.0);
+        non_negative("mobility.min_speed_mps", min)?;
+        if min > max {
+            return Err(ConfigError::new("mobility.min_speed_mps", format!("must be <= max_speed_mps ({max}), got {min}")));
+        }
+        non_negative("mobility.pause_s", self.pause_s.unwrap_or(0.0))?;
+        non_negative("mobility.start_s", self.start_s.unwrap_or(0.0))?;
+        if self.steady_state == Some(true) && min <= 0.0 {
+            return Err(ConfigError::new(
+                "mobility.min_speed_mps",
+                "steady_state needs a positive minimum speed (with 0 the random waypoint model has no stationary regime)",
+            ));
+        }
+        let random = matches!(topology, TopologyShape::Random { .. });
+        for (key, v) in [("width_m", self.width_m), ("height_m", self.height_m)] {
+            match v {
+                Some(v) => positive(&format!("mobility.{key}"), v)?,
+                None if !random => {
+                    return Err(ConfigError::new(
+                        format!("mobility.{key}"),
+                        "required unless topology.kind = \"random\" (whose area it defaults to)",
+                    ))
+                }
+                None => {}
+            }
+        }
+        if let TopologyShape::Explicit { links, wired_nodes, .. } = topology {
+            if !links.is_empty() || !wired_nodes.is_empty() {
+                return Err(ConfigError::new("mobility.model", "moving nodes are not supported with wired links"));
+            }
+        }
+        if matches!(topology, TopologyShape::WiredCumWireless(_)) {
+            return Err(ConfigError::new("mobility.model", "moving nodes are not supported with wired links"));
+        }
+        Ok(())
+    }
+
+    /// The area nodes move in: the given one, else the random topology's.
+    pub fn area_m(&self, topology: &TopologyShape) -> (f64, f64) {
+        let (w, h) = match topology {
+            TopologyShape::Random { width_m, height_m, .. } => (*width_m, *height_m),
+            _ => (0.0, 0.0),
+        };
+        (self.width_m.unwrap_or(w), self.height_m.unwrap_or(h))
+    }
+}
+
+impl RoutingConfig {
+    fn validate(&self, topology: &TopologyShape, mobility: MobilityModel) -> Result<(), ConfigError> {
+        match self.protocol {
+            RoutingProtocol::Static => {
+                if self.aodv.is_some() {
+                    return Err(ConfigError::new("routing.aodv", "only for protocol = \"aodv\""));
+                }
+                if mobility != MobilityModel::Static {
+                    return Err(ConfigError::new(
+                        "routing.protocol",
+                        "static routes are computed once from the initial positions: moving nodes need protocol = \"aodv\"",
+                    ));
+                }
+            }
+            RoutingProtocol::Aodv => {
+                if let Some(aodv) = &self.aodv {
+                    aodv.validate()?;
+                }
+                let wired = match topology {
+                    TopologyShape::Explicit { links, wired_nodes, .. } => !links.is_empty() || !wired_nodes.is_empty(),
+                    TopologyShape::WiredCumWireless(_) => true,
+                    _ => false,
+                };
+                if wired {
+                    return Err(ConfigError::new("routing.protocol", "aodv runs over 802.11 only; wired links need protocol = \"static\""));
+                }
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Frame error models (`errors.model`).
@@ -687,8 +827,20 @@ impl Scenario {
             };
             ConfigError::new(key, message)
         })?;
+        let mut scenario = scenario;
+        scenario.normalize();
         scenario.validate()?;
         Ok(scenario)
+    }
+
+    /// Fill the defaults that depend on other keys (AODV's parameters when
+    /// protocol = "aodv", random waypoint's when that model is chosen), so
+    /// that the normalised scenario names every value used.
+    pub fn normalize(&mut self) {
+        if self.routing.protocol == RoutingProtocol::Aodv && self.routing.aodv.is_none() {
+            self.routing.aodv = Some(Default::default());
+        }
+        self.mobility.normalize();
     }
 
     /// The normalised scenario (every default filled) as canonical JSON.
@@ -721,6 +873,9 @@ impl Scenario {
         self.tcp.validate()?;
         self.semitcp.validate()?;
         self.validate_topology()?;
+        let shape = self.topology.shape()?;
+        self.mobility.validate(&shape)?;
+        self.routing.validate(&shape, self.mobility.model)?;
         match (self.errors.model, self.errors.packet_error_rate) {
             (ErrorModelKind::None, None) => {}
             (ErrorModelKind::None, Some(_)) => {

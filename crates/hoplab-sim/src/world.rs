@@ -12,10 +12,12 @@ use crate::engine::{EventQueue, RngStreams, Stream, StreamPurpose, Timer};
 use crate::link::Link;
 use crate::mac::hop_control::{HopControl, HopState};
 use crate::mac::{Frame, FrameKind, Mac, MacTiming};
+use crate::net::aodv::{Aodv, RoutingTimerKind};
+use crate::net::routing::Routing;
 use crate::net::{NodeId, StaticRoutes};
 use crate::phy::receiver::Receiver;
 use crate::phy::{Channel, RadioModel};
-use crate::scenario::{AppKind, ConfigError, ErrorModelKind, Scenario, Transport};
+use crate::scenario::{AppKind, ConfigError, ErrorModelKind, RoutingProtocol, Scenario, Transport};
 use crate::stats::report::{FlowReport, NodeReport, RunReport, SeriesRow};
 use crate::stats::{FlowStats, NodeStats};
 use crate::scenario::RateControlKind;
@@ -69,6 +71,8 @@ pub enum Event {
     LinkArrive { link: u32, direction: u8 },
     /// Time-series sampling.
     Sample,
+    /// A routing protocol's timer at a node (AODV: `kind` and its argument).
+    Routing { node: NodeId, kind: RoutingTimerKind, arg: u32 },
 }
 
 pub struct Node {
@@ -137,6 +141,9 @@ pub enum TraceWhat {
 pub struct OnAir {
     frames: Vec<(Frame, u32)>,
     free: Vec<u32>,
+    /// Moving nodes: per slot, the transmitter's links when the frame left
+    /// (ascending receiver id). Empty for static nodes.
+    links: Vec<Vec<crate::phy::Neighbour>>,
 }
 
 impl OnAir {
@@ -148,6 +155,22 @@ impl OnAir {
             self.frames.push((frame, receivers));
             (self.frames.len() - 1) as u32
         }
+    }
+
+    /// Keep the links of a moving transmitter with its frame.
+    pub(crate) fn store_links(&mut self, slot: u32, links: &[crate::phy::Neighbour]) {
+        if self.links.len() <= slot as usize {
+            self.links.resize_with(slot as usize + 1, Vec::new);
+        }
+        let kept = &mut self.links[slot as usize];
+        kept.clear();
+        kept.extend_from_slice(links);
+    }
+
+    /// The stored link of slot `slot` to `node` (moving nodes only).
+    fn link(&self, slot: u32, node: NodeId) -> Option<crate::phy::Neighbour> {
+        let links = self.links.get(slot as usize)?;
+        links.binary_search_by_key(&node, |n| n.node).ok().map(|i| links[i])
     }
 
     /// Hand the frame to one receiver; the slot is freed after the last.
@@ -167,7 +190,8 @@ pub struct World {
     pub channel: Channel,
     pub nodes: Vec<Node>,
     pub flows: Vec<Flow>,
-    pub routes: StaticRoutes,
+    /// The routing protocol of every node.
+    pub routing: Routing,
     pub links: Vec<Link>,
     /// (node, next hop) -> (link, direction) for wired interfaces.
     pub wired_interfaces: BTreeMap<(NodeId, NodeId), (u32, u8)>,
@@ -184,6 +208,8 @@ pub struct World {
     pub config_hash: String,
     pub name: String,
     pub seed: u64,
+    /// Things the user should know about the scenario (in the report).
+    pub warnings: Vec<String>,
 }
 
 impl World {
@@ -193,8 +219,23 @@ impl World {
         let streams = RngStreams::new(seed);
         let radio = RadioModel::from_config(&scenario.radio);
         let shape = scenario.topology.shape()?;
-        let layout = crate::topology::place(&shape, &radio, &streams)?;
-        let channel = Channel::new(layout.positions, layout.has_radio, radio);
+        let moving = scenario.mobility.model != crate::scenario::MobilityModel::Static;
+        let layout = crate::topology::place(&shape, &radio, &streams, !moving)?;
+        let mut warnings = Vec::new();
+        let motion = crate::mobility::build(scenario, &layout, &streams, &mut warnings)?;
+        let mut channel = match &motion {
+            // The positions at time 0 come from the model (a steady-state
+            // start replaces the topology's placement).
+            Some(model) => {
+                let mut model = model.clone();
+                let positions = (0..layout.positions.len()).map(|i| model.position(i, SimTime::ZERO)).collect();
+                Channel::new(positions, layout.has_radio.clone(), radio)
+            }
+            None => Channel::new(layout.positions, layout.has_radio.clone(), radio),
+        };
+        if let Some(model) = motion {
+            channel.set_motion(model, layout.has_radio.clone());
+        }
         let links: Vec<Link> = layout
             .links
             .iter()
@@ -229,8 +270,10 @@ impl World {
 
         let end = SimTime::from_secs_f64(scenario.duration_s);
         let mut flows = Vec::with_capacity(scenario.flows.len());
+        let mobile = channel.is_mobile();
         for (i, f) in scenario.flows.iter().enumerate() {
-            let hops = routes.hops(NodeId(f.src), NodeId(f.dst)).ok_or_else(|| {
+            // Moving nodes may meet later: only fixed ones must be connected.
+            let hops = routes.hops(NodeId(f.src), NodeId(f.dst)).or(mobile.then_some(0)).ok_or_else(|| {
                 ConfigError::new(
                     format!("flows[{i}].dst"),
                     format!(
@@ -300,6 +343,14 @@ impl World {
             });
         }
 
+        let routing = match scenario.routing.protocol {
+            RoutingProtocol::Static => Routing::Static(routes),
+            RoutingProtocol::Aodv => Routing::Aodv(Box::new(Aodv::new(
+                &scenario.routing.aodv.clone().unwrap_or_default(),
+                channel.node_count(),
+                &streams,
+            ))),
+        };
         let nodes = (0..channel.node_count() as u32)
             .map(|i| Node {
                 id: NodeId(i),
@@ -324,7 +375,7 @@ impl World {
             channel,
             nodes,
             flows,
-            routes,
+            routing,
             links,
             wired_interfaces,
             on_air: OnAir::default(),
@@ -341,7 +392,11 @@ impl World {
             config_hash: config_hash(scenario),
             name: scenario.name.clone(),
             seed,
+            warnings,
         };
+        if matches!(world.routing, Routing::Aodv(_)) {
+            world.aodv_start_hellos();
+        }
         for i in 0..world.flows.len() {
             let start = world.flows[i].start;
             world.queue.schedule(start, Event::AppSend { flow: i as u32 });
@@ -371,9 +426,11 @@ impl World {
 
     fn dispatch(&mut self, seq: u64, event: Event) {
         match event {
-            Event::RxStart { node, frame } => {
-                let frame = self.on_air.take(frame);
-                self.phy_rx_start(node, frame);
+            Event::RxStart { node, frame: slot } => {
+                let link = self.on_air.link(slot, node);
+                let frame = self.on_air.take(slot);
+                let link = link.unwrap_or_else(|| self.channel.static_link(frame.transmitter, node));
+                self.phy_rx_start(node, frame, link);
             }
             Event::Timer { node, timer } => {
                 if !self.nodes[node.index()].timer(timer).fire(seq) {
@@ -395,6 +452,7 @@ impl World {
             Event::LinkTxEnd { link, direction } => self.link_tx_end(link, direction),
             Event::LinkArrive { link, direction } => self.link_arrive(link, direction),
             Event::Sample => self.sample_series(),
+            Event::Routing { node, kind, arg } => self.routing_timer(node, kind, arg),
         }
     }
 
@@ -445,6 +503,11 @@ impl World {
                 for (name, value) in tcp.sender.cc_metrics() {
                     push(&format!("cc_{name}"), value);
                 }
+            }
+            if let Routing::Aodv(aodv) = &self.routing {
+                let stats = &aodv.nodes[flow.src.index()].stats;
+                push("route_discoveries", stats.discoveries.get(&flow.dst).copied().unwrap_or(0) as f64);
+                push("route_breaks", flow.stats.route_breaks as f64);
             }
             if let Some(semi) = &flow.semitcp {
                 if let Some(srtt_ms) = semi.sender.srtt_ms() {
@@ -497,7 +560,9 @@ impl World {
             let in_service = node.mac.op.iter().filter(|op| !self.mac_next_hop_has(node.id, op)).map(|op| &op.item);
             node.mac.queue.iter().chain(in_service).map(|item| &item.packet)
         });
-        for packet in in_macs.chain(self.link_packets()) {
+        // Packets waiting for a route (AODV's request queues).
+        let buffered = self.nodes.iter().flat_map(|node| self.routing.buffered(node.id));
+        for packet in in_macs.chain(self.link_packets()).chain(buffered) {
             if !packet.is_control() {
                 let sets = &mut seen[packet.flow as usize];
                 let set = if packet.is_reverse() { &mut sets.1 } else { &mut sets.0 };
@@ -578,17 +643,26 @@ impl World {
                     rate_control,
                     rate_kbps,
                     rate_restarts,
+                    route_discoveries: self.routing.node_stats(f.src).map_or(0, |r| r.discoveries.get(&f.dst).copied().unwrap_or(0)),
+                    rerrs_received: self
+                        .routing
+                        .node_stats(f.src)
+                        .map_or(0, |r| r.rerr_invalidations.get(&f.dst).copied().unwrap_or(0)),
+                    route_breaks: f.stats.route_breaks,
                 }
             })
             .collect();
         let run_ns = self.end.as_nanos().max(1) as f64;
+        let end = self.end;
+        let positions: Vec<[f64; 2]> = (0..self.nodes.len()).map(|i| self.channel.position_at(NodeId(i as u32), end)).collect();
         let nodes = self
             .nodes
             .iter()
             .map(|n| {
                 let s = &n.stats;
                 let served = s.packets_served.max(1) as f64;
-                let pos = self.channel.position(n.id);
+                let pos = positions[n.id.index()];
+                let routing = self.routing.node_stats(n.id);
                 let mut frames_sent = BTreeMap::new();
                 for kind in [FrameKind::Rts, FrameKind::Cts, FrameKind::Data, FrameKind::Ack] {
                     frames_sent.insert(kind.name().to_string(), s.frames_sent[kind as usize]);
@@ -624,6 +698,12 @@ impl World {
                     frames_sent,
                     drops: cause_map(&s.drops),
                     tx_time_fraction: s.tx_time_ns as f64 / run_ns,
+                    rreq_sent: routing.map_or(0, |r| r.rreq_sent),
+                    rrep_sent: routing.map_or(0, |r| r.rrep_sent),
+                    rerr_sent: routing.map_or(0, |r| r.rerr_sent),
+                    hello_sent: routing.map_or(0, |r| r.hello_sent),
+                    routing_bytes_sent: routing.map_or(0, |r| r.control_bytes_sent),
+                    routing_drops: routing.map_or(0, |r| r.control_drops),
                 }
             })
             .collect();
@@ -635,9 +715,11 @@ impl World {
             sim_seconds: self.end.as_secs_f64(),
             wall_seconds,
             events: self.queue.popped(),
+            routing: self.routing_report(),
             flows,
             nodes,
             series: options.series.then(|| self.series.clone()),
+            warnings: self.warnings.clone(),
         }
     }
 }

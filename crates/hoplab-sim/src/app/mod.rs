@@ -72,6 +72,7 @@ impl World {
             created: now,
             ttl: DEFAULT_TTL,
             tcp: None,
+            routing: None,
         };
         f.next_sequence += 1;
         f.stats.sent += 1;

@@ -67,10 +67,9 @@ impl World {
     // ---------------------------------------------------------------- PHY
 
     /// A frame starts arriving at `node` (ns-2 threshold receiver).
-    pub(crate) fn phy_rx_start(&mut self, node: NodeId, frame: Frame) {
+    /// `link`: the transmitter's link to `node` when the frame left.
+    pub(crate) fn phy_rx_start(&mut self, node: NodeId, frame: Frame, link: crate::phy::Neighbour) {
         let now = self.now();
-        let neighbours = self.channel.neighbours(frame.transmitter);
-        let link = neighbours[neighbours.binary_search_by_key(&node, |n| n.node).expect("receiver is a neighbour")];
         let end = now + frame.airtime;
         let capture_ratio = self.channel.radio.capture_ratio;
         let arrival = self.nodes[node.index()].rx.arrive(frame, link.rx_power_w, end, link.decodable, capture_ratio);
@@ -252,11 +251,16 @@ impl World {
         n.rx.start_transmit();
         n.mac.transmitting_kind = Some(frame.kind);
         self.arm(node, TimerKind::TxEnd, now + frame.airtime);
-        let receivers = self.channel.neighbours(node).len() as u32;
-        if receivers > 0 {
-            let slot = self.on_air.insert(frame, receivers);
-            for i in 0..receivers as usize {
-                let link = self.channel.neighbours(node)[i];
+        // Moving nodes: the receivers and their links as of now, kept with
+        // the frame for its receptions.
+        let mobile = self.channel.is_mobile();
+        let links = self.channel.neighbours_at(node, now);
+        if !links.is_empty() {
+            let slot = self.on_air.insert(frame, links.len() as u32);
+            if mobile {
+                self.on_air.store_links(slot, links);
+            }
+            for link in links {
                 self.queue.schedule(now + link.delay, crate::world::Event::RxStart { node: link.node, frame: slot });
             }
         }
@@ -475,9 +479,14 @@ impl World {
                 AttemptLoss::ChannelError => DropCause::ChannelError,
                 AttemptLoss::NoResponse => DropCause::RetryLimit,
             };
+            // Ground truth: a next hop that moved out of decoding range
+            // broke the route; it was not contention.
+            let now = self.now();
+            let moved_away = self.channel.is_mobile() && !self.channel.decodable_at(node, next_hop, now);
+            let cause = if moved_away { DropCause::RouteBreak } else { cause };
             self.drop_packet(node, &op.item.packet, cause);
         }
-        self.net_link_failure(node, next_hop);
+        self.net_link_failure(node, &op.item.packet, next_hop);
         self.mac_finish_service(node, ServiceEnd::Dropped);
     }
 
@@ -495,10 +504,14 @@ impl World {
     pub(crate) fn mac_enqueue(&mut self, node: NodeId, item: Queued) {
         let now = self.now();
         let n = &mut self.nodes[node.index()];
-        match n.mac.queue.push(item) {
-            Ok(()) => {
+        let pushed = if item.packet.is_control() { n.mac.queue.push_control(item) } else { n.mac.queue.push(item).map(|()| None) };
+        match pushed {
+            Ok(evicted) => {
                 let len = n.mac.queue.len();
                 n.stats.queue_changed(now, len);
+                if let Some(evicted) = evicted {
+                    self.drop_packet(node, &evicted.packet, DropCause::QueueOverflow);
+                }
                 self.mac_start_next(node);
                 self.hop_update(node);
             }

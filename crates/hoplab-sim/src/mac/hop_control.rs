@@ -3,7 +3,8 @@
 //! with its default named.
 //!
 //! - **Congested**: a node holding `congestion_threshold + 1` data packets
-//!   (interface queue + the frame in service) is congested; the threshold
+//!   (interface queue + the frame in service + packets waiting for a
+//!   route) is congested; the threshold
 //!   (default 1) keeps one place for transient traffic.
 //! - **RTSC**: a congested node sends every RTS with the congestion mark
 //!   (the public ns-2 implementation sets the frame-control order bit).
@@ -323,9 +324,11 @@ impl crate::world::World {
     pub(crate) fn hop_update(&mut self, node: NodeId) {
         let Some(control) = &self.hop_control else { return };
         let now = self.now();
+        // Packets waiting for a route count too (SPEC.md section 2).
+        let waiting = self.routing_held(node, |p| control.counts(p));
         let n = &mut self.nodes[node.index()];
         let in_service = n.mac.op.iter().map(|op| &op.item);
-        let held = n.mac.queue.iter().chain(in_service).filter(|q| control.counts(&q.packet)).count();
+        let held = n.mac.queue.iter().chain(in_service).filter(|q| control.counts(&q.packet)).count() + waiting;
         n.hop.update(now, held, control);
     }
 }

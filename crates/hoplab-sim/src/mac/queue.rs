@@ -1,5 +1,7 @@
 //! The interface queue (ns-2 `Queue/DropTail/PriQueue`): drop-tail with a
-//! capacity in packets; routing/control packets jump ahead of data.
+//! capacity in packets; routing/control packets jump ahead of data, and a
+//! routing packet that finds the queue full pushes out the last data
+//! packet (ns-2 `PriQueue::recvHighPriority`).
 
 use crate::net::{NodeId, Packet};
 use std::collections::VecDeque;
@@ -51,6 +53,37 @@ impl InterfaceQueue {
             self.data.push_back(item);
         }
         Ok(())
+    }
+
+    /// Append a routing packet even to a full queue: the last data packet
+    /// makes room and is returned (ns-2 PriQueue). Err if the queue holds
+    /// nothing but routing packets.
+    pub fn push_control(&mut self, item: Queued) -> Result<Option<Queued>, Queued> {
+        debug_assert!(item.packet.is_control());
+        let evicted = if self.is_full() {
+            match self.data.pop_back() {
+                Some(last) => Some(last),
+                None => return Err(item),
+            }
+        } else {
+            None
+        };
+        self.control.push_back(item);
+        Ok(evicted)
+    }
+
+    /// Take out every packet waiting for `next_hop` (a broken link), in
+    /// queue order.
+    pub fn take_toward(&mut self, next_hop: crate::net::NodeId) -> Vec<Queued> {
+        let mut taken = Vec::new();
+        for q in [&mut self.control, &mut self.data] {
+            if q.iter().any(|i| i.next_hop == next_hop) {
+                let (out, keep): (VecDeque<Queued>, VecDeque<Queued>) = q.drain(..).partition(|i| i.next_hop == next_hop);
+                taken.extend(out);
+                *q = keep;
+            }
+        }
+        taken
     }
 
     /// The next packet to serve: control first, then data, FIFO within each.

@@ -1,19 +1,36 @@
-//! Hop-by-hop forwarding, delivery, drops (impl World).
+//! Hop-by-hop forwarding, delivery, drops (impl World), and the routing
+//! interface every protocol answers (DESIGN.md, "Routing trait"):
+//! route_output, route_input, on_link_failure, on_timer.
 
+use super::aodv::RoutingTimerKind;
+use super::routing::Routing;
 use super::{NodeId, Packet};
 use crate::mac::Queued;
+use crate::stats::report::RoutingReport;
 use crate::stats::DropCause;
 use crate::world::World;
 
 impl World {
     /// A packet enters the network at its source (from a transport).
     pub(crate) fn net_originate(&mut self, node: NodeId, packet: Packet) {
-        self.net_route_and_enqueue(node, packet);
+        self.route_output(node, packet);
     }
 
     /// The MAC of `node` delivered a packet received from `from`.
-    pub(crate) fn net_receive(&mut self, node: NodeId, mut packet: Packet, _from: NodeId) {
+    pub(crate) fn net_receive(&mut self, node: NodeId, mut packet: Packet, from: NodeId) {
+        if let Routing::Aodv(aodv) = &mut self.routing {
+            if aodv.params.hello {
+                let now = self.queue.now();
+                aodv.nodes[node.index()].neighbours.packet_from(from, now);
+            }
+            if packet.is_control() {
+                return self.aodv_receive(node, packet, from);
+            }
+        }
         if packet.dst == node {
+            if matches!(self.routing, Routing::Aodv(_)) {
+                self.aodv_delivered(node, &packet, from);
+            }
             self.net_deliver(packet);
             return;
         }
@@ -22,15 +39,50 @@ impl World {
             self.drop_packet(node, &packet, DropCause::Ttl);
             return;
         }
-        self.net_route_and_enqueue(node, packet);
+        self.route_input(node, packet, from);
     }
 
-    fn net_route_and_enqueue(&mut self, node: NodeId, packet: Packet) {
-        let Some(next_hop) = self.routes.next_hop(node, packet.dst) else {
-            self.drop_packet(node, &packet, DropCause::NoRoute);
-            return;
-        };
-        // The wired interface toward the next hop, if there is one.
+    /// route_output: choose the next hop of a packet originated at `node`.
+    fn route_output(&mut self, node: NodeId, packet: Packet) {
+        match &self.routing {
+            Routing::Static(routes) => match routes.next_hop(node, packet.dst) {
+                Some(next_hop) => self.net_enqueue(node, packet, next_hop),
+                None => self.drop_packet(node, &packet, DropCause::NoRoute),
+            },
+            Routing::Aodv(_) => self.aodv_route_output(node, packet),
+        }
+    }
+
+    /// route_input: choose the next hop of a packet `node` forwards.
+    fn route_input(&mut self, node: NodeId, packet: Packet, from: NodeId) {
+        match &self.routing {
+            Routing::Static(routes) => match routes.next_hop(node, packet.dst) {
+                Some(next_hop) => self.net_enqueue(node, packet, next_hop),
+                None => self.drop_packet(node, &packet, DropCause::NoRoute),
+            },
+            Routing::Aodv(_) => self.aodv_route_input(node, packet, from),
+        }
+    }
+
+    /// on_link_failure: the MAC gave up on `packet` toward `next_hop`
+    /// (retry limit): link-layer feedback for routing (AODV detects broken
+    /// links from it; static routes ignore it).
+    pub(crate) fn net_link_failure(&mut self, node: NodeId, packet: &Packet, next_hop: NodeId) {
+        if let Routing::Aodv(_) = self.routing {
+            self.aodv_link_failure(node, packet, next_hop);
+        }
+    }
+
+    /// on_timer: a routing protocol's timer fired.
+    pub(crate) fn routing_timer(&mut self, node: NodeId, kind: RoutingTimerKind, arg: u32) {
+        if let Routing::Aodv(_) = self.routing {
+            self.aodv_timer(node, kind, arg);
+        }
+    }
+
+    /// Hand a packet to the interface toward `next_hop`: a wired link if
+    /// there is one, else the 802.11 MAC.
+    pub(crate) fn net_enqueue(&mut self, node: NodeId, packet: Packet, next_hop: NodeId) {
         if !self.wired_interfaces.is_empty() {
             if let Some(&(link, direction)) = self.wired_interfaces.get(&(node, next_hop)) {
                 self.link_enqueue(link, direction, packet);
@@ -40,9 +92,18 @@ impl World {
         self.mac_enqueue(node, Queued { packet, next_hop });
     }
 
-    /// The MAC gave up on `next_hop` (retry limit): link-layer feedback for
-    /// routing (AODV uses it to detect a broken link; static routes ignore it).
-    pub(crate) fn net_link_failure(&mut self, _node: NodeId, _next_hop: NodeId) {}
+    /// Take back the packets `node`'s MAC queued toward `next_hop` (the
+    /// link to it broke).
+    pub(crate) fn mac_take_queued_toward(&mut self, node: NodeId, next_hop: NodeId) -> Vec<Packet> {
+        let now = self.now();
+        let n = &mut self.nodes[node.index()];
+        let taken = n.mac.queue.take_toward(next_hop);
+        if !taken.is_empty() {
+            let len = n.mac.queue.len();
+            n.stats.queue_changed(now, len);
+        }
+        taken.into_iter().map(|q| q.packet).collect()
+    }
 
     /// The MAC finished serving a unicast packet (acknowledged or dropped).
     /// The hook where per-packet MAC figures reach the layers above (semi-TCP's
@@ -79,12 +140,60 @@ impl World {
     }
 
     /// Count a lost packet at the node that lost it and against its flow.
+    /// A routing packet counts among the node's routing drops only, so that
+    /// node drops add up to the flows' losses.
     pub(crate) fn drop_packet(&mut self, node: NodeId, packet: &Packet, cause: DropCause) {
-        *self.nodes[node.index()].stats.drops.entry(cause).or_default() += 1;
-        if !packet.is_control() {
-            let stats = &mut self.flows[packet.flow as usize].stats;
-            let losses = if packet.is_reverse() { &mut stats.ack_losses } else { &mut stats.losses };
-            *losses.entry(cause).or_default() += 1;
+        if packet.is_control() {
+            if let Routing::Aodv(aodv) = &mut self.routing {
+                aodv.nodes[node.index()].stats.control_drops += 1;
+            }
+            return;
         }
+        *self.nodes[node.index()].stats.drops.entry(cause).or_default() += 1;
+        let stats = &mut self.flows[packet.flow as usize].stats;
+        let losses = if packet.is_reverse() { &mut stats.ack_losses } else { &mut stats.losses };
+        *losses.entry(cause).or_default() += 1;
+    }
+
+    /// Data packets of `node`'s own flows and their ACKs held while waiting
+    /// for a route, counted as semi-TCP counts held data.
+    pub(crate) fn routing_held(&self, node: NodeId, counts: impl Fn(&Packet) -> bool) -> usize {
+        self.routing.buffered(node).filter(|p| counts(p)).count()
+    }
+
+    /// The run's routing summary (RunReport.routing).
+    pub(crate) fn routing_report(&self) -> RoutingReport {
+        let delivered: u64 = self.flows.iter().map(|f| f.stats.window_delivered_bytes).sum();
+        let mut r = RoutingReport { protocol: self.routing.name().to_string(), ..Default::default() };
+        r.window_delivered_bytes = delivered;
+        if let Routing::Aodv(aodv) = &self.routing {
+            let mut discovery_ns = 0u128;
+            for n in &aodv.nodes {
+                let s = &n.stats;
+                r.rreq_sent += s.rreq_sent;
+                r.rreq_originated += s.rreq_originated;
+                r.rrep_sent += s.rrep_sent;
+                r.rerr_sent += s.rerr_sent;
+                r.hello_sent += s.hello_sent;
+                r.control_packets_sent += s.rreq_sent + s.rrep_sent + s.rerr_sent + s.hello_sent;
+                r.control_bytes_sent += s.control_bytes_sent;
+                r.window_control_bytes_sent += s.window_control_bytes_sent;
+                r.control_drops += s.control_drops;
+                r.route_discoveries += s.discoveries.values().sum::<u64>();
+                r.discoveries_failed += s.discoveries_failed;
+                r.local_repairs += s.local_repairs;
+                r.link_breaks += s.link_breaks;
+                r.rerr_rate_limited += s.rerr_rate_limited;
+                discovery_ns += s.discovery_time_total_ns;
+                r.discoveries_succeeded += s.discoveries_succeeded;
+            }
+            if r.discoveries_succeeded > 0 {
+                r.mean_discovery_ms = discovery_ns as f64 / r.discoveries_succeeded as f64 / 1e6;
+            }
+            if delivered > 0 {
+                r.overhead = r.window_control_bytes_sent as f64 / delivered as f64;
+            }
+        }
+        r
     }
 }

@@ -46,6 +46,8 @@ pub struct Packet {
     pub ttl: u8,
     /// The TCP header of a TCP segment (None: UDP or routing).
     pub tcp: Option<crate::transport::tcp::segment::TcpHeader>,
+    /// The routing message of a control packet (AODV's RREQ, RREP, RERR).
+    pub routing: Option<super::aodv::AodvMessage>,
 }
 
 impl Packet {

@@ -1,12 +1,54 @@
-//! Static shortest-path routing over the graph of decodable links.
+//! The routing protocols ([`Routing`], a closed set) and static
+//! shortest-path routing over the graph of decodable links.
+//!
+//! Every protocol answers the same four questions, as methods of the world
+//! in `forward.rs`: route_output (a packet originated here), route_input (a
+//! packet to forward), on_link_failure (the MAC gave up on a next hop) and
+//! on_timer (a protocol timer fired).
 //!
 //! Next hops are computed by breadth-first search from each destination
 //! that a flow uses (O(destinations x links), not all pairs). Ties between
 //! equally short paths go to the neighbour with the lowest id, so routes
 //! are deterministic and independent of the seed.
 
-use super::NodeId;
+use super::aodv::{Aodv, AodvStats};
+use super::{NodeId, Packet};
 use std::collections::{BTreeMap, VecDeque};
+
+/// The routing protocol of the world (`routing.protocol`).
+#[derive(Debug, Clone)]
+pub enum Routing {
+    /// Shortest paths computed once from the initial positions.
+    Static(StaticRoutes),
+    /// AODV (RFC 3561) in every node.
+    Aodv(Box<Aodv>),
+}
+
+impl Routing {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Routing::Static(_) => "static",
+            Routing::Aodv(_) => "aodv",
+        }
+    }
+
+    /// Data packets `node` holds while it looks for a route.
+    pub fn buffered(&self, node: NodeId) -> impl Iterator<Item = &Packet> {
+        let aodv = match self {
+            Routing::Aodv(aodv) => Some(aodv.buffered(node)),
+            Routing::Static(_) => None,
+        };
+        aodv.into_iter().flatten()
+    }
+
+    /// AODV's counters at `node` (None for static routing).
+    pub fn node_stats(&self, node: NodeId) -> Option<&AodvStats> {
+        match self {
+            Routing::Aodv(aodv) => Some(&aodv.nodes[node.index()].stats),
+            Routing::Static(_) => None,
+        }
+    }
+}
 
 pub const UNREACHABLE: u32 = u32::MAX;
 

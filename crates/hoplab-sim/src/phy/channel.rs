@@ -5,12 +5,21 @@
 //! for the receiver, SPEC.md 1.1), with the power and the propagation delay.
 //! The list is built with a uniform grid of cells one carrier-sense range
 //! wide, so building it costs O(n k) for n nodes with k neighbours each,
-//! not O(n^2). Positions are static in this version; a mobile node's lists
-//! are rebuilt from the same grid when it moves.
+//! not O(n^2).
+//!
+//! Static nodes keep these precomputed lists. When nodes move (a mobility
+//! model is attached), a transmitter's list is recomputed at each
+//! transmission from the positions at that instant (evaluated lazily,
+//! piecewise linear), looking only at the 3 x 3 grid cells around it. The
+//! grid is re-binned every `refresh` period and its cells are conservative:
+//! `cs_range + max_speed * refresh` wide, so a node that was binned up to
+//! one period ago and is now within carrier-sense range of the transmitter
+//! is always in one of those cells.
 
 use super::propagation::{RadioModel, SPEED_OF_LIGHT_MPS};
+use crate::mobility::RandomWaypoint;
 use crate::net::NodeId;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -26,8 +35,65 @@ pub struct Neighbour {
 #[derive(Debug, Clone)]
 pub struct Channel {
     pub radio: RadioModel,
+    /// Positions at the start (static nodes: always).
     positions: Vec<[f64; 2]>,
+    /// Precomputed lists (static nodes).
     neighbours: Vec<Vec<Neighbour>>,
+    motion: Option<Box<Motion>>,
+}
+
+/// Moving nodes: the mobility model and a lazily re-binned grid.
+#[derive(Debug, Clone)]
+struct Motion {
+    model: RandomWaypoint,
+    has_radio: Vec<bool>,
+    cell_m: f64,
+    columns: usize,
+    rows: usize,
+    /// Node ids per cell, row-major; each cell ascending.
+    cells: Vec<Vec<u32>>,
+    refresh: SimDuration,
+    /// The grid must be re-binned at or after this time.
+    rebin_at: SimTime,
+    /// The list handed out by the last `neighbours_at`.
+    scratch: Vec<Neighbour>,
+}
+
+impl Motion {
+    fn cell_of(&self, p: [f64; 2]) -> (usize, usize) {
+        let cx = (p[0] / self.cell_m).floor().clamp(0.0, (self.columns - 1) as f64) as usize;
+        let cy = (p[1] / self.cell_m).floor().clamp(0.0, (self.rows - 1) as f64) as usize;
+        (cx, cy)
+    }
+
+    fn rebin(&mut self, t: SimTime) {
+        for cell in &mut self.cells {
+            cell.clear();
+        }
+        for i in 0..self.model.node_count() {
+            if self.has_radio[i] {
+                let p = self.model.position(i, t);
+                let (cx, cy) = self.cell_of(p);
+                self.cells[cy * self.columns + cx].push(i as u32);
+            }
+        }
+        self.rebin_at = t + self.refresh;
+    }
+}
+
+fn link(radio: &RadioModel, node: u32, distance_m: f64) -> Option<Neighbour> {
+    let rx_power_w = radio.received_power_w(distance_m);
+    (rx_power_w >= radio.cs_threshold_w).then(|| Neighbour {
+        node: NodeId(node),
+        distance_m,
+        rx_power_w,
+        delay: SimDuration::from_nanos((distance_m / SPEED_OF_LIGHT_MPS * 1e9).round() as u64),
+        decodable: rx_power_w >= radio.rx_threshold_w,
+    })
+}
+
+fn distance_m(p: [f64; 2], q: [f64; 2]) -> f64 {
+    ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt()
 }
 
 impl Channel {
@@ -35,7 +101,94 @@ impl Channel {
     /// neither send nor feel frames).
     pub fn new(positions: Vec<[f64; 2]>, has_radio: Vec<bool>, radio: RadioModel) -> Channel {
         let neighbours = neighbour_lists(&positions, &has_radio, &radio);
-        Channel { radio, positions, neighbours }
+        Channel { radio, positions, neighbours, motion: None }
+    }
+
+    /// Let the nodes move with `model` (positions at time 0 must be the
+    /// channel's). The grid covers `width_m` x `height_m`, where moving
+    /// nodes stay; it is re-binned every `refresh` (derived from the
+    /// maximum speed: a tenth of the carrier-sense range per period,
+    /// within [0.1 s, 10 s]).
+    pub fn set_motion(&mut self, model: RandomWaypoint, has_radio: Vec<bool>) {
+        let cs_range = self.radio.cs_range_m().max(1.0);
+        let speed = model.max_speed_mps().max(1e-9);
+        let refresh_s = (0.1 * cs_range / speed).clamp(0.1, 10.0);
+        let cell_m = cs_range + speed * refresh_s;
+        let params = model.params().clone();
+        let columns = ((params.width_m / cell_m).floor() as usize + 1).max(1);
+        let rows = ((params.height_m / cell_m).floor() as usize + 1).max(1);
+        let mut motion = Motion {
+            model,
+            has_radio,
+            cell_m,
+            columns,
+            rows,
+            cells: vec![Vec::new(); columns * rows],
+            refresh: SimDuration::from_secs_f64(refresh_s),
+            rebin_at: SimTime::ZERO,
+            scratch: Vec::new(),
+        };
+        motion.rebin(SimTime::ZERO);
+        self.motion = Some(Box::new(motion));
+    }
+
+    /// Whether nodes move (neighbour lists are computed per transmission).
+    pub fn is_mobile(&self) -> bool {
+        self.motion.is_some()
+    }
+
+    /// Where `node` is at `t` (moving nodes: time may only advance).
+    pub fn position_at(&mut self, node: NodeId, t: SimTime) -> [f64; 2] {
+        match &mut self.motion {
+            Some(m) => m.model.position(node.index(), t),
+            None => self.positions[node.index()],
+        }
+    }
+
+    /// The nodes that feel a transmission of `node` starting at `t`, in
+    /// ascending id: the precomputed list for static nodes, else computed
+    /// from the positions at `t`.
+    pub fn neighbours_at(&mut self, node: NodeId, t: SimTime) -> &[Neighbour] {
+        let Some(m) = self.motion.as_deref_mut() else { return &self.neighbours[node.index()] };
+        m.scratch.clear();
+        if !m.has_radio[node.index()] {
+            return &m.scratch;
+        }
+        if t >= m.rebin_at {
+            m.rebin(t);
+        }
+        let p = m.model.position(node.index(), t);
+        let (cx, cy) = m.cell_of(p);
+        for y in cy.saturating_sub(1)..=(cy + 1).min(m.rows - 1) {
+            for x in cx.saturating_sub(1)..=(cx + 1).min(m.columns - 1) {
+                for k in 0..m.cells[y * m.columns + x].len() {
+                    let j = m.cells[y * m.columns + x][k];
+                    if j == node.0 {
+                        continue;
+                    }
+                    let q = m.model.position(j as usize, t);
+                    if let Some(l) = link(&self.radio, j, distance_m(p, q)) {
+                        m.scratch.push(l);
+                    }
+                }
+            }
+        }
+        m.scratch.sort_unstable_by_key(|n| n.node);
+        &m.scratch
+    }
+
+    /// The precomputed link from `from` to `to` (static nodes; `to` must
+    /// be a neighbour of `from`).
+    pub fn static_link(&self, from: NodeId, to: NodeId) -> Neighbour {
+        let list = &self.neighbours[from.index()];
+        list[list.binary_search_by_key(&to, |n| n.node).expect("receiver is a neighbour")]
+    }
+
+    /// Whether `to` can decode `from`'s frames at `t` (ground truth for a
+    /// link broken by motion).
+    pub fn decodable_at(&mut self, from: NodeId, to: NodeId, t: SimTime) -> bool {
+        let (p, q) = (self.position_at(from, t), self.position_at(to, t));
+        self.radio.received_power_w(distance_m(p, q)) >= self.radio.rx_threshold_w
     }
 
     pub fn node_count(&self) -> usize {
@@ -86,19 +239,9 @@ fn neighbour_lists(positions: &[[f64; 2]], has_radio: &[bool], radio: &RadioMode
                         if j as usize == i {
                             continue;
                         }
-                        let q = positions[j as usize];
-                        let distance_m = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt();
-                        let rx_power_w = radio.received_power_w(distance_m);
-                        if rx_power_w < radio.cs_threshold_w {
-                            continue;
+                        if let Some(l) = link(radio, j, distance_m(p, positions[j as usize])) {
+                            list.push(l);
                         }
-                        list.push(Neighbour {
-                            node: NodeId(j),
-                            distance_m,
-                            rx_power_w,
-                            delay: SimDuration::from_nanos((distance_m / SPEED_OF_LIGHT_MPS * 1e9).round() as u64),
-                            decodable: rx_power_w >= radio.rx_threshold_w,
-                        });
                     }
                 }
             }

@@ -20,8 +20,13 @@ pub enum DropCause {
     /// The MAC gave up after its retry limit and the last attempt was lost
     /// to the frame error model (a wireless, not a congestion, loss).
     ChannelError,
-    /// No route to the destination.
+    /// No route to the destination: no static route, or (AODV) the route
+    /// discovery failed or the request queue overflowed or timed out.
     NoRoute,
+    /// The packet's route broke under it (AODV): its next hop failed or
+    /// moved out of range and there was no other way (dropped where the
+    /// break was found, or after a failed local repair).
+    RouteBreak,
     /// Time to live exhausted.
     Ttl,
 }
@@ -33,6 +38,7 @@ impl DropCause {
             DropCause::RetryLimit => "retry_limit",
             DropCause::ChannelError => "channel_error",
             DropCause::NoRoute => "no_route",
+            DropCause::RouteBreak => "route_break",
             DropCause::Ttl => "ttl",
         }
     }
@@ -103,4 +109,7 @@ pub struct FlowStats {
     pub window_offered_bytes: u64,
     /// Payload bytes delivered since the last series sample.
     pub interval_delivered_bytes: u64,
+    /// Link breaks found while forwarding this flow's packets (either
+    /// direction; AODV).
+    pub route_breaks: u64,
 }

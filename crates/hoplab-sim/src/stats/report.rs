@@ -20,11 +20,55 @@ pub struct RunReport {
     pub wall_seconds: f64,
     /// Events processed by the engine.
     pub events: u64,
+    /// The routing protocol's figures (zeros under static routing).
+    pub routing: RoutingReport,
     pub flows: Vec<FlowReport>,
     pub nodes: Vec<NodeReport>,
     /// Long-format series: one row per (time, flow or node, metric).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<Vec<SeriesRow>>,
+    /// Things about the scenario worth knowing (e.g. a random waypoint
+    /// minimum speed of zero); absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Routing over the whole network (AODV; zeros under static routing).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct RoutingReport {
+    /// "static" or "aodv".
+    pub protocol: String,
+    /// Routing packets transmitted, every hop counted (RREQ, RREP, RERR, HELLO).
+    pub control_packets_sent: u64,
+    /// Their IP bytes (AODV message + UDP + IP headers), whole run.
+    pub control_bytes_sent: u64,
+    /// The same, in the measurement window [warmup_s, duration_s].
+    pub window_control_bytes_sent: u64,
+    /// Application payload delivered in the measurement window, all flows.
+    pub window_delivered_bytes: u64,
+    /// Routing overhead: window_control_bytes_sent / window_delivered_bytes
+    /// (0 when nothing was delivered).
+    pub overhead: f64,
+    pub rreq_sent: u64,
+    /// RREQs originated (discovery attempts, expanding ring steps included).
+    pub rreq_originated: u64,
+    pub rrep_sent: u64,
+    pub rerr_sent: u64,
+    pub hello_sent: u64,
+    /// Route discoveries started (all nodes; local repairs apart).
+    pub route_discoveries: u64,
+    pub discoveries_succeeded: u64,
+    /// Discoveries abandoned after their last RREQ (packets dropped, `no_route`).
+    pub discoveries_failed: u64,
+    /// Mean time from a discovery's start to its route.
+    pub mean_discovery_ms: f64,
+    pub local_repairs: u64,
+    /// Links found broken (MAC retry-limit feedback or HELLO loss).
+    pub link_breaks: u64,
+    /// Routing packets dropped (queue overflow, MAC retry limit, no route).
+    pub control_drops: u64,
+    /// RERRs not sent because of RERR_RATELIMIT.
+    pub rerr_rate_limited: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -37,7 +81,8 @@ pub struct FlowReport {
     pub cc: Option<String>,
     pub app: String,
     pub packet_bytes: u32,
-    /// Hops of the route at the start (static routing).
+    /// Hops of the shortest path at the start (the static route; 0 if
+    /// moving nodes start disconnected).
     pub hops: u32,
     /// Application payload delivered in the measurement window
     /// [warmup_s, duration_s] x 8 / window length.
@@ -77,6 +122,13 @@ pub struct FlowReport {
     pub rate_kbps: Option<f64>,
     /// Semi-TCP with Algorithm 1: restarts at step 1.
     pub rate_restarts: u32,
+    /// AODV: route discoveries the flow's source started toward its destination.
+    pub route_discoveries: u64,
+    /// AODV: the source's routes to the destination lost to a received RERR.
+    pub rerrs_received: u64,
+    /// AODV: link breaks found while forwarding this flow's packets (data
+    /// or ACKs), at any node.
+    pub route_breaks: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -122,6 +174,15 @@ pub struct NodeReport {
     pub drops: BTreeMap<String, u64>,
     /// Fraction of the run the radio was transmitting.
     pub tx_time_fraction: f64,
+    /// AODV messages this node transmitted (originated or forwarded).
+    pub rreq_sent: u64,
+    pub rrep_sent: u64,
+    pub rerr_sent: u64,
+    pub hello_sent: u64,
+    /// IP bytes of the routing packets it transmitted.
+    pub routing_bytes_sent: u64,
+    /// Routing packets it dropped (not in `drops`, which counts data).
+    pub routing_drops: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

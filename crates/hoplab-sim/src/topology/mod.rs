@@ -15,8 +15,15 @@ pub struct Layout {
 }
 
 /// Lay out the scenario's nodes; a random topology is redrawn until the
-/// graph of decodable links is connected (at most `max_tries` draws).
-pub fn place(shape: &TopologyShape, radio: &RadioModel, streams: &RngStreams) -> Result<Layout, ConfigError> {
+/// graph of decodable links is connected (at most `max_tries` draws),
+/// unless `require_connected` is false (moving nodes: connectivity at time
+/// 0 means little, and sparse mobile networks are partitioned by design).
+pub fn place(
+    shape: &TopologyShape,
+    radio: &RadioModel,
+    streams: &RngStreams,
+    require_connected: bool,
+) -> Result<Layout, ConfigError> {
     let wireless = |positions: Vec<[f64; 2]>| Layout { has_radio: vec![true; positions.len()], positions, links: Vec::new() };
     Ok(match shape {
         TopologyShape::Chain { nodes, spacing_m } => wireless((0..*nodes).map(|i| [i as f64 * spacing_m, 0.0]).collect()),
@@ -74,6 +81,9 @@ pub fn place(shape: &TopologyShape, radio: &RadioModel, streams: &RngStreams) ->
                 let mut rng = streams.stream(StreamPurpose::Topology, attempt as u64);
                 let positions: Vec<[f64; 2]> =
                     (0..*nodes).map(|_| [rng.uniform_f64() * width_m, rng.uniform_f64() * height_m]).collect();
+                if !require_connected {
+                    return Ok(wireless(positions));
+                }
                 let channel = Channel::new(positions.clone(), vec![true; positions.len()], radio.clone());
                 if is_connected(&channel.decodable_adjacency()) {
                     return Ok(wireless(positions));

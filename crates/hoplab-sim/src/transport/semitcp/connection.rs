@@ -90,14 +90,12 @@ impl World {
         self.semitcp_pump(flow);
     }
 
-    /// Packets of `flow` (data direction) waiting in `node`'s interface queue.
+    /// Packets of `flow` (data direction) waiting in `node`'s interface
+    /// queue or for a route (AODV's request queue).
     fn waiting_of_flow(&self, node: NodeId, flow: u32) -> usize {
-        self.nodes[node.index()]
-            .mac
-            .queue
-            .iter()
-            .filter(|q| q.packet.flow == flow && !q.packet.is_reverse() && !q.packet.is_control())
-            .count()
+        let of_flow = |p: &Packet| p.flow == flow && !p.is_reverse() && !p.is_control();
+        self.nodes[node.index()].mac.queue.iter().filter(|q| of_flow(&q.packet)).count()
+            + self.routing_held(node, of_flow)
     }
 
     /// Hand segments down while the reserved buffer (and the timer) allow.

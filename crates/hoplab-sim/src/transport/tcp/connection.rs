@@ -74,6 +74,7 @@ impl World {
             created: now,
             ttl: crate::app::DEFAULT_TTL,
             tcp: Some(header),
+            routing: None,
         };
         if packet.is_reverse() {
             f.stats.acks_sent += 1;

@@ -1,0 +1,227 @@
+//! AODV, Ad hoc On-Demand Distance Vector routing (RFC 3561), with
+//! link-layer feedback as ns-2 runs it.
+//!
+//! Owns: each node's routing table, sequence number, RREQ id and id cache,
+//! request queue, route discoveries (expanding ring search, retries, rate
+//! limit), HELLO neighbours and blacklist. Does not own: how a hop is
+//! crossed (the MAC, which reports retry-limit failures through
+//! `World::net_link_failure`) or the packets' meaning.
+//!
+//! Files, one concern each (as ns-3's `src/aodv`):
+//! - `config.rs`: the parameters of section 10 and the options;
+//! - `seqno.rs`: sequence numbers and their wrapping comparison (6.1);
+//! - `packet.rs`: RREQ, RREP (and HELLO), RERR formats and sizes (5);
+//! - `table.rs`: the routing table and its update rules (6.1, 6.2, 6.7, 6.11);
+//! - `id_cache.rs`: the RREQ id cache (6.3, 6.5);
+//! - `request_queue.rs`: packets waiting for a route (6.3);
+//! - `neighbours.rs`: HELLO neighbours, blacklist, rate limits (6.8-6.10);
+//! - `discovery.rs`: originating RREQs, expanding ring search, retries,
+//!   local repair (6.3, 6.4, 6.12);
+//! - `receive.rs`: processing RREQ, RREP, HELLO (6.5-6.7, 6.9);
+//! - `maintenance.rs`: link breaks, RERR (6.11), HELLO timer (6.9);
+//! - `forward.rs`: data packets (route_output / route_input, 6.2).
+//!
+//! Control packets are `PacketKind::Control` (they jump the interface
+//! queue); RREQ, RERR and HELLO are broadcast (no RTS/CTS, basic rate),
+//! RREP unicast with RTS/CTS as ns-2 sends it.
+//!
+//! Decisions where the RFC leaves room (README, "Model fidelity"):
+//! - Discovery gives up after 1 + RREQ_RETRIES RREQs at TTL = NET_DIAMETER
+//!   (6.3 "up to a maximum of RREQ_RETRIES times at the maximum TTL"; ns-2
+//!   counts the same way); waits: RING_TRAVERSAL_TIME below NET_DIAMETER,
+//!   then NET_TRAVERSAL_TIME doubled per retry (binary exponential backoff).
+//! - Every RERR is broadcast with TTL 1 (ns-2), never unicast to a single
+//!   precursor; a RERR caused by a data packet without a route (6.11 case
+//!   (ii)) carries the stored sequence number unchanged (ns-2, ns-3).
+//! - Only a data packet's retry-limit failure breaks a link (ns-2's
+//!   `rt_ll_failed`); a failed RREP is dropped (and, optionally, its next
+//!   hop blacklisted).
+//! - Packets queued at the MAC toward a broken next hop are taken back:
+//!   the node's own are buffered for a new discovery, forwarded ones are
+//!   dropped with cause `route_break` (ns-2 drops all of them), unless a
+//!   local repair buffers them.
+//! - Precursors are added in both directions when a RREP is forwarded (ns-2
+//!   and ns-3; the RFC names only the forward route's).
+//! - An intermediate node whose route to the destination goes back through
+//!   the RREQ's sender does not answer it (AODV-UU's safeguard against a
+//!   two-node loop after lost RERRs); it forwards the RREQ instead.
+
+pub mod config;
+pub mod discovery;
+pub mod forward;
+pub mod id_cache;
+pub mod maintenance;
+pub mod neighbours;
+pub mod packet;
+pub mod receive;
+pub mod request_queue;
+pub mod seqno;
+pub mod table;
+
+pub use config::{AodvConfig, AodvParams};
+pub use packet::AodvMessage;
+pub use seqno::SeqNumber;
+
+use crate::engine::{RngStreams, Stream, StreamPurpose};
+use crate::net::{NodeId, Packet};
+use crate::time::SimTime;
+use id_cache::RreqIdCache;
+use neighbours::{Neighbours, RateLimit};
+use request_queue::RequestQueue;
+use std::collections::BTreeMap;
+use table::RoutingTable;
+
+/// The flow index carried by control packets (they belong to no flow).
+pub const CONTROL_FLOW: u32 = u32::MAX;
+
+/// A route discovery in progress at its originator (6.3, 6.4) or a local
+/// repair (6.12).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Discovery {
+    /// TTL of the last RREQ sent (0: none yet).
+    pub ttl: u8,
+    /// RREQs sent with TTL = NET_DIAMETER so far.
+    pub attempts_at_max_ttl: u32,
+    /// When the discovery timer fires (SimTime::MAX: not armed).
+    pub timer_at: SimTime,
+    /// The timer waits for a RREP (true) or for the RREQ rate limit (false).
+    pub awaiting_reply: bool,
+    pub started_at: SimTime,
+    pub repair: Option<Repair>,
+}
+
+/// A local repair (6.12).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Repair {
+    /// Hop count of the route that broke (MIN_REPAIR_TTL).
+    pub previous_hops: u8,
+    /// Hops back to the source of the undeliverable packet.
+    pub hops_to_source: u8,
+}
+
+/// Counters of one node's AODV.
+#[derive(Debug, Clone, Default)]
+pub struct AodvStats {
+    /// RREQs transmitted (originated and forwarded).
+    pub rreq_sent: u64,
+    pub rreq_originated: u64,
+    pub rrep_sent: u64,
+    pub rerr_sent: u64,
+    pub hello_sent: u64,
+    /// IP bytes of every routing packet sent (each hop counts).
+    pub control_bytes_sent: u64,
+    /// The same, sent in the measurement window.
+    pub window_control_bytes_sent: u64,
+    /// Routing packets this node dropped (queue overflow, no route, MAC).
+    pub control_drops: u64,
+    /// RERRs not sent because of RERR_RATELIMIT.
+    pub rerr_rate_limited: u64,
+    /// Route discoveries started, by destination (local repairs excluded).
+    pub discoveries: BTreeMap<NodeId, u64>,
+    pub local_repairs: u64,
+    pub discoveries_failed: u64,
+    pub discoveries_succeeded: u64,
+    pub discovery_time_total_ns: u128,
+    /// Active routes invalidated by a received RERR, by destination.
+    pub rerr_invalidations: BTreeMap<NodeId, u64>,
+    /// Links found broken (MAC feedback or HELLO loss).
+    pub link_breaks: u64,
+}
+
+/// One node's AODV state.
+#[derive(Debug, Clone)]
+pub struct AodvNode {
+    /// The node's own sequence number (6.1).
+    pub own_seq: SeqNumber,
+    /// The last RREQ ID used (6.3).
+    pub rreq_id: u32,
+    pub table: RoutingTable,
+    pub id_cache: RreqIdCache,
+    pub queue: RequestQueue,
+    pub discoveries: BTreeMap<NodeId, Discovery>,
+    pub neighbours: Neighbours,
+    pub rreq_rate: RateLimit,
+    pub rerr_rate: RateLimit,
+    /// When the node last broadcast anything (6.9).
+    pub last_broadcast: Option<SimTime>,
+    /// When the HELLO timer fires next (SimTime::MAX: not armed).
+    pub hello_at: SimTime,
+    /// Jitter draws (StreamPurpose::Routing, this node).
+    pub rng: Stream,
+    pub stats: AodvStats,
+}
+
+/// A control packet waiting out its jitter before it reaches the MAC.
+#[derive(Debug, Clone, Copy)]
+pub struct PendingSend {
+    pub packet: Packet,
+    pub next_hop: NodeId,
+}
+
+/// AODV in every node of the world.
+#[derive(Debug, Clone)]
+pub struct Aodv {
+    pub params: AodvParams,
+    pub nodes: Vec<AodvNode>,
+    pending: Vec<Option<PendingSend>>,
+    free_pending: Vec<u32>,
+}
+
+impl Aodv {
+    pub fn new(config: &AodvConfig, node_count: usize, streams: &RngStreams) -> Aodv {
+        let params = AodvParams::new(config);
+        let nodes = (0..node_count)
+            .map(|i| AodvNode {
+                own_seq: SeqNumber(0),
+                rreq_id: 0,
+                table: RoutingTable::new(params.delete_period),
+                id_cache: RreqIdCache::default(),
+                queue: RequestQueue::new(params.request_queue_packets, params.request_queue_timeout),
+                discoveries: BTreeMap::new(),
+                neighbours: Neighbours::default(),
+                rreq_rate: RateLimit::default(),
+                rerr_rate: RateLimit::default(),
+                last_broadcast: None,
+                hello_at: SimTime::MAX,
+                rng: streams.stream(StreamPurpose::Routing, i as u64),
+                stats: AodvStats::default(),
+            })
+            .collect();
+        Aodv { params, nodes, pending: Vec::new(), free_pending: Vec::new() }
+    }
+
+    fn park(&mut self, send: PendingSend) -> u32 {
+        if let Some(slot) = self.free_pending.pop() {
+            self.pending[slot as usize] = Some(send);
+            slot
+        } else {
+            self.pending.push(Some(send));
+            (self.pending.len() - 1) as u32
+        }
+    }
+
+    fn unpark(&mut self, slot: u32) -> Option<PendingSend> {
+        let send = self.pending.get_mut(slot as usize)?.take();
+        if send.is_some() {
+            self.free_pending.push(slot);
+        }
+        send
+    }
+
+    /// Data packets a node holds for want of a route.
+    pub fn buffered(&self, node: NodeId) -> impl Iterator<Item = &Packet> {
+        self.nodes[node.index()].queue.iter()
+    }
+}
+
+/// The AODV timers of a node (`Event::Routing`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum RoutingTimerKind {
+    /// A discovery's wait ended (argument: the destination).
+    Discovery = 0,
+    /// HELLO_INTERVAL elapsed (6.9).
+    Hello = 1,
+    /// A jittered control packet may go (argument: its parking slot).
+    Send = 2,
+}
