@@ -123,6 +123,9 @@ pub struct TraceEntry {
     pub kind: FrameKind,
     pub from: NodeId,
     pub to: NodeId,
+    /// The routing message a DATA frame carries ("rreq", "rrep", "rerr",
+    /// "hello"), if any.
+    pub routing: Option<&'static str>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -234,7 +237,7 @@ impl World {
             None => Channel::new(layout.positions, layout.has_radio.clone(), radio),
         };
         if let Some(model) = motion {
-            channel.set_motion(model, layout.has_radio.clone());
+            channel.set_motion(model);
         }
         let links: Vec<Link> = layout
             .links
@@ -429,8 +432,10 @@ impl World {
             Event::RxStart { node, frame: slot } => {
                 let link = self.on_air.link(slot, node);
                 let frame = self.on_air.take(slot);
-                let link = link.unwrap_or_else(|| self.channel.static_link(frame.transmitter, node));
-                self.phy_rx_start(node, frame, link);
+                // A relocated receiver may have left since the frame went out.
+                if let Some(link) = link.or_else(|| self.channel.static_link(frame.transmitter, node)) {
+                    self.phy_rx_start(node, frame, link);
+                }
             }
             Event::Timer { node, timer } => {
                 if !self.nodes[node.index()].timer(timer).fire(seq) {
@@ -469,7 +474,8 @@ impl World {
     pub fn record(&mut self, node: NodeId, what: TraceWhat, frame: &Frame) {
         if let Some(trace) = &mut self.trace {
             let time = self.queue.now();
-            trace.push(TraceEntry { time, node, what, kind: frame.kind, from: frame.transmitter, to: frame.receiver });
+            let routing = frame.packet.and_then(|p| p.routing).map(|m| m.name());
+            trace.push(TraceEntry { time, node, what, kind: frame.kind, from: frame.transmitter, to: frame.receiver, routing });
         }
     }
 

@@ -321,6 +321,7 @@ impl World {
     fn mac_receive(&mut self, node: NodeId, frame: Frame) {
         let now = self.now();
         self.hop_heard(node, &frame);
+        self.routing_heard(node, frame.transmitter);
         if frame.receiver != node && !frame.is_broadcast() {
             // Overheard: virtual carrier sense (10.3.2.4).
             self.set_nav(node, now + frame.duration);
@@ -482,7 +483,7 @@ impl World {
             // Ground truth: a next hop that moved out of decoding range
             // broke the route; it was not contention.
             let now = self.now();
-            let moved_away = self.channel.is_mobile() && !self.channel.decodable_at(node, next_hop, now);
+            let moved_away = self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
             let cause = if moved_away { DropCause::RouteBreak } else { cause };
             self.drop_packet(node, &op.item.packet, cause);
         }

@@ -18,14 +18,11 @@ impl World {
 
     /// The MAC of `node` delivered a packet received from `from`.
     pub(crate) fn net_receive(&mut self, node: NodeId, mut packet: Packet, from: NodeId) {
-        if let Routing::Aodv(aodv) = &mut self.routing {
-            if aodv.params.hello {
-                let now = self.queue.now();
-                aodv.nodes[node.index()].neighbours.packet_from(from, now);
+        if packet.is_control() {
+            if let Routing::Aodv(_) = self.routing {
+                self.aodv_receive(node, packet, from);
             }
-            if packet.is_control() {
-                return self.aodv_receive(node, packet, from);
-            }
+            return;
         }
         if packet.dst == node {
             if matches!(self.routing, Routing::Aodv(_)) {
@@ -40,6 +37,17 @@ impl World {
             return;
         }
         self.route_input(node, packet, from);
+    }
+
+    /// `node` decoded a frame from `from` (any frame, for it or overheard):
+    /// AODV's HELLO neighbours count it as a sign of life (RFC 3561 6.9).
+    pub(crate) fn routing_heard(&mut self, node: NodeId, from: NodeId) {
+        if let Routing::Aodv(aodv) = &mut self.routing {
+            if aodv.params.hello {
+                let now = self.queue.now();
+                aodv.nodes[node.index()].neighbours.packet_from(from, now);
+            }
+        }
     }
 
     /// route_output: choose the next hop of a packet originated at `node`.
@@ -159,6 +167,16 @@ impl World {
     /// for a route, counted as semi-TCP counts held data.
     pub(crate) fn routing_held(&self, node: NodeId, counts: impl Fn(&Packet) -> bool) -> usize {
         self.routing.buffered(node).filter(|p| counts(p)).count()
+    }
+
+    /// The next hop `node` would give a packet for `dst` now: the static
+    /// route, or AODV's active route (None if it has none).
+    pub fn route_next_hop(&mut self, node: NodeId, dst: NodeId) -> Option<NodeId> {
+        let now = self.queue.now();
+        match &mut self.routing {
+            Routing::Static(routes) => routes.next_hop(node, dst),
+            Routing::Aodv(aodv) => aodv.nodes[node.index()].table.next_hop(dst, now),
+        }
     }
 
     /// The run's routing summary (RunReport.routing).

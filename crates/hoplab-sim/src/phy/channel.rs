@@ -37,6 +37,10 @@ pub struct Channel {
     pub radio: RadioModel,
     /// Positions at the start (static nodes: always).
     positions: Vec<[f64; 2]>,
+    /// Nodes with an 802.11 interface.
+    has_radio: Vec<bool>,
+    /// A static node was relocated during the run.
+    relocated: bool,
     /// Precomputed lists (static nodes).
     neighbours: Vec<Vec<Neighbour>>,
     motion: Option<Box<Motion>>,
@@ -101,7 +105,7 @@ impl Channel {
     /// neither send nor feel frames).
     pub fn new(positions: Vec<[f64; 2]>, has_radio: Vec<bool>, radio: RadioModel) -> Channel {
         let neighbours = neighbour_lists(&positions, &has_radio, &radio);
-        Channel { radio, positions, neighbours, motion: None }
+        Channel { radio, positions, has_radio, relocated: false, neighbours, motion: None }
     }
 
     /// Let the nodes move with `model` (positions at time 0 must be the
@@ -109,7 +113,7 @@ impl Channel {
     /// nodes stay; it is re-binned every `refresh` (derived from the
     /// maximum speed: a tenth of the carrier-sense range per period,
     /// within [0.1 s, 10 s]).
-    pub fn set_motion(&mut self, model: RandomWaypoint, has_radio: Vec<bool>) {
+    pub fn set_motion(&mut self, model: RandomWaypoint) {
         let cs_range = self.radio.cs_range_m().max(1.0);
         let speed = model.max_speed_mps().max(1e-9);
         let refresh_s = (0.1 * cs_range / speed).clamp(0.1, 10.0);
@@ -119,7 +123,7 @@ impl Channel {
         let rows = ((params.height_m / cell_m).floor() as usize + 1).max(1);
         let mut motion = Motion {
             model,
-            has_radio,
+            has_radio: self.has_radio.clone(),
             cell_m,
             columns,
             rows,
@@ -177,11 +181,29 @@ impl Channel {
         &m.scratch
     }
 
-    /// The precomputed link from `from` to `to` (static nodes; `to` must
-    /// be a neighbour of `from`).
-    pub fn static_link(&self, from: NodeId, to: NodeId) -> Neighbour {
+    /// The precomputed link from `from` to `to` (static nodes), if `to` is
+    /// a neighbour of `from`.
+    pub fn static_link(&self, from: NodeId, to: NodeId) -> Option<Neighbour> {
         let list = &self.neighbours[from.index()];
-        list[list.binary_search_by_key(&to, |n| n.node).expect("receiver is a neighbour")]
+        list.binary_search_by_key(&to, |n| n.node).ok().map(|i| list[i])
+    }
+
+    /// Move a static node to `to` at once and rebuild the neighbour lists
+    /// (experiments and tests that break a link on purpose; moving nodes
+    /// follow their mobility model instead).
+    pub fn relocate(&mut self, node: NodeId, to: [f64; 2]) {
+        if self.motion.is_some() {
+            return;
+        }
+        self.positions[node.index()] = to;
+        self.neighbours = neighbour_lists(&self.positions, &self.has_radio, &self.radio);
+        self.relocated = true;
+    }
+
+    /// Whether positions can change during the run (moving or relocated
+    /// nodes): then links must be checked against the current positions.
+    pub fn positions_change(&self) -> bool {
+        self.motion.is_some() || self.relocated
     }
 
     /// Whether `to` can decode `from`'s frames at `t` (ground truth for a

@@ -9,7 +9,7 @@ use super::{Repair, RoutingTimerKind, SeqNumber};
 use crate::mac::BROADCAST;
 use crate::net::{NodeId, Packet};
 use crate::stats::DropCause;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::world::{Event, World};
 
 impl World {
@@ -119,10 +119,18 @@ impl World {
         if n.hello_at != now {
             return;
         }
-        n.hello_at = now + p.hello_interval;
-        self.queue.schedule(now + p.hello_interval, Event::Routing { node, kind: RoutingTimerKind::Hello, arg: 0 });
+        // The next HELLO comes a little early, by a jitter of up to
+        // `broadcast_jitter_ms` (at most half the interval): neighbours'
+        // phases drift apart, so hidden HELLOs do not collide period after
+        // period, and no gap exceeds HELLO_INTERVAL, so one lost HELLO
+        // never breaks a link.
+        let max_jitter = p.broadcast_jitter.min(SimDuration::from_nanos(p.hello_interval.as_nanos() / 2));
+        let jitter = SimDuration::from_nanos((n.rng.uniform_f64() * max_jitter.as_nanos() as f64) as u64);
+        let next = now + (p.hello_interval - jitter);
+        n.hello_at = next;
+        self.queue.schedule(next, Event::Routing { node, kind: RoutingTimerKind::Hello, arg: 0 });
         let n = &mut self.aodv().nodes[node.index()];
-        let quiet = n.last_broadcast.is_none_or(|t| now.since(t) >= p.hello_interval);
+        let quiet = n.last_broadcast.map_or(true, |t| now.since(t) >= p.hello_interval);
         if quiet && n.table.has_active_route(now) {
             let hello = Rrep {
                 ack_required: false,
@@ -150,7 +158,7 @@ impl World {
         let interval = self.aodv().params.hello_interval;
         for i in 0..self.nodes.len() {
             let n = &mut self.aodv().nodes[i];
-            let at = SimTime::ZERO + crate::time::SimDuration::from_nanos((n.rng.uniform_f64() * interval.as_nanos() as f64) as u64);
+            let at = SimTime::ZERO + SimDuration::from_nanos((n.rng.uniform_f64() * interval.as_nanos() as f64) as u64);
             n.hello_at = at;
             self.queue.schedule(at, Event::Routing { node: NodeId(i as u32), kind: RoutingTimerKind::Hello, arg: 0 });
         }

@@ -142,7 +142,8 @@ pub struct AodvNode {
     pub neighbours: Neighbours,
     pub rreq_rate: RateLimit,
     pub rerr_rate: RateLimit,
-    /// When the node last broadcast anything (6.9).
+    /// When the node last broadcast a RREQ or RERR (6.9: a HELLO is due
+    /// only if nothing else was broadcast within HELLO_INTERVAL).
     pub last_broadcast: Option<SimTime>,
     /// When the HELLO timer fires next (SimTime::MAX: not armed).
     pub hello_at: SimTime,

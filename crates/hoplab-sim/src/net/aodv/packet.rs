@@ -54,7 +54,7 @@ pub struct Rreq {
 pub struct Rrep {
     /// 'A': acknowledgment required (5.4; not used).
     pub ack_required: bool,
-    /// Hops from the originator... to the destination, as counted so far.
+    /// Hops to the destination from the node sending this RREP.
     pub hop_count: u8,
     pub dst: NodeId,
     pub dst_seq: SeqNumber,

@@ -292,7 +292,8 @@ impl World {
         if in_window {
             s.window_control_bytes_sent += packet.size_bytes() as u64;
         }
-        if next_hop == BROADCAST {
+        let hello = matches!(packet.routing, Some(AodvMessage::Rrep(r)) if r.is_hello());
+        if next_hop == BROADCAST && !hello {
             n.last_broadcast = Some(now);
         }
         self.net_enqueue(node, packet, next_hop);

@@ -10,8 +10,8 @@
 //!
 //! Expiry is applied lazily: every access first settles the entry as an
 //! eager timer would have at its lifetime (a valid route becomes invalid at
-//! its expiry and is kept DELETE_PERIOD longer; an invalid one is then
-//! deleted). The table is a pure function of the events it saw, whenever it
+//! its expiry, its sequence number incremented, and is kept DELETE_PERIOD
+//! longer; an invalid one is then deleted). The table is a pure function of the events it saw, whenever it
 //! is looked at.
 
 use super::seqno::SeqNumber;
@@ -78,10 +78,17 @@ pub struct RoutingTable {
     delete_period: SimDuration,
 }
 
-/// Apply expiry up to `now`; false if the entry is gone.
+/// Apply expiry up to `now`; false if the entry is gone. An expired route
+/// gets its sequence number incremented like a broken one (6.1: "a lost or
+/// expired link"; ns-2's `rt_purge` and AODV-UU do the same): a later RREQ
+/// then asks for fresher information than any neighbour that still routes
+/// through this node can give, which keeps expiry from closing a loop.
 fn settle(e: &mut RouteEntry, now: SimTime, delete_period: SimDuration) -> bool {
     if e.state == RouteState::Valid && e.lifetime <= now {
         e.state = RouteState::Invalid;
+        if e.seq_valid {
+            e.seq = e.seq.next();
+        }
         e.lifetime += delete_period;
     }
     !(e.state != RouteState::Valid && e.lifetime <= now)
@@ -334,9 +341,9 @@ mod tests {
         rt.refresh(d, t(2.0), t(2.0) + ART); // used at 2 s: lives until 5 s
         assert!(rt.valid(d, t(4.9)).is_some());
         assert!(rt.valid(d, t(5.0)).is_none());
-        // Invalid until 5 + 15 s, keeping its sequence number and hops.
+        // Invalid until 5 + 15 s, its sequence number incremented, its hops kept.
         let e = rt.get(d, t(19.9)).unwrap();
-        assert_eq!((e.state, e.seq, e.hops), (RouteState::Invalid, SeqNumber(7), 2));
+        assert_eq!((e.state, e.seq, e.hops), (RouteState::Invalid, SeqNumber(8), 2));
         assert!(rt.get(d, t(20.0)).is_none());
     }
 
