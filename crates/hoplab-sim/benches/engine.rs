@@ -1,6 +1,7 @@
-//! `cargo bench -p hoplab-sim`: the engine micro-benchmark and the two
+//! `cargo bench -p hoplab-sim`: the engine micro-benchmark and the
 //! scenario benchmarks of `hoplab bench` (the same files, from
-//! `python/hoplab/data/`). Prints figures; asserts nothing about speed.
+//! `python/hoplab/data/`; `bench-mobile150` has 150 moving nodes and
+//! AODV). Prints figures; asserts nothing about speed.
 
 use hoplab_sim::api::{bench_engine, bench_scenario, BenchFigure};
 use std::path::Path;
@@ -27,7 +28,7 @@ fn main() {
     // `cargo test --benches` runs this with --bench absent: keep it quick then.
     let quick = !std::env::args().any(|a| a == "--bench");
     print(&bench_engine(if quick { 100_000 } else { 10_000_000 }));
-    for name in ["bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp"] {
+    for name in ["bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp", "bench-mobile150"] {
         let mut json = scenario_json(name);
         if quick {
             let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
