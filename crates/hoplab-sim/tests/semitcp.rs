@@ -1,8 +1,9 @@
 //! Semi-TCP on the paper's chain (seed 000 section 3.1: 2 Mbps, 512 B,
 //! 250 m / 500 m ranges, 200 m spacing, one FTP flow end to end), checked
-//! against the paper's findings that static routing can show. Its
-//! goodput collapse beyond the peak rate comes from AODV re-routing after
-//! RTS drops (section 3.2) and needs on-demand routing.
+//! against the paper's findings: first with static routing (the MAC-level
+//! findings, Figs. 2-6, 9-10), then with AODV as the paper routes, where RTS
+//! drops break routes (section 3.2): the goodput collapse past the peak
+//! rate (Fig. 5) and rate control's goodput gain on long paths (Fig. 8).
 
 use hoplab_sim::api::{simulate, RunOptions};
 use hoplab_sim::stats::report::RunReport;
@@ -126,4 +127,56 @@ fn semitcp_is_deterministic() {
     let a = chain(7, RATE_CONTROL, 5);
     let b = chain(7, RATE_CONTROL, 5);
     assert_eq!((a.flows, a.nodes, a.series, a.events), (b.flows, b.nodes, b.series, b.events));
+}
+
+/// The paper's setting: the same chain routed by AODV (section 3.1), where
+/// an RTS dropped at the retry limit breaks the route (section 3.2).
+fn aodv_chain(hops: u32, flow: &str, seed: u64) -> RunReport {
+    let json = format!(
+        r#"{{"duration_s": 100, "warmup_s": 10, "radio": {{"tx_range_m": 250, "cs_range_m": 500}},
+            "routing": {{"protocol": "aodv"}},
+            "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}},
+            "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", {flow}}}]}}"#,
+        hops + 1
+    );
+    simulate(&json, Some(seed), RunOptions::default()).expect("runs")
+}
+
+fn mean_goodput_and_delay(hops: u32, flow: &str) -> (f64, f64) {
+    let runs: Vec<RunReport> = (1..=3).map(|seed| aodv_chain(hops, flow, seed)).collect();
+    for r in &runs {
+        conserved(r);
+    }
+    let n = runs.len() as f64;
+    (
+        runs.iter().map(|r| r.flows[0].goodput_kbps).sum::<f64>() / n,
+        runs.iter().map(|r| r.flows[0].mean_delay_ms).sum::<f64>() / n,
+    )
+}
+
+#[test]
+fn with_aodv_goodput_collapses_past_the_peak_rate_fig_5() {
+    // Below the peak the route holds; past it RTS drops break the route and
+    // the rediscoveries take the goodput down (paper: 20 kbps at 180 kbps).
+    let below = aodv_chain(14, &fixed(100.0), 1);
+    let above = aodv_chain(14, &fixed(200.0), 1);
+    conserved(&below);
+    conserved(&above);
+    let (b, a) = (&below.flows[0], &above.flows[0]);
+    println!("AODV, 14 hops: 100 kbps -> {:.1} kbps ({} breaks); 200 kbps -> {:.1} kbps ({} breaks)", b.goodput_kbps, b.route_breaks, a.goodput_kbps, a.route_breaks);
+    assert!((b.goodput_kbps - 100.0).abs() < 3.0);
+    assert_eq!(b.route_breaks, 0);
+    assert!(a.route_breaks > 10);
+    assert!(a.goodput_kbps < 0.6 * b.goodput_kbps, "no collapse: {:.1} kbps", a.goodput_kbps);
+}
+
+#[test]
+fn with_aodv_rate_control_beats_plain_semitcp_on_long_paths_fig_8() {
+    for hops in [7u32, 14] {
+        let (plain_goodput, plain_delay) = mean_goodput_and_delay(hops, PLAIN);
+        let (rc_goodput, rc_delay) = mean_goodput_and_delay(hops, RATE_CONTROL);
+        println!("AODV, {hops} hops: plain {plain_goodput:.0} kbps / {plain_delay:.0} ms, rate control {rc_goodput:.0} kbps / {rc_delay:.0} ms");
+        assert!(rc_goodput > 1.2 * plain_goodput, "{hops} hops");
+        assert!(rc_delay < plain_delay, "{hops} hops");
+    }
 }
