@@ -16,7 +16,7 @@ from hoplab.scenario import Scenario, scenario_error
 __all__ = ["BENCH_SCENARIOS", "DEFAULT_ENGINE_EVENTS", "bench_scenario_file", "run_benchmarks"]
 
 #: Scenario benchmarks, by name; each is `hoplab/data/<name>.toml`.
-BENCH_SCENARIOS: tuple[str, ...] = ("bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp")
+BENCH_SCENARIOS: tuple[str, ...] = ("bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp", "bench-mobile150")
 
 #: Events scheduled (and popped or cancelled) by the engine micro-benchmark.
 DEFAULT_ENGINE_EVENTS = 2_000_000
