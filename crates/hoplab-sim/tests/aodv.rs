@@ -449,3 +449,122 @@ fn aodv_keys_are_validated_by_name() {
     let s = Scenario::from_json(&base(r#"{"protocol": "static"}"#)).unwrap();
     assert_eq!(serde_json::from_str::<serde_json::Value>(&s.to_json()).unwrap()["routing"], serde_json::json!({"protocol": "static"}));
 }
+
+#[test]
+fn local_repair_finds_a_way_around_near_the_destination() {
+    // 6.12: node 1, two hops from the destination, repairs the break itself:
+    // it buffers the packets, sends its own RREQ (TTL = max(MIN_REPAIR_TTL,
+    // hops to the source / 2) + LOCAL_ADD_TTL) and, the new route being no
+    // longer, sends no RERR for the destination: the source never notices.
+    let json = TWO_MIDDLES.replace(r#""protocol": "aodv""#, r#""protocol": "aodv", "aodv": {"local_repair": true}"#);
+    let mut w = world(&json);
+    w.run_until(t(5.0));
+    let middle = w.route_next_hop(NodeId(1), NodeId(3)).unwrap().0;
+    let other = if middle == 2 { 4 } else { 2 };
+    w.channel.relocate(NodeId(middle), [5000.0, 5000.0]);
+    w.run_until(t(20.0));
+    let after: Vec<(u32, &str, i64)> =
+        routing_txs(&w).into_iter().filter(|m| m.0 >= 5_000_000_000 && m.1 != middle).map(|m| (m.1, m.2, m.3)).collect();
+    // Node 1's RERR names only the departed neighbour (node 0 routes
+    // nothing through it); then node 1's repair RREQ, which node 0 merely
+    // rebroadcasts (it starts no discovery: see route_discoveries below).
+    assert_eq!(&after[..2], &[(1, "rerr", -1), (1, "rreq", -1)], "{after:?}");
+    assert!(after.contains(&(3, "rrep", other as i64)), "{after:?}");
+    assert_eq!(w.route_next_hop(NodeId(1), NodeId(3)), Some(NodeId(other)));
+    let r = w.report(0.0, Default::default());
+    // Node 1's repair, and the departed node's own vain one.
+    assert_eq!(r.routing.local_repairs, 2);
+    assert_eq!(r.flows[0].route_discoveries, 1);
+    assert_eq!(r.flows[0].rerrs_received, 0);
+    conserved(&r);
+    // Only the packet the MAC gave up on was lost; the queued ones waited.
+    assert_eq!(r.flows[0].losses.get("route_break"), Some(&1), "{:?}", r.flows[0].losses);
+}
+
+#[test]
+fn intermediate_nodes_answer_unless_told_not_to_and_tell_the_destination_if_asked() {
+    // Node 1 has a fresh route to 4 (its own flow); node 0's RREQ (TTL 1)
+    // reaches only node 1, which answers for node 4 (6.6.2). With the 'G'
+    // flag it also sends node 4 a gratuitous RREP for node 0 (6.6.3); with
+    // 'D' it may not answer and the RREQ must reach node 4.
+    let scenario = |aodv: &str| {
+        format!(
+            r#"{{"duration_s": 5, "routing": {{"protocol": "aodv", "aodv": {aodv}}},
+                "topology": {{"kind": "chain", "nodes": 5, "spacing_m": 200}},
+                "flows": [{{"src": 1, "dst": 4, "rate_kbps": 20, "start_s": 1.0}},
+                          {{"src": 0, "dst": 4, "rate_kbps": 20, "start_s": 3.0}}]}}"#
+        )
+    };
+    let after_3s = |w: &World| -> Vec<(u32, &'static str, i64)> {
+        routing_txs(w).into_iter().filter(|m| m.0 >= 3_000_000_000).map(|m| (m.1, m.2, m.3)).collect()
+    };
+    let mut w = world(&scenario("{}"));
+    w.run_until(t(5.0));
+    assert_eq!(after_3s(&w), vec![(0, "rreq", -1), (1, "rrep", 0)]);
+    assert_eq!(w.route_next_hop(NodeId(0), NodeId(4)), Some(NodeId(1)));
+    assert_eq!(entry(&mut w, 0, 4).unwrap().2, 4, "hop count from the intermediate node's route");
+    assert_eq!(w.route_next_hop(NodeId(4), NodeId(0)), None, "node 4 heard nothing of node 0");
+
+    let mut w = world(&scenario(r#"{"gratuitous_reply": true}"#));
+    w.run_until(t(5.0));
+    let msgs = after_3s(&w);
+    assert_eq!(&msgs[..3], &[(0, "rreq", -1), (1, "rrep", 0), (1, "rrep", 2)], "{msgs:?}");
+    assert!(msgs.contains(&(3, "rrep", 4)), "{msgs:?}");
+    assert_eq!(w.route_next_hop(NodeId(4), NodeId(0)), Some(NodeId(3)));
+    assert_eq!(entry(&mut w, 4, 0).unwrap().2, 4);
+
+    // With 'D', node 1 forwards, node 4 answers... and node 3 discards the
+    // RREP: its own route to 4 is as fresh and as short, and 6.7 forwards a
+    // RREP only if it created or updated the route (the destination kept its
+    // sequence number, 6.6.1, since the RREQ asked for no newer one). The
+    // RFC's consequence, kept as is; ns-2's destination bumps its number on
+    // every reply and would not hit it.
+    let mut w = world(&scenario(r#"{"destination_only": true}"#));
+    w.run_until(t(5.0));
+    let msgs = after_3s(&w);
+    assert!(!msgs.contains(&(1, "rrep", 0)), "node 1 may not answer: {msgs:?}");
+    assert!(msgs.contains(&(4, "rrep", 3)), "only the destination answers: {msgs:?}");
+    assert!(!msgs.contains(&(3, "rrep", 2)), "{msgs:?}");
+    assert_eq!(w.route_next_hop(NodeId(0), NodeId(4)), None);
+}
+
+#[test]
+fn rreq_rate_limit_and_failed_discoveries_drop_with_no_route() {
+    // Node 0 wants twelve destinations it cannot reach: at most
+    // RREQ_RATELIMIT = 10 RREQs in any second (6.3); each discovery gives
+    // up after 1 + RREQ_RETRIES RREQs at NET_DIAMETER, dropping its packets
+    // (cause no_route); the request queue keeps at most 64 (the oldest go).
+    let mut positions = vec!["[0, 0]".to_string(), "[200, 0]".to_string()];
+    let mut flows = Vec::new();
+    for i in 0..12 {
+        positions.push(format!("[{}, 5000]", 1000 * i));
+        flows.push(format!(r#"{{"src": 0, "dst": {}, "rate_kbps": 8, "start_s": 1.0, "stop_s": 2.0}}"#, i + 2));
+    }
+    flows.push(r#"{"src": 0, "dst": 1, "rate_kbps": 160, "start_s": 1.0, "stop_s": 2.0}"#.to_string());
+    let json = format!(
+        r#"{{"duration_s": 60, "routing": {{"protocol": "aodv", "aodv": {{"request_queue_packets": 64}}}},
+            "mobility": {{"model": "random_waypoint", "min_speed_mps": 1, "max_speed_mps": 1, "start_s": 1000, "width_m": 12000, "height_m": 6000}},
+            "topology": {{"kind": "explicit", "positions": [{}]}}, "flows": [{}]}}"#,
+        positions.join(", "),
+        flows.join(", ")
+    );
+    let mut w = world(&json);
+    w.run_until(t(60.0));
+    let rreq_times: Vec<u64> = routing_txs(&w).into_iter().filter(|m| m.1 == 0 && m.2 == "rreq").map(|m| m.0).collect();
+    // (Transmission times: a RREQ leaves up to a few ms after it was made.)
+    for (i, &at) in rreq_times.iter().enumerate() {
+        let in_window = rreq_times[i..].iter().take_while(|&&u| u < at + 980_000_000).count();
+        assert!(in_window <= 10, "{in_window} RREQs within a second of {at}");
+    }
+    // Each unreachable destination: TTL 1, 3, 5, 7, then 3 at 35: 7 RREQs.
+    assert_eq!(rreq_times.len(), 12 * 7 + 1, "{}", rreq_times.len());
+    let r = w.report(0.0, Default::default());
+    conserved(&r);
+    assert_eq!(r.routing.discoveries_failed, 12);
+    for f in &r.flows[..12] {
+        assert_eq!(f.sent, 2);
+        assert_eq!(f.losses.get("no_route"), Some(&2), "{f:?}");
+        assert_eq!(f.route_discoveries, 1);
+    }
+    assert_eq!(r.flows[12].delivered, r.flows[12].sent, "the reachable neighbour is served meanwhile");
+}

@@ -42,6 +42,11 @@
 //!   local repair buffers them.
 //! - Precursors are added in both directions when a RREP is forwarded (ns-2
 //!   and ns-3; the RFC names only the forward route's).
+//! - The destination changes its sequence number for a RREP only as 6.6.1
+//!   says (to the RREQ's if that is one more); ns-2 bumps it on every
+//!   reply. So a RREP can die at a node whose route is as fresh and as
+//!   short (6.7 forwards only after an update); with the 'D' flag this
+//!   happens whenever the reverse path already routes to the destination.
 //! - An intermediate node whose route to the destination goes back through
 //!   the RREQ's sender does not answer it (AODV-UU's safeguard against a
 //!   two-node loop after lost RERRs); it forwards the RREQ instead.
