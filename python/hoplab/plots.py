@@ -37,6 +37,8 @@ class Line:
     err: Sequence[float] = field(default_factory=list)
     right: bool = False  # on the second y axis
     steps: bool = False  # a piecewise-constant value (drawn as steps)
+    style: dict[str, Any] = field(default_factory=dict)  # matplotlib overrides (color, linestyle, alpha, ...)
+    legend: bool = True  # listed in the legend (the CSV has every line)
 
 
 def line_figure(
@@ -50,9 +52,12 @@ def line_figure(
     data: pd.DataFrame | None = None,
     xticks: Sequence[float] | None = None,
     note: str | None = None,
+    yscale: str = "linear",
+    ylim: tuple[float | None, float | None] | None = None,
 ) -> dict[str, Path]:
     """Draw `lines`, save `<stem>.png`, `.svg` and (`data`, or the lines
-    themselves) `.csv`; return the paths by extension."""
+    themselves) `.csv`; return the paths by extension. `yscale` ("log")
+    and `ylim` (bottom, top; None: automatic) apply to the first y axis."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -69,16 +74,24 @@ def line_figure(
         errs = [float(e) for e in line.err] if len(line.err) else []
         err = [e if not math.isnan(e) else 0.0 for e in errs] or None
         dense = len(line.x) > 40  # a time series: no markers
-        kwargs = dict(style)
+        kwargs: dict[str, Any] = {
+            **style, "capsize": 3, "markersize": 5, "linewidth": 1.4,
+            "markerfacecolor": "white" if line.right else line.style.get("color", style["color"]),
+            "drawstyle": "steps-post" if line.steps else "default",
+        }
         if dense:
             kwargs["marker"] = ""
+        kwargs.update(line.style)
         handle = target.errorbar(
-            list(line.x), list(line.y), yerr=err if err and any(err) else None, label=line.label,
-            capsize=3, markersize=5, linewidth=1.4, markerfacecolor="white" if line.right else style["color"],
-            drawstyle="steps-post" if line.steps else "default", **kwargs,
+            list(line.x), list(line.y), yerr=err if err and any(err) else None, label=line.label, **kwargs,
         )
-        handles.append(handle)
+        if line.legend:
+            handles.append(handle)
     ax.set_xlabel(xlabel)
+    if yscale != "linear":
+        ax.set_yscale(yscale)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
     ax.set_ylabel(ylabel)
     if ax2 is not None:
         ax2.set_ylabel(y2label or "")

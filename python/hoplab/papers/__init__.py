@@ -43,7 +43,10 @@ __all__ = [
 ]
 
 #: Paper id -> module (under hoplab.papers) that defines PAPER.
-_MODULES: dict[str, str] = {"semitcp-2018": "hoplab.papers.semitcp_2018"}
+_MODULES: dict[str, str] = {
+    "scalable-manet": "hoplab.papers.scalable_manet",
+    "semitcp-2018": "hoplab.papers.semitcp_2018",
+}
 _EXTRA: dict[str, Paper] = {}
 
 
