@@ -303,10 +303,11 @@ impl World {
                             f.packet_bytes as f64 * 8.0 / (f.rate_kbps.unwrap_or(1.0) * 1e3),
                         ),
                     },
-                    RateControlKind::BinarySearch => Pacing::BinarySearch(Box::new(BinarySearchRateControl::new(
-                        scenario.semitcp.rate_control.clone(),
-                        f.packet_bytes,
-                    ))),
+                    RateControlKind::BinarySearch => {
+                        let mut rc = BinarySearchRateControl::new(scenario.semitcp.rate_control.clone(), f.packet_bytes);
+                        rc.max_rate_kbps = scenario.radio.data_rate_mbps * 1e3;
+                        Pacing::BinarySearch(Box::new(rc))
+                    }
                 };
                 SemiTcpConnection::new(sender, receiver, pacing, scenario.semitcp.reserved_packets as usize)
             });

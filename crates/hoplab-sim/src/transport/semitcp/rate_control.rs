@@ -38,6 +38,12 @@
 //!   but the high-level MST (about 14 ms in the paper's Fig. 6, 20-30 ms
 //!   here) corresponds to 150-300 kbps, above the peak; the paper's own
 //!   example (Table 1) searches [0, 240] kbps.
+//! - Slow start does not double the rate beyond the PHY's data rate
+//!   (`max_rate_kbps`): it keeps the rate it has (step 4). Faster, the
+//!   source only sends by buffer and its APR cannot rise, so on a path whose
+//!   APR stays below (HAPR + LAPR) / 2 (one hop: APR near 1) Algorithm 1
+//!   would halve Stimer forever, down to nanoseconds: a storm of timer
+//!   events (found with AODV's one-hop flows in seed 000's mobile scenario).
 //! - The ±20 % restart compares consecutive estimates taken at the same
 //!   rate: it runs in step 4. Algorithm 1 also lists it inside step 3, but
 //!   there each iteration changes the rate on purpose and Table 1 itself
@@ -168,6 +174,9 @@ pub struct BinarySearchRateControl {
     pub iterations: u32,
     slow_start_doubled: bool,
     pub restarts: u32,
+    /// Slow start never doubles the rate beyond this (the PHY's data rate;
+    /// infinite unless set).
+    pub max_rate_kbps: f64,
 }
 
 impl BinarySearchRateControl {
@@ -190,6 +199,7 @@ impl BinarySearchRateControl {
             iterations: 0,
             restarts: 0,
             slow_start_doubled: false,
+            max_rate_kbps: f64::INFINITY,
         }
     }
 
@@ -272,7 +282,10 @@ impl BinarySearchRateControl {
             }
             Phase::SlowStart => {
                 let rate = self.rate_kbps.expect("slow start has a rate");
-                if estimate < 0.5 * levels {
+                if estimate < 0.5 * levels && rate * 2.0 > self.max_rate_kbps {
+                    // Decision: no faster than the PHY (see the module doc).
+                    self.phase = Phase::Steady;
+                } else if estimate < 0.5 * levels {
                     // This rate is below the switching point: the search's low bound.
                     self.low_rate_kbps = rate;
                     self.slow_start_doubled = true;
@@ -342,6 +355,25 @@ impl BinarySearchRateControl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slow_start_stops_at_the_phy_rate() {
+        // One hop: APR stays at 1.0, below (HAPR + LAPR) / 2 = 1.1 with HAPR
+        // 1.2; MST 5 ms: 819 -> 1638 kbps, then no doubling past 2 Mbps.
+        let config = RateControlConfig { frames_per_sample: 1, ..Default::default() };
+        let mut rc = BinarySearchRateControl::new(config, 512);
+        rc.max_rate_kbps = 2000.0;
+        for k in 0..10 {
+            rc.on_sample(if k < 2 { 2 } else { 1 }, 0.005);
+        }
+        assert_eq!(rc.phase, Phase::SlowStart);
+        for _ in 0..200 {
+            rc.on_sample(1, 0.005);
+        }
+        assert_eq!(rc.phase, Phase::Steady);
+        let rate = rc.rate_kbps.unwrap();
+        assert!(rate > 1000.0 && rate <= 2000.0, "{rate}");
+    }
 
     #[test]
     fn a_sample_is_the_mean_of_ten_frames() {
