@@ -391,39 +391,45 @@ fn conservation_and_determinism_with_aodv_and_mobility() {
 #[test]
 fn hundred_seeds_of_the_48_node_mobile_scenario_at_20_mps() {
     // Seed 000's mobile topology (48 nodes, 1500 x 3000 m, random waypoint,
-    // 10 semi-TCP flows), 30 s per run: no crash, no conservation error.
-    let json = mobile_48(20.0, 30.0);
-    let seeds: Vec<u64> = (1..=100).collect();
-    let results: Vec<(u64, RunReport)> = std::thread::scope(|s| {
-        let workers: Vec<_> = seeds
-            .chunks(50)
-            .map(|chunk| {
-                let json = &json;
-                s.spawn(move || chunk.iter().map(|&seed| (seed, simulate(json, Some(seed), RunOptions::default()).unwrap())).collect::<Vec<_>>())
-            })
-            .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
-    });
-    assert_eq!(results.len(), 100);
-    let (mut discoveries, mut breaks, mut flows) = (0u64, 0u64, 0u64);
-    for (seed, r) in &results {
-        for f in &r.flows {
-            let lost: u64 = f.losses.values().sum();
-            assert_eq!(f.sent, f.delivered + lost + f.in_flight, "seed {seed} flow {}", f.id);
-            let acks_lost: u64 = f.ack_losses.values().sum();
-            assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "seed {seed} flow {}", f.id);
-            discoveries += f.route_discoveries;
-            breaks += f.route_breaks;
-            flows += 1;
+    // 10 semi-TCP flows), 30 s per run, plain semi-TCP and with Algorithm 1's
+    // rate control: no crash, no conservation error.
+    let plain = mobile_48(20.0, 30.0);
+    let controlled = plain.replace(r#""transport": "semitcp""#, r#""transport": "semitcp", "rate_control": "binary_search""#);
+    for (name, json) in [("semi-TCP", plain), ("semi-TCP + rate control", controlled)] {
+        let seeds: Vec<u64> = (1..=100).collect();
+        let results: Vec<(u64, RunReport)> = std::thread::scope(|s| {
+            let workers: Vec<_> = seeds
+                .chunks(50)
+                .map(|chunk| {
+                    let json = &json;
+                    s.spawn(move || chunk.iter().map(|&seed| (seed, simulate(json, Some(seed), RunOptions::default()).unwrap())).collect::<Vec<_>>())
+                })
+                .collect();
+            workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
+        });
+        assert_eq!(results.len(), 100);
+        let (mut discoveries, mut breaks, mut flows, mut goodput) = (0u64, 0u64, 0u64, 0.0);
+        for (seed, r) in &results {
+            for f in &r.flows {
+                let lost: u64 = f.losses.values().sum();
+                assert_eq!(f.sent, f.delivered + lost + f.in_flight, "seed {seed} flow {}", f.id);
+                let acks_lost: u64 = f.ack_losses.values().sum();
+                assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "seed {seed} flow {}", f.id);
+                discoveries += f.route_discoveries;
+                breaks += f.route_breaks;
+                goodput += f.goodput_kbps;
+                flows += 1;
+            }
         }
+        let minutes = 0.5;
+        println!(
+            "{name}, 48 nodes, 20 m/s, 100 seeds x 30 s: {:.2} route discoveries and {:.2} route breaks per flow per minute, {:.1} kbps per flow",
+            discoveries as f64 / flows as f64 / minutes,
+            breaks as f64 / flows as f64 / minutes,
+            goodput / flows as f64
+        );
+        assert!(breaks > 0 && discoveries > 0);
     }
-    let minutes = 0.5;
-    println!(
-        "48 nodes, 20 m/s, 100 seeds x 30 s: {:.2} route discoveries and {:.2} route breaks per flow per minute",
-        discoveries as f64 / flows as f64 / minutes,
-        breaks as f64 / flows as f64 / minutes
-    );
-    assert!(breaks > 0 && discoveries > 0);
 }
 
 #[test]
