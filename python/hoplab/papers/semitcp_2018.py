@@ -14,6 +14,10 @@ here), semi-TCP with a reserved buffer of one packet.
   semi-TCP with and without Algorithm 1 (binary-search rate control).
 - Table 1: the iterations of Algorithm 1, here read from the source-rate
   time series of a rate-controlled run.
+- Figs. 11-12: the mobile random topology (section 5.1): 48 nodes moving by
+  random waypoint in 1500 x 3000 m, FTP over semi-TCP on 10 flows, goodput
+  and delay of semi-TCP with and without Algorithm 1 against the maximum
+  speed (`examples/semitcp-mobile-48.toml`).
 
 Reference curves not in the paper are drawn dashed and labelled
 "(reference)": TCP NewReno for the chain and path-length figures, UDP CBR
@@ -67,6 +71,36 @@ C_UDP = "UDP CBR (reference)"
 
 RATE = "flows.0.rate_kbps"
 DST = "flows.0.dst"
+SPEED = "mobility.max_speed_mps"
+
+#: Seed 000's mobile random topology (section 5.1; examples/semitcp-mobile-48.toml
+#: with its decisions): 48 nodes, 1500 x 3000 m, random waypoint from t = 0
+#: with a minimum speed of 1 m/s (a zero minimum makes the speed decay,
+#: Yoon et al. 2003) and no pause, the chain's radio and MAC, AODV, and
+#: FTP over semi-TCP on 10 flows between nodes 2i and 2i+1 (the placement
+#: is random, so any fixed pairs are random pairs).
+MOBILE_FLOWS = 10
+MOBILE: dict[str, Any] = {
+    "name": "semitcp-2018-mobile",
+    "duration_s": 100.0,
+    "warmup_s": 10.0,
+    "seed": 1,
+    "radio": dict(CHAIN["radio"]),
+    "mac": dict(CHAIN["mac"]),
+    "topology": {"kind": "random", "nodes": 48, "width_m": 1500.0, "height_m": 3000.0},
+    "routing": {"protocol": "aodv"},
+    "mobility": {"model": "random_waypoint", "min_speed_mps": 1.0, "max_speed_mps": 20.0, "pause_s": 0.0,
+                 "start_s": 0.0},
+    "semitcp": {"reserved_packets": 1},
+    "flows": [{"src": 2 * i, "dst": 2 * i + 1, "transport": "semitcp", "app": "bulk", "packet_bytes": 512}
+              for i in range(MOBILE_FLOWS)],
+}
+MOBILE_SEMI = {f"flows.{i}.rate_control": "none" for i in range(MOBILE_FLOWS)}
+MOBILE_ALG1 = {f"flows.{i}.rate_control": "binary_search" for i in range(MOBILE_FLOWS)}
+#: The paper does not give its speeds (its Figs. 11-12 are not in the text):
+#: maximum speeds 1-20 m/s, 1 m/s (the minimum speed) standing for almost static.
+MOBILE_SPEEDS = [1.0, 5.0, 10.0, 15.0, 20.0]
+MOBILE_QUICK_SPEEDS = [1.0, 10.0, 20.0]
 
 EXPERIMENTS = [
     Experiment(
@@ -99,6 +133,16 @@ EXPERIMENTS = [
         scenario={**CHAIN, "stats": {"series_interval_s": 0.1}},
         cases={C_ALG1: SEMITCP_ALG1},
         runs=3, quick_runs=2, series=True,
+    ),
+    Experiment(
+        name="mobile",
+        description="48 nodes moving by random waypoint in 1500 x 3000 m, 10 FTP flows over semi-TCP, with and "
+                    "without Algorithm 1 on every flow, maximum speed swept",
+        scenario=MOBILE,
+        cases={C_SEMI: MOBILE_SEMI, C_ALG1: MOBILE_ALG1},
+        vary={SPEED: MOBILE_SPEEDS}, quick_vary={SPEED: MOBILE_QUICK_SPEEDS},
+        runs=20, duration_s=100.0, warmup_s=10.0,
+        quick_runs=5, quick_duration_s=60.0, quick_warmup_s=10.0,
     ),
 ]
 
@@ -539,6 +583,130 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     return FigureResult(_verdict(text, near), near, rows, paths, notes)
 
 
+# Figs. 11-12: the mobile random topology.
+def _mobile_runs(data: ExperimentData, case: str) -> pd.DataFrame:
+    """One row per run of `case`: the speed, the run number, the goodput of
+    the 10 flows together (kbps), their delay (ms, weighted by each flow's
+    goodput: the mean over delivered packets), and the route discoveries and
+    route breaks per flow per minute (whole run)."""
+    import pandas as pd
+
+    frame = data.scalars
+    if frame.empty:
+        raise NotReproduced(data.failure(case) or "no data")
+    part = frame[(frame["entity"] == "flow") & (frame["case"] == case)]
+    if part.empty:
+        raise NotReproduced(data.failure(case) or "no data")
+    wide = part.pivot_table(index=["run_id", SPEED, "run", "id"], columns="metric", values="value").reset_index()
+    minutes = {str(r): float(t) / 60.0 for r, t in zip(data.runs["run_id"], data.runs["sim_seconds"], strict=True)}
+    rows = []
+    for (run_id, speed, run), flows in wide.groupby(["run_id", SPEED, "run"]):
+        goodput = flows["goodput_kbps"].astype(float)
+        delay = flows["mean_delay_ms"].astype(float)
+        weight = goodput.where(delay.notna() & (goodput > 0), 0.0)
+        total = float(goodput.sum())
+        rows.append({
+            "run_id": run_id, SPEED: float(speed), "run": int(run), "goodput_kbps": total,
+            "delay_ms": float((delay.fillna(0.0) * weight).sum() / weight.sum()) if weight.sum() > 0 else math.nan,
+            "discoveries_per_flow_min": float(flows["route_discoveries"].mean()) / minutes[str(run_id)],
+            "breaks_per_flow_min": float(flows["route_breaks"].mean()) / minutes[str(run_id)],
+        })
+    return pd.DataFrame(rows)
+
+
+def _mobile_figure(
+    data: Mapping[str, ExperimentData], out: Path, number: str, metric: str, ylabel: str, title: str,
+) -> tuple[dict[str, pd.DataFrame], dict[str, pd.DataFrame], dict[str, Path], list[str]]:
+    mobile = data["mobile"]
+    runs: dict[str, pd.DataFrame] = {}
+    curves: dict[str, pd.DataFrame] = {}
+    lines, notes = [], []
+    for case, shift in ((C_SEMI, -0.15), (C_ALG1, 0.15)):  # side by side: the error bars stay apart
+        try:
+            runs[case] = _mobile_runs(mobile, case)
+        except NotReproduced as e:
+            notes.append(f"{case}: not reproduced: {e}")
+            continue
+        curves[case] = summarize(runs[case], by=SPEED, value=metric)
+        lines.append(_line(curves[case], SPEED, case, shift=shift))
+    speeds = sorted({float(v) for curve in curves.values() for v in curve[SPEED]})
+    paths = line_figure(lines, out / f"fig{number}", title=title, xlabel="maximum speed (m/s)", ylabel=ylabel,
+                        xticks=speeds or None, ylim=(0.0, None))
+    for case in (C_SEMI, C_ALG1):
+        if case not in curves:
+            mobile.require(case)
+            raise NotReproduced(f"{case}: no data")
+    return runs, curves, paths, notes
+
+
+def _per_speed(runs: Mapping[str, pd.DataFrame], metric: str) -> list[tuple[float, float, float, float, float, int]]:
+    """Per speed: (speed, semi-TCP mean, Algorithm 1 mean, paired mean
+    difference Alg. 1 - semi-TCP, its 95 % half-width, pairs)."""
+    from hoplab.stats import mean_ci
+
+    out = []
+    semi, alg1 = runs[C_SEMI], runs[C_ALG1]
+    for speed in sorted(set(semi[SPEED]) & set(alg1[SPEED])):
+        a = semi[semi[SPEED] == speed].set_index("run")[metric]
+        b = alg1[alg1[SPEED] == speed].set_index("run")[metric]
+        common = sorted(set(a.dropna().index) & set(b.dropna().index))
+        diff, _, half = mean_ci([float(b[r]) - float(a[r]) for r in common])
+        out.append((float(speed), float(a.mean()), float(b.mean()), diff, half, len(common)))
+    return out
+
+
+def _mobile_verdict(points: Sequence[tuple[float, float, float, float, float, int]], higher: bool,
+                    what: str, unit: str) -> tuple[bool, str]:
+    sign = 1.0 if higher else -1.0
+    better = [s for s, m0, m1, _, _, _ in points if sign * (m1 - m0) > 0]
+    resolved = [(s, sign * d > 0) for s, _, _, d, h, _ in points if not math.isnan(h) and abs(d) > h]
+    holds = len(better) == len(points) and len(points) > 0
+    per = "; ".join(f"{s:g} m/s: {m0:.1f} -> {m1:.1f} {unit} ({(m1 / m0 - 1) if m0 > 0 else math.inf:+.0%})"
+                    for s, m0, m1, _, _, _ in points)
+    text = (f"Algorithm 1's {what} is {'better' if holds else 'not better'} at every speed: better at "
+            f"{len(better)} of {len(points)} maximum speeds; the difference is significant (paired 95 % CI) at "
+            f"{sum(1 for _, b in resolved if b)} in its favour and {sum(1 for _, b in resolved if not b)} "
+            f"against it (semi-TCP -> semi-TCP + Algorithm 1: {per})")
+    return holds, text
+
+
+def fig11(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    runs, _, paths, notes = _mobile_figure(
+        data, out, "11", "goodput_kbps", "goodput of the 10 flows together (kbps)",
+        "Fig. 11: goodput vs maximum speed, 48 mobile nodes, 10 flows")
+    points = _per_speed(runs, "goodput_kbps")
+    holds, text = _mobile_verdict(points, True, "goodput", "kbps")
+    rows = [(f"goodput at {s:g} m/s (10 flows, kbps)", "higher with Algorithm 1",
+             f"{m0:.1f} (semi-TCP) vs {m1:.1f} (Alg. 1); difference {d:+.1f}"
+             + (f" ± {h:.1f}" if not math.isnan(h) else "")) for s, m0, m1, d, h, _ in points]
+    for case in (C_SEMI, C_ALG1):
+        by_speed = runs[case].groupby(SPEED)[["discoveries_per_flow_min", "breaks_per_flow_min"]].mean()
+        rows += [(f"{case}: route discoveries / route breaks per flow per minute, {float(s):g} m/s", "-",
+                  f"{float(r['discoveries_per_flow_min']):.2f} / {float(r['breaks_per_flow_min']):.2f}")
+                 for s, r in by_speed.iterrows()]
+    notes.append("Goodput: the 10 flows' goodput summed per run (the paper does not say whether it plots the sum "
+                 "or the mean per flow; the comparison is the same), averaged over runs. The network is sparse "
+                 "(about two neighbours per node): it is partitioned much of the time, so goodput varies widely "
+                 "from run to run; runs are paired by run number (same placement and paths for both cases).")
+    notes.append("Route discoveries (started by each flow's source) and route breaks (links found broken while "
+                 "forwarding the flow's packets) are counted over the whole run.")
+    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+
+
+def fig12(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    runs, _, paths, notes = _mobile_figure(
+        data, out, "12", "delay_ms", "end-to-end delay (ms)",
+        "Fig. 12: end-to-end delay vs maximum speed, 48 mobile nodes, 10 flows")
+    points = _per_speed(runs, "delay_ms")
+    holds, text = _mobile_verdict(points, False, "delay", "ms")
+    rows = [(f"delay at {s:g} m/s (ms)", "lower with Algorithm 1",
+             f"{m0:.1f} (semi-TCP) vs {m1:.1f} (Alg. 1); difference {d:+.1f}"
+             + (f" ± {h:.1f}" if not math.isnan(h) else "")) for s, m0, m1, d, h, _ in points]
+    notes.append("Delay: per run, the mean end-to-end delay of the packets delivered in the measurement window, "
+                 "over all 10 flows (each flow's mean weighted by its goodput); averaged over runs.")
+    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+
+
 FIGURES = [
     Figure("Fig. 2", "Attempts per RTS and per DATA frame at each node, 14-hop chain, semi-TCP", ["chain"],
            "attempts per RTS are highest at the source and fall along the path to almost one; attempts per DATA "
@@ -563,6 +731,10 @@ FIGURES = [
     Figure("Table 1", "Iterations of Algorithm 1", ["rate-control", "fixed-rate"],
            "the binary search visits 240, 120, 180, 150, 135, 143 kbps and stops in the sixth iteration, near "
            "the throughput peak", table1),
+    Figure("Fig. 11", "Goodput vs maximum speed, 48 mobile nodes, 10 flows", ["mobile"],
+           "Algorithm 1 improves the throughput at every mobility speed", fig11),
+    Figure("Fig. 12", "End-to-end delay vs maximum speed, 48 mobile nodes, 10 flows", ["mobile"],
+           "Algorithm 1 lowers the end-to-end delay at every mobility speed", fig12),
 ]
 
 PAPER = Paper(
@@ -586,9 +758,14 @@ PAPER = Paper(
         "send nothing, so this is the same as a shorter chain.",
         "Curves marked (reference) are not in the paper: TCP NewReno on the same chain, and UDP CBR at the same "
         "source rates; they show what the substrate does and are not judged.",
+        "Figs. 11-12 (section 5.1, `examples/semitcp-mobile-48.toml`): 48 nodes placed at random in 1500 x 3000 m, "
+        "moving by random waypoint from t = 0 (minimum speed 1 m/s, no pause: decisions, the paper gives neither), "
+        "the chain's radio and MAC, AODV, FTP over semi-TCP on 10 flows between nodes 2i and 2i+1, Algorithm 1 on "
+        "every flow or on none. The paper does not give its speeds: maximum speeds 1, 5, 10, 15 and 20 m/s "
+        "(--quick: 1, 10, 20), 100 s runs with 10 s warm-up and 20 runs per point (--quick: 60 s, 5 runs); each "
+        "run's placement and paths depend only on its run number, so both cases meet the same networks.",
     ],
     not_covered=[
         "Fig. 1 (the topology) and Fig. 7 (Algorithm 1's state diagram) hold no data.",
-        "Figs. 11-12 (48 mobile nodes, random waypoint, 10 flows) need AODV and mobility (issue 6).",
     ],
 )
