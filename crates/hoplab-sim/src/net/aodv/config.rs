@@ -239,6 +239,11 @@ pub struct AodvParams {
 /// Section 10: DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
 pub const DELETE_PERIOD_K: u64 = 5;
 
+/// `d * k`, saturating (absurdly large parameters must not overflow).
+pub fn times(d: SimDuration, k: u64) -> SimDuration {
+    SimDuration(d.0.saturating_mul(k))
+}
+
 fn clamp_ttl(v: u32) -> u8 {
     v.min(255) as u8
 }
@@ -250,7 +255,7 @@ impl AodvParams {
         let node_traversal_time = ms(c.node_traversal_time_ms);
         let net_traversal_time = c
             .net_traversal_time_ms
-            .map_or(node_traversal_time * (2 * c.net_diameter as u64), ms);
+            .map_or(times(node_traversal_time, 2 * c.net_diameter as u64), ms);
         let active_route_timeout = s(c.active_route_timeout_s);
         let hello_interval = s(c.hello_interval_s);
         AodvParams {
@@ -268,12 +273,12 @@ impl AodvParams {
             ttl_increment: clamp_ttl(c.ttl_increment),
             ttl_threshold: clamp_ttl(c.ttl_threshold),
             net_traversal_time,
-            path_discovery_time: c.path_discovery_time_ms.map_or(net_traversal_time * 2, ms),
-            my_route_timeout: c.my_route_timeout_s.map_or(active_route_timeout * 2, s),
+            path_discovery_time: c.path_discovery_time_ms.map_or(times(net_traversal_time, 2), ms),
+            my_route_timeout: c.my_route_timeout_s.map_or(times(active_route_timeout, 2), s),
             delete_period: c
                 .delete_period_s
-                .map_or(active_route_timeout.max(hello_interval) * DELETE_PERIOD_K, s),
-            blacklist_timeout: c.blacklist_timeout_s.map_or(net_traversal_time * c.rreq_retries as u64, s),
+                .map_or(times(active_route_timeout.max(hello_interval), DELETE_PERIOD_K), s),
+            blacklist_timeout: c.blacklist_timeout_s.map_or(times(net_traversal_time, c.rreq_retries as u64), s),
             max_repair_ttl: c.max_repair_ttl.map_or(clamp_ttl(3 * c.net_diameter / 10), clamp_ttl),
             link_layer_feedback: c.link_layer_feedback,
             hello: c.hello,
@@ -291,12 +296,12 @@ impl AodvParams {
     /// TIMEOUT_BUFFER) (section 10): how long a RREQ sent with `ttl` waits
     /// for its RREP (section 6.4).
     pub fn ring_traversal_time(&self, ttl: u8) -> SimDuration {
-        self.node_traversal_time * (2 * (ttl as u64 + self.timeout_buffer as u64))
+        times(self.node_traversal_time, 2 * (ttl as u64 + self.timeout_buffer as u64))
     }
 
     /// ALLOWED_HELLO_LOSS * HELLO_INTERVAL (sections 6.9, 6.10).
     pub fn hello_loss_time(&self) -> SimDuration {
-        self.hello_interval * self.allowed_hello_loss as u64
+        times(self.hello_interval, self.allowed_hello_loss as u64)
     }
 }
 

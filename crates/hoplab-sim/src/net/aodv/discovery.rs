@@ -75,7 +75,7 @@ impl World {
         let wait = if d.repair.is_none() && ttl >= p.net_diameter {
             d.attempts_at_max_ttl += 1;
             // 6.3: binary exponential backoff of the network-wide attempts.
-            p.net_traversal_time * (1u64 << (d.attempts_at_max_ttl - 1).min(30))
+            super::config::times(p.net_traversal_time, 1u64 << (d.attempts_at_max_ttl - 1).min(30))
         } else {
             p.ring_traversal_time(ttl)
         };

@@ -130,7 +130,10 @@ impl World {
         n.hello_at = next;
         self.queue.schedule(next, Event::Routing { node, kind: RoutingTimerKind::Hello, arg: 0 });
         let n = &mut self.aodv().nodes[node.index()];
-        let quiet = n.last_broadcast.map_or(true, |t| now.since(t) >= p.hello_interval);
+        let quiet = match n.last_broadcast {
+            Some(t) => now.since(t) >= p.hello_interval,
+            None => true,
+        };
         if quiet && n.table.has_active_route(now) {
             let hello = Rrep {
                 ack_required: false,

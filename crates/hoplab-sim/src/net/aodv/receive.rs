@@ -3,6 +3,7 @@
 //! control packets.
 
 use super::packet::{AodvMessage, Rerr, Rrep, Rreq};
+use super::config::times;
 use super::table::RouteInfo;
 use super::{PendingSend, RoutingTimerKind, CONTROL_FLOW};
 use crate::mac::BROADCAST;
@@ -49,7 +50,7 @@ impl World {
         let hops = q.hop_count.saturating_add(1);
         // The reverse route (6.5): lifetime at least now + 2 *
         // NET_TRAVERSAL_TIME - 2 * HopCount * NODE_TRAVERSAL_TIME.
-        let minimal = now + (p.net_traversal_time * 2 - p.node_traversal_time * (2 * hops as u64));
+        let minimal = now + (times(p.net_traversal_time, 2) - times(p.node_traversal_time, 2 * hops as u64));
         let info = RouteInfo { seq: q.orig_seq, hops, next_hop: from, lifetime: minimal };
         let reverse_taken = n.table.offer(q.orig, info, now, true);
         if !reverse_taken {
