@@ -322,7 +322,8 @@ def test_cli_reproduce_semitcp_quick(workdir: Path) -> None:
     done = run_cli("reproduce", "semitcp-2018", "--quick", "--runs", "1", "--out", "rep", cwd=workdir, timeout_s=280)
     assert done.returncode == 0, done.stderr
     markdown = (workdir / "rep" / "report.md").read_text()
-    for figure in ("Fig. 2", "Fig. 3", "Fig. 4", "Fig. 5", "Fig. 6", "Fig. 8", "Fig. 9", "Fig. 10", "Table 1"):
+    for figure in ("Fig. 2", "Fig. 3", "Fig. 4", "Fig. 5", "Fig. 6", "Fig. 8", "Fig. 9", "Fig. 10", "Table 1",
+                   "Fig. 11", "Fig. 12"):
         assert f"## {figure}" in markdown
     assert (workdir / "rep" / "report.html").exists() and "report:" in done.stdout
     for line in markdown.splitlines():
