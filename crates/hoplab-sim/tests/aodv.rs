@@ -345,8 +345,9 @@ fn tcp_over_aodv_on_a_static_chain_is_within_15_percent_of_static_routing() {
     let fast = r#"{"protocol": "aodv", "aodv": {"node_traversal_time_ms": 10}}"#;
     let fixed = r#"{"protocol": "static"}"#;
     for (hops, routing) in [(1, aodv), (2, aodv), (3, fast), (4, fast), (7, fast)] {
-        let static_kbps = (tcp_chain(hops, fixed, 1) + tcp_chain(hops, fixed, 2)) / 2.0;
-        let aodv_kbps = (tcp_chain(hops, routing, 1) + tcp_chain(hops, routing, 2)) / 2.0;
+        // Four seeds: a route break is a rare event, and the bound is tight.
+        let static_kbps = (1..=4).map(|seed| tcp_chain(hops, fixed, seed)).sum::<f64>() / 4.0;
+        let aodv_kbps = (1..=4).map(|seed| tcp_chain(hops, routing, seed)).sum::<f64>() / 4.0;
         let rfc_kbps = tcp_chain(hops, aodv, 1);
         println!("{hops} hops: static {static_kbps:.1} kbps, AODV {aodv_kbps:.1} ({routing}), RFC defaults {rfc_kbps:.1}");
         assert!(aodv_kbps > 0.85 * static_kbps && aodv_kbps < 1.05 * static_kbps, "{hops} hops: {aodv_kbps} vs {static_kbps}");

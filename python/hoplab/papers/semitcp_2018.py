@@ -215,9 +215,11 @@ def _reference_note(data: ExperimentData, case: str) -> list[str]:
 
 
 # Figs. 2-4: per-node metrics along the chain (plain semi-TCP).
-def fig2(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
-    chain = data["chain"]
-    lines, notes = [], []
+def _per_node_lines(chain: ExperimentData, metrics: list[tuple[str, str, bool]]) -> tuple[list[Line], list[str]]:
+    """One line per (case, metric) along the chain: semi-TCP, and NewReno as
+    a dashed reference; a case without runs becomes a note."""
+    lines: list[Line] = []
+    notes: list[str] = []
     for case, dashed in ((C_SEMI, False), (C_NEWRENO, True)):
         try:
             wide = _node_metrics(chain, case)
@@ -226,9 +228,15 @@ def fig2(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
             continue
         label = case.replace(" (reference)", "")
         suffix = " (reference)" if dashed else ""
-        lines.append(_line(_per_node(wide, "rts_attempts_per_packet"), "node", f"{label}: attempts per RTS{suffix}"))
-        lines.append(_line(_per_node(wide, "data_attempts_per_packet"), "node",
-                           f"{label}: attempts per DATA{suffix}"))
+        for metric, name, right in metrics:
+            lines.append(_line(_per_node(wide, metric), "node", f"{label}: {name}{suffix}", right=right))
+    return lines, notes
+
+
+def fig2(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    chain = data["chain"]
+    lines, notes = _per_node_lines(chain, [("rts_attempts_per_packet", "attempts per RTS", False),
+                                           ("data_attempts_per_packet", "attempts per DATA", False)])
     paths = line_figure(lines, out / "fig2", title="Fig. 2: attempts per RTS and per DATA frame along the chain",
                         xlabel="node (1 = source)", ylabel="attempts per packet", xticks=range(1, HOPS + 1))
     wide = _node_metrics(chain, C_SEMI)
@@ -250,17 +258,8 @@ def fig2(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
 
 def fig3(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     chain = data["chain"]
-    lines, notes = [], []
-    for case, dashed in ((C_SEMI, False), (C_NEWRENO, True)):
-        try:
-            wide = _node_metrics(chain, case)
-        except NotReproduced as e:
-            notes.append(f"{case}: not reproduced: {e}")
-            continue
-        label = case.replace(" (reference)", "")
-        suffix = " (reference)" if dashed else ""
-        lines.append(_line(_per_node(wide, "mac_service_time_ms"), "node", f"{label}: MAC sending time{suffix}"))
-        lines.append(_line(_per_node(wide, "queue_mean"), "node", f"{label}: queue length{suffix}", right=True))
+    lines, notes = _per_node_lines(chain, [("mac_service_time_ms", "MAC sending time", False),
+                                           ("queue_mean", "queue length", True)])
     paths = line_figure(lines, out / "fig3", title="Fig. 3: MAC sending time and queue length along the chain",
                         xlabel="node (1 = source)", ylabel="average MAC sending time (ms)",
                         y2label="average queue length (packets)", xticks=range(1, HOPS + 1))

@@ -15,7 +15,11 @@
 //!   on expiry: back off, ssthresh from the controller, cwnd = 1, resend
 //!   from the first unacknowledged segment (go-back-N, as ns-2), and set
 //!   `recover` to the highest segment sent (RFC 6582 section 4).
-//! - Karn: RTT samples only from segments never retransmitted.
+//! - Karn (RFC 6298 section 3): RTT samples only from segments never
+//!   retransmitted, and, as BSD's timer does by cancelling its timing on any
+//!   retransmission, only from segments sent after the last retransmission:
+//!   the ACK that fills a hole also covers segments sent before the
+//!   recovery, whose "RTT" would include it (samples of seconds).
 //! - RFC 3042 limited transmit (optional): one new segment on each of the
 //!   first two duplicate ACKs.
 //! - cwnd grows only while it limits the sending (RFC 7661; Linux
@@ -130,6 +134,8 @@ pub struct Sender {
     total_segments: Option<u64>,
     /// One record per segment in [snd_una, high_tx).
     records: VecDeque<SentRecord>,
+    /// When the sender last retransmitted (RTT timing restarts after it).
+    last_retransmission_at: Option<SimTime>,
     rto_deadline: Option<SimTime>,
     /// The last time sending stopped, cwnd (not rwnd or lack of data) was
     /// the limit.
@@ -158,6 +164,7 @@ impl Sender {
             retransmit_next: None,
             total_segments,
             records: VecDeque::new(),
+            last_retransmission_at: None,
             rto_deadline: None,
             cwnd_limited: true,
             counters: SenderCounters::default(),
@@ -256,6 +263,7 @@ impl Sender {
             record.sent_at = now;
             record.retransmitted = true;
             self.counters.retransmissions += 1;
+            self.last_retransmission_at = Some(now);
         } else {
             self.records.push_back(SentRecord { sent_at: now, retransmitted: false });
             self.high_tx = seq + 1;
@@ -296,9 +304,11 @@ impl Sender {
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
         let acked = (ack - self.snd_una) as u32;
-        // Karn: sample only if the newest acknowledged segment was never resent.
+        // Karn: sample only if the newest acknowledged segment was never
+        // resent and left after the last retransmission.
         let newest = self.records[(ack - 1 - self.snd_una) as usize];
-        let rtt_sample = (!newest.retransmitted).then(|| now.since(newest.sent_at));
+        let timed = !newest.retransmitted && self.last_retransmission_at.is_none_or(|t| newest.sent_at > t);
+        let rtt_sample = timed.then(|| now.since(newest.sent_at));
         if let Some(rtt) = rtt_sample {
             self.rtt.sample(rtt);
             self.state.last_rtt = Some(rtt);
@@ -507,6 +517,11 @@ mod tests {
         assert_eq!(s.state.cong_state, CongState::Open);
         assert_eq!(s.state.cwnd, 2.0);
         assert_eq!(s.counters.retransmissions, 2);
+        // Two samples of 100 ms before the retransmission at 101 ms; the ACKs
+        // of 5 (segment 4, sent at 0 ms) and 14 (segment 13, sent at 100 ms)
+        // cover segments sent before it: not timed. (Timed, the 150 ms
+        // sample would move SRTT to 105.47 ms.)
+        assert_eq!(s.state.srtt, Some(ms(100.0)));
     }
 
     #[test]
