@@ -72,7 +72,13 @@ impl World {
         let now = self.now();
         let end = now + frame.airtime;
         let capture_ratio = self.channel.radio.capture_ratio;
-        let arrival = self.nodes[node.index()].rx.arrive(frame, link.rx_power_w, end, link.decodable, capture_ratio);
+        let arrival = self.nodes[node.index()].rx.arrive(
+            frame,
+            link.rx_power_w,
+            end,
+            link.decodable,
+            capture_ratio,
+        );
         match arrival {
             Arrival::Locked => {
                 self.arm(node, TimerKind::RxEnd, end);
@@ -95,7 +101,10 @@ impl World {
     /// The frame `node` was locked onto has ended.
     pub(crate) fn phy_rx_end(&mut self, node: NodeId) {
         let now = self.now();
-        let lock = self.nodes[node.index()].rx.release().expect("RxEnd without a lock");
+        let lock = self.nodes[node.index()]
+            .rx
+            .release()
+            .expect("RxEnd without a lock");
         let frame = lock.frame;
         let mut decoded = lock.corruption.is_none();
         if decoded && self.frame_lost_to_channel_error(node, &frame) {
@@ -116,10 +125,14 @@ impl World {
     /// The frame error model: a decodable unicast DATA frame addressed to
     /// `node` is lost with the configured probability.
     fn frame_lost_to_channel_error(&mut self, node: NodeId, frame: &Frame) -> bool {
-        if self.packet_error_rate <= 0.0 || frame.kind != FrameKind::Data || frame.receiver != node {
+        if self.packet_error_rate <= 0.0 || frame.kind != FrameKind::Data || frame.receiver != node
+        {
             return false;
         }
-        if !self.nodes[node.index()].error_rng.bernoulli(self.packet_error_rate) {
+        if !self.nodes[node.index()]
+            .error_rng
+            .bernoulli(self.packet_error_rate)
+        {
             return false;
         }
         // Ground truth for the sender's eventual drop cause.
@@ -173,10 +186,16 @@ impl World {
         let now = self.now();
         let n = &self.nodes[node.index()];
         let mac = &n.mac;
-        if mac.medium_busy || mac.exchange != Exchange::Idle || mac.pending_response.is_some() || n.rx.transmitting {
+        if mac.medium_busy
+            || mac.exchange != Exchange::Idle
+            || mac.pending_response.is_some()
+            || n.rx.transmitting
+        {
             return;
         }
-        let Some(slots) = mac.backoff_slots else { return };
+        let Some(slots) = mac.backoff_slots else {
+            return;
+        };
         let at = mac.countdown_from.max(now) + self.timing.slot * slots as u64;
         self.arm(node, TimerKind::Access, at);
     }
@@ -191,7 +210,9 @@ impl World {
     pub(crate) fn mac_access_granted(&mut self, node: NodeId) {
         let now = self.now();
         self.nodes[node.index()].mac.backoff_slots = None;
-        let Some(op) = self.nodes[node.index()].mac.op else { return }; // post-backoff done
+        let Some(op) = self.nodes[node.index()].mac.op else {
+            return;
+        }; // post-backoff done
         if op.uses_rts && self.hop_defers(node, op.item.next_hop) {
             return;
         }
@@ -215,7 +236,8 @@ impl World {
             mac.exchange = Exchange::WaitCts;
             op.rts_attempts += 1;
             // 10.3.2.5: the RTS reserves CTS + DATA + ACK and three SIFS.
-            let duration = timing.sifs * 3 + timing.cts_airtime() + data_airtime + timing.ack_airtime();
+            let duration =
+                timing.sifs * 3 + timing.cts_airtime() + data_airtime + timing.ack_airtime();
             Frame {
                 kind: FrameKind::Rts,
                 transmitter: node,
@@ -228,7 +250,10 @@ impl World {
                 congestion_mark,
                 needs_no_buffer: op.item.packet.is_control()
                     || op.item.packet.dst == op.item.next_hop
-                    || self.hop_control.as_ref().is_some_and(|c| !c.counts(&op.item.packet)),
+                    || self
+                        .hop_control
+                        .as_ref()
+                        .is_some_and(|c| !c.counts(&op.item.packet)),
             }
         } else {
             mac.exchange = Exchange::WaitAck;
@@ -261,7 +286,13 @@ impl World {
                 self.on_air.store_links(slot, links);
             }
             for link in links {
-                self.queue.schedule(now + link.delay, crate::world::Event::RxStart { node: link.node, frame: slot });
+                self.queue.schedule(
+                    now + link.delay,
+                    crate::world::Event::RxStart {
+                        node: link.node,
+                        frame: slot,
+                    },
+                );
             }
         }
         self.mac_update_medium(node);
@@ -293,7 +324,9 @@ impl World {
     /// SIFS after a frame that asked for it: send the CTS, DATA or ACK.
     pub(crate) fn mac_send_response(&mut self, node: NodeId) {
         let mac = &mut self.nodes[node.index()].mac;
-        let Some(frame) = mac.pending_response.take() else { return };
+        let Some(frame) = mac.pending_response.take() else {
+            return;
+        };
         if frame.kind == FrameKind::Data {
             mac.exchange = Exchange::WaitAck;
         }
@@ -330,11 +363,15 @@ impl World {
         match frame.kind {
             FrameKind::Rts => {
                 let n = &self.nodes[node.index()];
-                let may_answer = n.mac.nav_until <= now
+                let may_answer = (n.mac.nav_until <= now || self.timing.cts_ignores_nav)
                     && n.mac.exchange == Exchange::Idle
                     && n.mac.pending_response.is_none()
                     && !n.rx.transmitting;
-                let answer = if may_answer { self.hop_answer_rts(node, &frame) } else { RtsAnswer::Refuse };
+                let answer = if may_answer {
+                    self.hop_answer_rts(node, &frame)
+                } else {
+                    RtsAnswer::Refuse
+                };
                 if answer != RtsAnswer::Refuse {
                     let cts_airtime = self.timing.cts_airtime();
                     let cts = Frame {
@@ -355,7 +392,9 @@ impl World {
             FrameKind::Cts => {
                 let mac = &mut self.nodes[node.index()].mac;
                 let expected = mac.exchange == Exchange::WaitCts
-                    && mac.op.is_some_and(|op| op.item.next_hop == frame.transmitter);
+                    && mac
+                        .op
+                        .is_some_and(|op| op.item.next_hop == frame.transmitter);
                 if !expected {
                     return;
                 }
@@ -385,11 +424,12 @@ impl World {
                     retry: false,
                     packet: None,
                     congestion_mark: false,
-        needs_no_buffer: false,
+                    needs_no_buffer: false,
                 };
                 self.respond_after_sifs(node, ack);
                 let cache = &mut self.nodes[node.index()].mac.last_received_sequence;
-                let duplicate = frame.retry && cache.get(&frame.transmitter) == Some(&frame.sequence);
+                let duplicate =
+                    frame.retry && cache.get(&frame.transmitter) == Some(&frame.sequence);
                 cache.insert(frame.transmitter, frame.sequence);
                 if !duplicate {
                     self.net_receive(node, packet, frame.transmitter);
@@ -398,7 +438,9 @@ impl World {
             FrameKind::Ack => {
                 let mac = &self.nodes[node.index()].mac;
                 let expected = mac.exchange == Exchange::WaitAck
-                    && mac.op.is_some_and(|op| op.item.next_hop == frame.transmitter);
+                    && mac
+                        .op
+                        .is_some_and(|op| op.item.next_hop == frame.transmitter);
                 if expected {
                     self.cancel(node, TimerKind::ResponseTimeout);
                     self.nodes[node.index()].mac.exchange = Exchange::Idle;
@@ -410,8 +452,11 @@ impl World {
 
     /// No CTS or ACK came back in time.
     pub(crate) fn mac_response_timeout(&mut self, node: NodeId) {
-        let (short_limit, long_limit, cw_max) =
-            (self.timing.short_retry_limit, self.timing.long_retry_limit, self.timing.cw_max);
+        let (short_limit, long_limit, cw_max) = (
+            self.timing.short_retry_limit,
+            self.timing.long_retry_limit,
+            self.timing.cw_max,
+        );
         let mac = &mut self.nodes[node.index()].mac;
         let waited_for = mac.exchange;
         mac.exchange = Exchange::Idle;
@@ -483,8 +528,13 @@ impl World {
             // Ground truth: a next hop that moved out of decoding range
             // broke the route; it was not contention.
             let now = self.now();
-            let moved_away = self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
-            let cause = if moved_away { DropCause::RouteBreak } else { cause };
+            let moved_away =
+                self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
+            let cause = if moved_away {
+                DropCause::RouteBreak
+            } else {
+                cause
+            };
             self.drop_packet(node, &op.item.packet, cause);
         }
         self.net_link_failure(node, &op.item.packet, next_hop);
@@ -496,7 +546,11 @@ impl World {
     pub(crate) fn mac_next_hop_has(&self, node: NodeId, op: &TxOp) -> bool {
         op.data_attempts > 0
             && op.item.next_hop != super::BROADCAST
-            && self.nodes[op.item.next_hop.index()].mac.last_received_sequence.get(&node) == Some(&op.sequence)
+            && self.nodes[op.item.next_hop.index()]
+                .mac
+                .last_received_sequence
+                .get(&node)
+                == Some(&op.sequence)
     }
 
     // ------------------------------------------------------------ service
@@ -505,7 +559,11 @@ impl World {
     pub(crate) fn mac_enqueue(&mut self, node: NodeId, item: Queued) {
         let now = self.now();
         let n = &mut self.nodes[node.index()];
-        let pushed = if item.packet.is_control() { n.mac.queue.push_control(item) } else { n.mac.queue.push(item).map(|()| None) };
+        let pushed = if item.packet.is_control() {
+            n.mac.queue.push_control(item)
+        } else {
+            n.mac.queue.push(item).map(|()| None)
+        };
         match pushed {
             Ok(evicted) => {
                 let len = n.mac.queue.len();
@@ -528,7 +586,9 @@ impl World {
         if n.mac.op.is_some() {
             return;
         }
-        let Some(item) = n.mac.queue.pop() else { return };
+        let Some(item) = n.mac.queue.pop() else {
+            return;
+        };
         let len = n.mac.queue.len();
         n.stats.queue_changed(now, len);
         let broadcast = item.next_hop == super::BROADCAST;

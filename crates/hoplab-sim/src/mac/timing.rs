@@ -26,6 +26,8 @@ pub struct MacTiming {
     pub rts_threshold_bytes: u32,
     pub short_retry_limit: u32,
     pub long_retry_limit: u32,
+    /// See `MacConfig::cts_ignores_nav`.
+    pub cts_ignores_nav: bool,
 }
 
 impl MacTiming {
@@ -49,6 +51,7 @@ impl MacTiming {
             rts_threshold_bytes: mac.rts_threshold_bytes,
             short_retry_limit: mac.short_retry_limit,
             long_retry_limit: mac.long_retry_limit,
+            cts_ignores_nav: mac.cts_ignores_nav,
         };
         timing.eifs = sifs + timing.control_airtime(ACK_BYTES) + difs;
         timing
@@ -68,7 +71,11 @@ impl MacTiming {
     /// Airtime of a DATA frame carrying a `packet_bytes` network packet:
     /// unicast at the data rate, broadcast at the basic rate.
     pub fn data_airtime(&self, packet_bytes: u32, broadcast: bool) -> SimDuration {
-        let rate = if broadcast { self.basic_rate_bps } else { self.data_rate_bps };
+        let rate = if broadcast {
+            self.basic_rate_bps
+        } else {
+            self.data_rate_bps
+        };
         self.airtime(DATA_HEADER_BYTES + packet_bytes, rate)
     }
 
@@ -117,16 +124,25 @@ mod tests {
         let t = dsss();
         assert_eq!(t.rts_airtime(), SimDuration::from_nanos(272_000)); // 192 + 160/2
         assert_eq!(t.cts_airtime(), SimDuration::from_nanos(248_000)); // 192 + 112/2
-        // 512 B payload + 8 UDP + 20 IP = 540 B; + 28 = 568 B = 4544 bits at 2 Mbps.
-        assert_eq!(t.data_airtime(540, false), SimDuration::from_nanos(192_000 + 2_272_000));
-        assert_eq!(t.data_airtime(540, true), SimDuration::from_nanos(192_000 + 2_272_000));
+                                                                       // 512 B payload + 8 UDP + 20 IP = 540 B; + 28 = 568 B = 4544 bits at 2 Mbps.
+        assert_eq!(
+            t.data_airtime(540, false),
+            SimDuration::from_nanos(192_000 + 2_272_000)
+        );
+        assert_eq!(
+            t.data_airtime(540, true),
+            SimDuration::from_nanos(192_000 + 2_272_000)
+        );
     }
 
     #[test]
     fn rts_threshold_zero_means_always() {
         let t = dsss();
         assert!(t.uses_rts(28));
-        let t = MacTiming { rts_threshold_bytes: 3000, ..dsss() };
+        let t = MacTiming {
+            rts_threshold_bytes: 3000,
+            ..dsss()
+        };
         assert!(!t.uses_rts(568));
     }
 }

@@ -89,6 +89,11 @@ pub struct AodvConfig {
     /// Upper bound of the uniform jitter before a RREQ is rebroadcast or a
     /// HELLO is sent (ns-2: 10 ms), drawn from the node's routing stream.
     pub broadcast_jitter_ms: f64,
+    /// Replace NODE_TRAVERSAL_TIME in a discovery's waits by the one-hop
+    /// latency measured from the node's last three discoveries of the same
+    /// destination (RREQ to RREP, divided by the route's hops), as ns-2's
+    /// `AODV::PerHopTime` does. Off: the RFC's constant, as ns-3.
+    pub measured_traversal_time: bool,
     /// Packets buffered per node while routes are discovered (ns-2 and
     /// ns-3: 64); on overflow the oldest is dropped (cause `no_route`).
     pub request_queue_packets: u32,
@@ -126,6 +131,7 @@ impl Default for AodvConfig {
             destination_only: false,
             blacklist_on_rrep_failure: false,
             broadcast_jitter_ms: 10.0,
+            measured_traversal_time: true,
             request_queue_packets: 64,
             request_queue_timeout_s: 30.0,
         }
@@ -140,7 +146,10 @@ impl AodvConfig {
             if v > 0.0 && v.is_finite() {
                 Ok(())
             } else {
-                Err(ConfigError::new(key(k), format!("must be a positive number, got {v}")))
+                Err(ConfigError::new(
+                    key(k),
+                    format!("must be a positive number, got {v}"),
+                ))
             }
         };
         let non_negative = |k: &str, v: f64| {
@@ -154,28 +163,46 @@ impl AodvConfig {
             if (min..=255).contains(&v) {
                 Ok(())
             } else {
-                Err(ConfigError::new(key(k), format!("must be in {min}..=255 (an IP TTL), got {v}")))
+                Err(ConfigError::new(
+                    key(k),
+                    format!("must be in {min}..=255 (an IP TTL), got {v}"),
+                ))
             }
         };
         positive("active_route_timeout_s", self.active_route_timeout_s)?;
         if self.allowed_hello_loss < 1 {
-            return Err(ConfigError::new(key("allowed_hello_loss"), "must be at least 1"));
+            return Err(ConfigError::new(
+                key("allowed_hello_loss"),
+                "must be at least 1",
+            ));
         }
         positive("hello_interval_s", self.hello_interval_s)?;
         ttl("local_add_ttl", self.local_add_ttl, 0)?;
         ttl("net_diameter", self.net_diameter, 1)?;
         positive("node_traversal_time_ms", self.node_traversal_time_ms)?;
         if self.rerr_ratelimit < 1 {
-            return Err(ConfigError::new(key("rerr_ratelimit"), "must be at least 1 per second"));
+            return Err(ConfigError::new(
+                key("rerr_ratelimit"),
+                "must be at least 1 per second",
+            ));
         }
         if self.rreq_retries > 30 {
-            return Err(ConfigError::new(key("rreq_retries"), format!("must be at most 30, got {}", self.rreq_retries)));
+            return Err(ConfigError::new(
+                key("rreq_retries"),
+                format!("must be at most 30, got {}", self.rreq_retries),
+            ));
         }
         if self.rreq_ratelimit < 1 {
-            return Err(ConfigError::new(key("rreq_ratelimit"), "must be at least 1 per second"));
+            return Err(ConfigError::new(
+                key("rreq_ratelimit"),
+                "must be at least 1 per second",
+            ));
         }
         if self.timeout_buffer > 255 {
-            return Err(ConfigError::new(key("timeout_buffer"), "must be at most 255"));
+            return Err(ConfigError::new(
+                key("timeout_buffer"),
+                "must be at most 255",
+            ));
         }
         ttl("ttl_start", self.ttl_start, 1)?;
         ttl("ttl_increment", self.ttl_increment, 1)?;
@@ -196,7 +223,10 @@ impl AodvConfig {
         }
         non_negative("broadcast_jitter_ms", self.broadcast_jitter_ms)?;
         if self.request_queue_packets < 1 {
-            return Err(ConfigError::new(key("request_queue_packets"), "must be at least 1"));
+            return Err(ConfigError::new(
+                key("request_queue_packets"),
+                "must be at least 1",
+            ));
         }
         positive("request_queue_timeout_s", self.request_queue_timeout_s)
     }
@@ -232,6 +262,7 @@ pub struct AodvParams {
     pub destination_only: bool,
     pub blacklist_on_rrep_failure: bool,
     pub broadcast_jitter: SimDuration,
+    pub measured_traversal_time: bool,
     pub request_queue_packets: usize,
     pub request_queue_timeout: SimDuration,
 }
@@ -273,13 +304,22 @@ impl AodvParams {
             ttl_increment: clamp_ttl(c.ttl_increment),
             ttl_threshold: clamp_ttl(c.ttl_threshold),
             net_traversal_time,
-            path_discovery_time: c.path_discovery_time_ms.map_or(times(net_traversal_time, 2), ms),
-            my_route_timeout: c.my_route_timeout_s.map_or(times(active_route_timeout, 2), s),
-            delete_period: c
-                .delete_period_s
-                .map_or(times(active_route_timeout.max(hello_interval), DELETE_PERIOD_K), s),
-            blacklist_timeout: c.blacklist_timeout_s.map_or(times(net_traversal_time, c.rreq_retries as u64), s),
-            max_repair_ttl: c.max_repair_ttl.map_or(clamp_ttl(3 * c.net_diameter / 10), clamp_ttl),
+            path_discovery_time: c
+                .path_discovery_time_ms
+                .map_or(times(net_traversal_time, 2), ms),
+            my_route_timeout: c
+                .my_route_timeout_s
+                .map_or(times(active_route_timeout, 2), s),
+            delete_period: c.delete_period_s.map_or(
+                times(active_route_timeout.max(hello_interval), DELETE_PERIOD_K),
+                s,
+            ),
+            blacklist_timeout: c
+                .blacklist_timeout_s
+                .map_or(times(net_traversal_time, c.rreq_retries as u64), s),
+            max_repair_ttl: c
+                .max_repair_ttl
+                .map_or(clamp_ttl(3 * c.net_diameter / 10), clamp_ttl),
             link_layer_feedback: c.link_layer_feedback,
             hello: c.hello,
             local_repair: c.local_repair,
@@ -287,6 +327,7 @@ impl AodvParams {
             destination_only: c.destination_only,
             blacklist_on_rrep_failure: c.blacklist_on_rrep_failure,
             broadcast_jitter: ms(c.broadcast_jitter_ms),
+            measured_traversal_time: c.measured_traversal_time,
             request_queue_packets: c.request_queue_packets as usize,
             request_queue_timeout: s(c.request_queue_timeout_s),
         }
@@ -296,7 +337,20 @@ impl AodvParams {
     /// TIMEOUT_BUFFER) (section 10): how long a RREQ sent with `ttl` waits
     /// for its RREP (section 6.4).
     pub fn ring_traversal_time(&self, ttl: u8) -> SimDuration {
-        times(self.node_traversal_time, 2 * (ttl as u64 + self.timeout_buffer as u64))
+        self.ring_traversal_time_with(self.node_traversal_time, ttl)
+    }
+
+    /// RING_TRAVERSAL_TIME with a given one-hop traversal time (a measured
+    /// one, see `AodvConfig::measured_traversal_time`).
+    pub fn ring_traversal_time_with(
+        &self,
+        node_traversal_time: SimDuration,
+        ttl: u8,
+    ) -> SimDuration {
+        times(
+            node_traversal_time,
+            2 * (ttl as u64 + self.timeout_buffer as u64),
+        )
     }
 
     /// ALLOWED_HELLO_LOSS * HELLO_INTERVAL (sections 6.9, 6.10).
@@ -325,7 +379,11 @@ mod tests {
 
     #[test]
     fn given_values_override_the_derivation() {
-        let c = AodvConfig { net_traversal_time_ms: Some(1000.0), delete_period_s: Some(4.0), ..Default::default() };
+        let c = AodvConfig {
+            net_traversal_time_ms: Some(1000.0),
+            delete_period_s: Some(4.0),
+            ..Default::default()
+        };
         let p = AodvParams::new(&c);
         assert_eq!(p.net_traversal_time, SimDuration::from_secs_f64(1.0));
         assert_eq!(p.path_discovery_time, SimDuration::from_secs_f64(2.0));
@@ -334,11 +392,26 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_key() {
-        let c = AodvConfig { net_diameter: 300, ..Default::default() };
+        let c = AodvConfig {
+            net_diameter: 300,
+            ..Default::default()
+        };
         assert_eq!(c.validate().unwrap_err().key, "routing.aodv.net_diameter");
-        let c = AodvConfig { active_route_timeout_s: -1.0, ..Default::default() };
-        assert_eq!(c.validate().unwrap_err().key, "routing.aodv.active_route_timeout_s");
-        let c = AodvConfig { request_queue_packets: 0, ..Default::default() };
-        assert_eq!(c.validate().unwrap_err().key, "routing.aodv.request_queue_packets");
+        let c = AodvConfig {
+            active_route_timeout_s: -1.0,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err().key,
+            "routing.aodv.active_route_timeout_s"
+        );
+        let c = AodvConfig {
+            request_queue_packets: 0,
+            ..Default::default()
+        };
+        assert_eq!(
+            c.validate().unwrap_err().key,
+            "routing.aodv.request_queue_packets"
+        );
     }
 }

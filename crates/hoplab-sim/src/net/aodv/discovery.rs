@@ -7,13 +7,18 @@ use super::{Discovery, Repair, RoutingTimerKind, SeqNumber};
 use crate::mac::BROADCAST;
 use crate::net::NodeId;
 use crate::stats::DropCause;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::world::{Event, World};
 
 impl World {
     /// Start discovering a route from `node` to `dst` unless a discovery
     /// (or repair) of it is already under way. `repair`: a local repair.
-    pub(crate) fn aodv_start_discovery(&mut self, node: NodeId, dst: NodeId, repair: Option<Repair>) {
+    pub(crate) fn aodv_start_discovery(
+        &mut self,
+        node: NodeId,
+        dst: NodeId,
+        repair: Option<Repair>,
+    ) {
         let now = self.now();
         let n = &mut self.aodv().nodes[node.index()];
         if n.discoveries.contains_key(&dst) {
@@ -26,7 +31,15 @@ impl World {
         }
         n.discoveries.insert(
             dst,
-            Discovery { ttl: 0, attempts_at_max_ttl: 0, timer_at: SimTime::MAX, awaiting_reply: false, started_at: now, repair },
+            Discovery {
+                ttl: 0,
+                attempts_at_max_ttl: 0,
+                timer_at: SimTime::MAX,
+                awaiting_reply: false,
+                started_at: now,
+                last_rreq_at: now,
+                repair,
+            },
         );
         self.aodv_send_rreq(node, dst);
     }
@@ -35,7 +48,14 @@ impl World {
         if let Some(d) = self.aodv().nodes[node.index()].discoveries.get_mut(&dst) {
             d.timer_at = at;
             d.awaiting_reply = awaiting_reply;
-            self.queue.schedule(at, Event::Routing { node, kind: RoutingTimerKind::Discovery, arg: dst.0 });
+            self.queue.schedule(
+                at,
+                Event::Routing {
+                    node,
+                    kind: RoutingTimerKind::Discovery,
+                    arg: dst.0,
+                },
+            );
         }
     }
 
@@ -51,11 +71,25 @@ impl World {
         if allowed > now {
             return self.aodv_arm_discovery(node, dst, allowed, false);
         }
-        let known = n.table.get(dst, now).map(|e| (e.seq_valid.then_some(e.seq), e.hops));
-        let Some(d) = n.discoveries.get_mut(&dst) else { return };
+        let known = n
+            .table
+            .get(dst, now)
+            .map(|e| (e.seq_valid.then_some(e.seq), e.hops));
+        let measured = n
+            .traversal
+            .get(&dst)
+            .and_then(|h| h.mean())
+            .filter(|_| p.measured_traversal_time);
+        let node_traversal_time = measured.unwrap_or(p.node_traversal_time);
+        let Some(d) = n.discoveries.get_mut(&dst) else {
+            return;
+        };
         let ttl = match d.repair {
             // 6.12: TTL = max(MIN_REPAIR_TTL, 0.5 * #hops) + LOCAL_ADD_TTL.
-            Some(r) => r.previous_hops.max(r.hops_to_source / 2).saturating_add(p.local_add_ttl),
+            Some(r) => r
+                .previous_hops
+                .max(r.hops_to_source / 2)
+                .saturating_add(p.local_add_ttl),
             None if d.ttl == 0 => match known {
                 // 6.4: the last known hop count plus TTL_INCREMENT.
                 Some((_, hops)) if hops > 0 => hops.saturating_add(p.ttl_increment),
@@ -74,12 +108,21 @@ impl World {
         .max(1);
         let wait = if d.repair.is_none() && ttl >= p.net_diameter {
             d.attempts_at_max_ttl += 1;
-            // 6.3: binary exponential backoff of the network-wide attempts.
-            super::config::times(p.net_traversal_time, 1u64 << (d.attempts_at_max_ttl - 1).min(30))
+            // 6.3: binary exponential backoff of the network-wide attempts;
+            // NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
+            let net_traversal_time = match measured {
+                Some(t) => super::config::times(t, 2 * p.net_diameter as u64),
+                None => p.net_traversal_time,
+            };
+            super::config::times(
+                net_traversal_time,
+                1u64 << (d.attempts_at_max_ttl - 1).min(30),
+            )
         } else {
-            p.ring_traversal_time(ttl)
+            p.ring_traversal_time_with(node_traversal_time, ttl)
         };
         d.ttl = ttl;
+        d.last_rreq_at = now;
         // 6.1: increment the own sequence number before a discovery's RREQ;
         // 6.3: a fresh RREQ ID.
         n.own_seq = n.own_seq.next();
@@ -99,7 +142,8 @@ impl World {
             orig: node,
             orig_seq: n.own_seq,
         };
-        n.id_cache.seen_or_insert(node, rreq.id, now, p.path_discovery_time);
+        n.id_cache
+            .seen_or_insert(node, rreq.id, now, p.path_discovery_time);
         n.rreq_rate.record(now);
         n.stats.rreq_originated += 1;
         self.aodv_send_control(node, AodvMessage::Rreq(rreq), BROADCAST, ttl, false);
@@ -111,7 +155,9 @@ impl World {
         let now = self.now();
         let retries = self.aodv().params.rreq_retries;
         let n = &mut self.aodv().nodes[node.index()];
-        let Some(d) = n.discoveries.get_mut(&dst) else { return };
+        let Some(d) = n.discoveries.get_mut(&dst) else {
+            return;
+        };
         if d.timer_at != now {
             return; // a stale arming
         }
@@ -152,14 +198,24 @@ impl World {
     pub(crate) fn aodv_discovery_succeeded(&mut self, node: NodeId, dst: NodeId) {
         let now = self.now();
         let n = &mut self.aodv().nodes[node.index()];
-        let Some(d) = n.discoveries.remove(&dst) else { return };
+        let Some(d) = n.discoveries.remove(&dst) else {
+            return;
+        };
         match d.repair {
             None => {
                 n.stats.discoveries_succeeded += 1;
                 n.stats.discovery_time_total_ns += now.since(d.started_at).as_nanos() as u128;
+                // ns-2 recvReply: rt_disc_latency = (now - RREQ time) / hops.
+                if let Some(hops) = n.table.valid(dst, now).map(|e| e.hops).filter(|&h| h > 0) {
+                    let per_hop = SimDuration(now.since(d.last_rreq_at).0 / hops as u64);
+                    n.traversal.entry(dst).or_default().record(per_hop);
+                }
             }
             Some(r) => {
-                let longer = n.table.valid(dst, now).filter(|e| e.hops > r.previous_hops && !e.precursors.is_empty());
+                let longer = n
+                    .table
+                    .valid(dst, now)
+                    .filter(|e| e.hops > r.previous_hops && !e.precursors.is_empty());
                 if let Some(e) = longer {
                     let seq = e.seq;
                     self.aodv_send_rerr(node, &[(dst, seq)], true);

@@ -69,7 +69,7 @@ pub use seqno::SeqNumber;
 
 use crate::engine::{RngStreams, Stream, StreamPurpose};
 use crate::net::{NodeId, Packet};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use id_cache::RreqIdCache;
 use neighbours::{Neighbours, RateLimit};
 use request_queue::RequestQueue;
@@ -92,7 +92,35 @@ pub struct Discovery {
     /// The timer waits for a RREP (true) or for the RREQ rate limit (false).
     pub awaiting_reply: bool,
     pub started_at: SimTime,
+    /// When the last RREQ of this discovery left (the measured traversal
+    /// time counts from it, as ns-2's `rp_timestamp`).
+    pub last_rreq_at: SimTime,
     pub repair: Option<Repair>,
+}
+
+/// The one-hop latencies of a node's last discoveries of one destination
+/// (ns-2 `rt_disc_latency`, MAX_HISTORY = 3).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TraversalHistory {
+    samples: [SimDuration; TraversalHistory::LEN],
+    recorded: usize,
+}
+
+impl TraversalHistory {
+    const LEN: usize = 3;
+
+    pub fn record(&mut self, per_hop: SimDuration) {
+        self.samples[self.recorded % Self::LEN] = per_hop;
+        self.recorded += 1;
+    }
+
+    /// The mean of the kept samples; None before the first.
+    pub fn mean(&self) -> Option<SimDuration> {
+        let kept = self.recorded.min(Self::LEN);
+        (kept > 0).then(|| {
+            SimDuration(self.samples[..kept].iter().map(|d| d.0).sum::<u64>() / kept as u64)
+        })
+    }
 }
 
 /// A local repair (6.12).
@@ -144,6 +172,8 @@ pub struct AodvNode {
     pub id_cache: RreqIdCache,
     pub queue: RequestQueue,
     pub discoveries: BTreeMap<NodeId, Discovery>,
+    /// Measured one-hop traversal times, by destination.
+    pub traversal: BTreeMap<NodeId, TraversalHistory>,
     pub neighbours: Neighbours,
     pub rreq_rate: RateLimit,
     pub rerr_rate: RateLimit,
@@ -182,8 +212,12 @@ impl Aodv {
                 rreq_id: 0,
                 table: RoutingTable::new(params.delete_period),
                 id_cache: RreqIdCache::default(),
-                queue: RequestQueue::new(params.request_queue_packets, params.request_queue_timeout),
+                queue: RequestQueue::new(
+                    params.request_queue_packets,
+                    params.request_queue_timeout,
+                ),
                 discoveries: BTreeMap::new(),
+                traversal: BTreeMap::new(),
                 neighbours: Neighbours::default(),
                 rreq_rate: RateLimit::default(),
                 rerr_rate: RateLimit::default(),
@@ -193,7 +227,12 @@ impl Aodv {
                 stats: AodvStats::default(),
             })
             .collect();
-        Aodv { params, nodes, pending: Vec::new(), free_pending: Vec::new() }
+        Aodv {
+            params,
+            nodes,
+            pending: Vec::new(),
+            free_pending: Vec::new(),
+        }
     }
 
     fn park(&mut self, send: PendingSend) -> u32 {
@@ -230,4 +269,27 @@ pub enum RoutingTimerKind {
     Hello = 1,
     /// A jittered control packet may go (argument: its parking slot).
     Send = 2,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn traversal_history_is_the_mean_of_the_last_three_discoveries() {
+        let ms = |v: u64| SimDuration::from_nanos(v * 1_000_000);
+        let mut h = TraversalHistory::default();
+        assert_eq!(
+            h.mean(),
+            None,
+            "no discovery yet: NODE_TRAVERSAL_TIME applies"
+        );
+        h.record(ms(6));
+        assert_eq!(h.mean(), Some(ms(6)));
+        h.record(ms(9));
+        assert_eq!(h.mean(), Some(SimDuration::from_nanos(7_500_000)));
+        h.record(ms(3));
+        h.record(ms(12)); // replaces the oldest (6): (9 + 3 + 12) / 3
+        assert_eq!(h.mean(), Some(ms(8)));
+    }
 }

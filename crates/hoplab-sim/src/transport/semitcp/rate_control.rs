@@ -44,6 +44,14 @@
 //!   APR stays below (HAPR + LAPR) / 2 (one hop: APR near 1) Algorithm 1
 //!   would halve Stimer forever, down to nanoseconds: a storm of timer
 //!   events (found with AODV's one-hop flows in seed 000's mobile scenario).
+//! - After each change of the rate the next `settle_frames` = 20 frames
+//!   are not sampled: the queues a faster rate left along the path take a
+//!   few hundred milliseconds to drain, and frames sent meanwhile measure
+//!   the old rate. Without this, at 4 hops (AODV) the first window after
+//!   halving the rate still averaged APR 1.2 (transient frames at 2-3
+//!   attempts, the rest at 1.0): inside the stop band, so the search
+//!   stopped at half the peak rate. `settle_frames = 0` is the paper's
+//!   literal algorithm.
 //! - The ±20 % restart compares consecutive estimates taken at the same
 //!   rate: it runs in step 4. Algorithm 1 also lists it inside step 3, but
 //!   there each iteration changes the rate on purpose and Table 1 itself
@@ -72,6 +80,9 @@ pub struct RateControlConfig {
     /// The search stops when its bounds are this close (1 kbps).
     pub resolution_kbps: f64,
     pub restart_during_search: bool,
+    /// Frames ignored after each change of the rate before sampling
+    /// resumes (a Decision, see the module doc).
+    pub settle_frames: u32,
 }
 
 impl Default for RateControlConfig {
@@ -85,6 +96,7 @@ impl Default for RateControlConfig {
             restart_change: 0.2,
             resolution_kbps: 1.0,
             restart_during_search: false,
+            settle_frames: 20,
         }
     }
 }
@@ -121,7 +133,11 @@ pub struct MovingAverage {
 
 impl MovingAverage {
     pub fn new(window: usize) -> Self {
-        MovingAverage { window: window.max(1), samples: VecDeque::with_capacity(window.max(1)), mean: 0.0 }
+        MovingAverage {
+            window: window.max(1),
+            samples: VecDeque::with_capacity(window.max(1)),
+            mean: 0.0,
+        }
     }
 
     pub fn push(&mut self, sample: f64) {
@@ -158,6 +174,8 @@ pub struct BinarySearchRateControl {
     apr: MovingAverage,
     mst_s: MovingAverage,
     fresh_samples: u32,
+    /// Frames still to be ignored after the last rate change.
+    settling: u32,
     /// The frames of the sample being gathered: (count, attempts, seconds).
     pending: (u32, u64, f64),
     pub phase: Phase,
@@ -188,6 +206,7 @@ impl BinarySearchRateControl {
             apr: MovingAverage::new(n0),
             mst_s: MovingAverage::new(n0),
             fresh_samples: 0,
+            settling: 0,
             pending: (0, 0, 0.0),
             phase: Phase::Aggressive,
             high_apr: 0.0,
@@ -240,6 +259,10 @@ impl BinarySearchRateControl {
     /// MAC sending time (A(n) and T_s(n) are means over
     /// `frames_per_sample` such packets). Returns true when the rate changed.
     pub fn on_sample(&mut self, rts_attempts: u32, mac_sending_time_s: f64) -> bool {
+        if self.settling > 0 {
+            self.settling -= 1;
+            return false;
+        }
         let (frames, attempts, seconds) = &mut self.pending;
         *frames += 1;
         *attempts += rts_attempts as u64;
@@ -259,7 +282,11 @@ impl BinarySearchRateControl {
         self.fresh_samples = 0;
         let before = self.rate_kbps;
         self.decide(self.apr.mean());
-        self.rate_kbps != before
+        let changed = self.rate_kbps != before;
+        if changed {
+            self.settling = self.config.settle_frames;
+        }
+        changed
     }
 
     /// One decision on a fresh window's estimate.
@@ -360,7 +387,10 @@ mod tests {
     fn slow_start_stops_at_the_phy_rate() {
         // One hop: APR stays at 1.0, below (HAPR + LAPR) / 2 = 1.1 with HAPR
         // 1.2; MST 5 ms: 819 -> 1638 kbps, then no doubling past 2 Mbps.
-        let config = RateControlConfig { frames_per_sample: 1, ..Default::default() };
+        let config = RateControlConfig {
+            frames_per_sample: 1,
+            ..Default::default()
+        };
         let mut rc = BinarySearchRateControl::new(config, 512);
         rc.max_rate_kbps = 2000.0;
         for k in 0..10 {
@@ -384,7 +414,11 @@ mod tests {
         // One sample so far: A = 20 / 10 = 2.0, T_s = 10 ms.
         assert!((rc.apr_estimate() - 2.0).abs() < 1e-12);
         assert!((rc.mst_estimate_s() - 0.010).abs() < 1e-12);
-        assert_eq!(rc.phase, Phase::Aggressive, "a decision needs n0 = 10 samples");
+        assert_eq!(
+            rc.phase,
+            Phase::Aggressive,
+            "a decision needs n0 = 10 samples"
+        );
         for _ in 0..90 {
             rc.on_sample(3, 0.020);
         }
@@ -409,36 +443,62 @@ mod tests {
     fn table_1_sequence_stops_in_the_sixth_iteration() {
         // Seed 000 Table 1: HAPR = 3.3, LAPR = 1, range 0-240 kbps; the APR
         // oracle answers 2.7, 1.2, 3.3, 3.3, 1.2, 1.7 (thresholds 1.29 and 2.15).
-        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
+        let mut rc = BinarySearchRateControl::in_binary_search(
+            RateControlConfig::default(),
+            512,
+            3.3,
+            0.0,
+            240.0,
+        );
         let answers = [2.7, 1.2, 3.3, 3.3, 1.2, 1.7];
         let mut rates = vec![rc.rate_kbps.unwrap()];
         for (i, &apr) in answers.iter().enumerate() {
-            assert_eq!(rc.phase, Phase::BinarySearch, "still searching before iteration {i}");
+            assert_eq!(
+                rc.phase,
+                Phase::BinarySearch,
+                "still searching before iteration {i}"
+            );
             feed_window(&mut rc, apr);
             rates.push(rc.rate_kbps.unwrap());
         }
         assert_eq!(rates[..6], [240.0, 120.0, 180.0, 150.0, 135.0, 142.5]);
         assert_eq!(rc.phase, Phase::Steady);
         assert_eq!(rc.iterations, 6);
-        assert_eq!(rc.rate_kbps, Some(142.5), "the stopping iteration keeps its rate");
+        assert_eq!(
+            rc.rate_kbps,
+            Some(142.5),
+            "the stopping iteration keeps its rate"
+        );
     }
 
     #[test]
     fn moving_average_matches_brute_force() {
         let mut ma = MovingAverage::new(10);
-        let samples: Vec<f64> = (0..200).map(|i| ((i * 7919) % 13) as f64 + 0.25 * (i % 3) as f64).collect();
+        let samples: Vec<f64> = (0..200)
+            .map(|i| ((i * 7919) % 13) as f64 + 0.25 * (i % 3) as f64)
+            .collect();
         for (i, &s) in samples.iter().enumerate() {
             ma.push(s);
             let from = (i + 1).saturating_sub(10);
             let window = &samples[from..=i];
             let brute = window.iter().sum::<f64>() / window.len() as f64;
-            assert!((ma.mean() - brute).abs() < 1e-9, "sample {i}: {} vs {brute}", ma.mean());
+            assert!(
+                (ma.mean() - brute).abs() < 1e-9,
+                "sample {i}: {} vs {brute}",
+                ma.mean()
+            );
         }
     }
 
     #[test]
     fn steady_state_restarts_on_a_twenty_percent_jump() {
-        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
+        let mut rc = BinarySearchRateControl::in_binary_search(
+            RateControlConfig::default(),
+            512,
+            3.3,
+            0.0,
+            240.0,
+        );
         // 240 -> 120 -> 180 -> 150 -> 135 -> 142.5 (steady at 1.7).
         for apr in [2.7, 1.2, 3.3, 3.3, 1.2, 1.7] {
             feed_window(&mut rc, apr);
@@ -452,11 +512,48 @@ mod tests {
         assert_eq!(rc.rate_kbps, None, "step 1 sends by buffer");
         assert_eq!(rc.restarts, 1);
         // And a 20 % drop restarts too.
-        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
+        let mut rc = BinarySearchRateControl::in_binary_search(
+            RateControlConfig::default(),
+            512,
+            3.3,
+            0.0,
+            240.0,
+        );
         for apr in [2.7, 1.2, 3.3, 3.3, 1.2, 1.7, 1.3] {
             feed_window(&mut rc, apr);
         }
         assert_eq!(rc.phase, Phase::Aggressive);
+    }
+
+    #[test]
+    fn frames_right_after_a_rate_change_are_not_sampled() {
+        // One frame per sample, n0 = 10, 20 frames of settling. Step 1: ten
+        // frames of 3 attempts and 20 ms: HAPR 3, slow start at 204.8 kbps.
+        let config = RateControlConfig {
+            frames_per_sample: 1,
+            settle_frames: 20,
+            ..RateControlConfig::default()
+        };
+        let mut rc = BinarySearchRateControl::new(config, 512);
+        for _ in 0..10 {
+            rc.on_sample(3, 0.020);
+        }
+        assert_eq!(rc.phase, Phase::SlowStart);
+        let start = rc.rate_kbps.unwrap();
+        assert!((start - 204.8).abs() < 1e-9);
+        // The queues of step 1 drain: 20 more frames at 3 attempts. Were
+        // they sampled, the estimate 3.0 >= (3 + 1) / 2 would end slow start.
+        for _ in 0..20 {
+            assert!(!rc.on_sample(3, 0.020));
+        }
+        assert_eq!((rc.phase, rc.rate_kbps), (Phase::SlowStart, Some(start)));
+        // Ten frames at the new rate, one attempt each: too low, double.
+        for _ in 0..9 {
+            assert!(!rc.on_sample(1, 0.005));
+        }
+        assert!(rc.on_sample(1, 0.005));
+        assert_eq!(rc.rate_kbps, Some(2.0 * start));
+        assert!((rc.apr_estimate() - 1.0).abs() < 1e-12);
     }
 
     #[test]
@@ -467,8 +564,12 @@ mod tests {
         // -> 819.2 (APR 3.0 >= 2.0: high bound; 409.6 the low bound); the
         // search then goes 614.4 (3.0), 512 (3.0), 460.8 (1.1), 486.4, 499.2
         // (1.1), 505.6 (3.0), 502.4 (3.0), 500.8 (3.0), 500: bounds within
-        // 1 kbps, stop.
-        let config = RateControlConfig { frames_per_sample: 1, ..RateControlConfig::default() };
+        // 1 kbps, stop. The oracle has no transients: no settling.
+        let config = RateControlConfig {
+            frames_per_sample: 1,
+            settle_frames: 0,
+            ..RateControlConfig::default()
+        };
         let mut rc = BinarySearchRateControl::new(config, 512);
         let attempts_for = |rate: Option<f64>| -> [u32; 10] {
             match rate {
@@ -498,6 +599,9 @@ mod tests {
         // The search settles on the 500 kbps step within 1 kbps.
         assert_eq!(rc.phase, Phase::Steady);
         let settled = rc.rate_kbps.unwrap();
-        assert!((settled - 500.0).abs() < 1.0, "settled at {settled} ({r:?})");
+        assert!(
+            (settled - 500.0).abs() < 1.0,
+            "settled at {settled} ({r:?})"
+        );
     }
 }
