@@ -49,10 +49,10 @@
 //!   left along the path drain. Measured on the AODV chain (8 seeds): with
 //!   the RFC's constant NODE_TRAVERSAL_TIME, 20 frames lower the goodput at
 //!   7 and 14 hops (119 -> 107, 82 -> 65 kbps); with the measured traversal
-//!   time (`routing.aodv.measured_traversal_time`) they raise it at 4 and 7
-//!   hops (126 -> 160 at 4, where the first window after halving the rate
-//!   otherwise averages APR 1.2, inside the stop band, and the search stops
-//!   at half the peak).
+//!   time (`routing.aodv.measured_traversal_time`, 12 seeds) they raise it
+//!   at 4 and 7 hops (152 -> 170, 119 -> 136; at 4 hops the first window
+//!   after halving the rate otherwise averages APR 1.2, inside the stop
+//!   band, and the search stops at half the peak).
 //! - The ±20 % restart compares consecutive estimates taken at the same
 //!   rate: it runs in step 4. Algorithm 1 also lists it inside step 3, but
 //!   there each iteration changes the rate on purpose and Table 1 itself
