@@ -158,3 +158,25 @@ def test_run_reports_invalid_scenarios(small_chain: Path) -> None:
     with pytest.raises(hoplab.ScenarioError) as caught:
         hoplab.run(scenario)
     assert caught.value.key == "flows[0].dst"
+
+
+@pytest.mark.parametrize(
+    ("key", "bad"),
+    [
+        ("mac.cts_ignores_nav", "yes"),
+        ("routing.aodv.measured_traversal_time", 3),
+        ("semitcp.rate_control.settle_frames", -1),
+    ],
+)
+def test_ns2_compatibility_switches_are_validated(small_chain: Path, key: str, bad: object) -> None:
+    # The switches toward ns-2's behaviour are scenario keys like any other:
+    # accepted with their type, refused naming the key otherwise.
+    scenario = hoplab.load_scenario(small_chain)
+    good = {"mac.cts_ignores_nav": True, "routing.aodv.measured_traversal_time": True,
+            "semitcp.rate_control.settle_frames": 20}[key]
+    if key.startswith("routing.aodv"):
+        scenario = scenario.set("routing.protocol", "aodv")
+    assert scenario.set(key, good).validate()
+    with pytest.raises(hoplab.ScenarioError) as caught:
+        scenario.set(key, bad).validate()
+    assert caught.value.key == key
