@@ -19,10 +19,7 @@ pub struct ConfigError {
 
 impl ConfigError {
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError {
-            key: key.into(),
-            message: message.into(),
-        }
+        ConfigError { key: key.into(), message: message.into() }
     }
 }
 
@@ -101,12 +98,7 @@ pub struct SemiTcpConfig {
 
 impl Default for SemiTcpConfig {
     fn default() -> Self {
-        SemiTcpConfig {
-            reserved_packets: 1,
-            hop_control: true,
-            mac: Default::default(),
-            rate_control: Default::default(),
-        }
+        SemiTcpConfig { reserved_packets: 1, hop_control: true, mac: Default::default(), rate_control: Default::default() }
     }
 }
 
@@ -114,23 +106,12 @@ impl SemiTcpConfig {
     fn validate(&self) -> Result<(), ConfigError> {
         at_least("semitcp.reserved_packets", self.reserved_packets, 1)?;
         non_negative("semitcp.mac.hold_ms", self.mac.hold_ms)?;
-        at_least(
-            "semitcp.mac.release_data_frames",
-            self.mac.release_data_frames,
-            1,
-        )?;
+        at_least("semitcp.mac.release_data_frames", self.mac.release_data_frames, 1)?;
         let rc = &self.rate_control;
         at_least("semitcp.rate_control.window_samples", rc.window_samples, 1)?;
-        at_least(
-            "semitcp.rate_control.frames_per_sample",
-            rc.frames_per_sample,
-            1,
-        )?;
+        at_least("semitcp.rate_control.frames_per_sample", rc.frames_per_sample, 1)?;
         positive("semitcp.rate_control.low_apr", rc.low_apr)?;
-        positive(
-            "semitcp.rate_control.too_high_fraction",
-            rc.too_high_fraction,
-        )?;
+        positive("semitcp.rate_control.too_high_fraction", rc.too_high_fraction)?;
         positive("semitcp.rate_control.too_low_fraction", rc.too_low_fraction)?;
         if rc.too_low_fraction >= rc.too_high_fraction {
             return Err(ConfigError::new(
@@ -184,20 +165,14 @@ impl Default for TcpConfig {
 impl TcpConfig {
     fn validate(&self) -> Result<(), ConfigError> {
         if !(self.initial_cwnd_segments >= 1.0 && self.initial_cwnd_segments.is_finite()) {
-            return Err(ConfigError::new(
-                "tcp.initial_cwnd_segments",
-                "must be at least 1",
-            ));
+            return Err(ConfigError::new("tcp.initial_cwnd_segments", "must be at least 1"));
         }
         at_least("tcp.rwnd_segments", self.rwnd_segments, 1)?;
         non_negative("tcp.min_rto_ms", self.min_rto_ms)?;
         positive("tcp.initial_rto_ms", self.initial_rto_ms)?;
         positive("tcp.max_rto_ms", self.max_rto_ms)?;
         if self.max_rto_ms < self.min_rto_ms {
-            return Err(ConfigError::new(
-                "tcp.max_rto_ms",
-                format!("must be >= min_rto_ms ({})", self.min_rto_ms),
-            ));
+            return Err(ConfigError::new("tcp.max_rto_ms", format!("must be >= min_rto_ms ({})", self.min_rto_ms)));
         }
         non_negative("tcp.clock_granularity_ms", self.clock_granularity_ms)?;
         positive("tcp.delayed_ack_ms", self.delayed_ack_ms)?;
@@ -426,26 +401,10 @@ pub struct TopologyConfig {
 /// The validated topology.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TopologyShape {
-    Chain {
-        nodes: u32,
-        spacing_m: f64,
-    },
-    Grid {
-        rows: u32,
-        cols: u32,
-        spacing_m: f64,
-    },
-    Random {
-        nodes: u32,
-        width_m: f64,
-        height_m: f64,
-        max_tries: u32,
-    },
-    Explicit {
-        positions: Vec<[f64; 2]>,
-        links: Vec<LinkConfig>,
-        wired_nodes: Vec<u32>,
-    },
+    Chain { nodes: u32, spacing_m: f64 },
+    Grid { rows: u32, cols: u32, spacing_m: f64 },
+    Random { nodes: u32, width_m: f64, height_m: f64, max_tries: u32 },
+    Explicit { positions: Vec<[f64; 2]>, links: Vec<LinkConfig>, wired_nodes: Vec<u32> },
     WiredCumWireless(WiredCumWireless),
 }
 
@@ -484,10 +443,7 @@ impl TopologyConfig {
     /// return the typed shape.
     pub fn shape(&self) -> Result<TopologyShape, ConfigError> {
         let kind = self.kind;
-        let kind_name = serde_json::to_value(kind)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_default();
+        let kind_name = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
         let allowed: &[&str] = match kind {
             TopologyKind::Chain => &["nodes", "spacing_m"],
             TopologyKind::Grid => &["rows", "cols", "spacing_m"],
@@ -536,19 +492,11 @@ impl TopologyConfig {
             if is_present && !allowed.contains(&key) {
                 return Err(ConfigError::new(
                     format!("topology.{key}"),
-                    format!(
-                        "not used by kind = \"{kind_name}\" (its keys: {})",
-                        allowed.join(", ")
-                    ),
+                    format!("not used by kind = \"{kind_name}\" (its keys: {})", allowed.join(", ")),
                 ));
             }
         }
-        let need = |key: &str| {
-            ConfigError::new(
-                format!("topology.{key}"),
-                format!("required for kind = \"{kind_name}\""),
-            )
-        };
+        let need = |key: &str| ConfigError::new(format!("topology.{key}"), format!("required for kind = \"{kind_name}\""));
         Ok(match kind {
             TopologyKind::Chain => TopologyShape::Chain {
                 nodes: self.nodes.ok_or_else(|| need("nodes"))?,
@@ -667,27 +615,17 @@ impl MobilityConfig {
         ];
         if self.model == MobilityModel::Static {
             if let Some((key, _)) = present.iter().find(|(_, p)| *p) {
-                return Err(ConfigError::new(
-                    format!("mobility.{key}"),
-                    "not used by model = \"static\"",
-                ));
+                return Err(ConfigError::new(format!("mobility.{key}"), "not used by model = \"static\""));
             }
             return Ok(());
         }
-        let max = self.max_speed_mps.ok_or_else(|| {
-            ConfigError::new(
-                "mobility.max_speed_mps",
-                "required for model = \"random_waypoint\"",
-            )
-        })?;
+        let max =
+            self.max_speed_mps.ok_or_else(|| ConfigError::new("mobility.max_speed_mps", "required for model = \"random_waypoint\""))?;
         positive("mobility.max_speed_mps", max)?;
         let min = self.min_speed_mps.unwrap_or(0.0);
         non_negative("mobility.min_speed_mps", min)?;
         if min > max {
-            return Err(ConfigError::new(
-                "mobility.min_speed_mps",
-                format!("must be <= max_speed_mps ({max}), got {min}"),
-            ));
+            return Err(ConfigError::new("mobility.min_speed_mps", format!("must be <= max_speed_mps ({max}), got {min}")));
         }
         non_negative("mobility.pause_s", self.pause_s.unwrap_or(0.0))?;
         non_negative("mobility.start_s", self.start_s.unwrap_or(0.0))?;
@@ -710,22 +648,13 @@ impl MobilityConfig {
                 None => {}
             }
         }
-        if let TopologyShape::Explicit {
-            links, wired_nodes, ..
-        } = topology
-        {
+        if let TopologyShape::Explicit { links, wired_nodes, .. } = topology {
             if !links.is_empty() || !wired_nodes.is_empty() {
-                return Err(ConfigError::new(
-                    "mobility.model",
-                    "moving nodes are not supported with wired links",
-                ));
+                return Err(ConfigError::new("mobility.model", "moving nodes are not supported with wired links"));
             }
         }
         if matches!(topology, TopologyShape::WiredCumWireless(_)) {
-            return Err(ConfigError::new(
-                "mobility.model",
-                "moving nodes are not supported with wired links",
-            ));
+            return Err(ConfigError::new("mobility.model", "moving nodes are not supported with wired links"));
         }
         Ok(())
     }
@@ -733,9 +662,7 @@ impl MobilityConfig {
     /// The area nodes move in: the given one, else the random topology's.
     pub fn area_m(&self, topology: &TopologyShape) -> (f64, f64) {
         let (w, h) = match topology {
-            TopologyShape::Random {
-                width_m, height_m, ..
-            } => (*width_m, *height_m),
+            TopologyShape::Random { width_m, height_m, .. } => (*width_m, *height_m),
             _ => (0.0, 0.0),
         };
         (self.width_m.unwrap_or(w), self.height_m.unwrap_or(h))
@@ -743,18 +670,11 @@ impl MobilityConfig {
 }
 
 impl RoutingConfig {
-    fn validate(
-        &self,
-        topology: &TopologyShape,
-        mobility: MobilityModel,
-    ) -> Result<(), ConfigError> {
+    fn validate(&self, topology: &TopologyShape, mobility: MobilityModel) -> Result<(), ConfigError> {
         match self.protocol {
             RoutingProtocol::Static => {
                 if self.aodv.is_some() {
-                    return Err(ConfigError::new(
-                        "routing.aodv",
-                        "only for protocol = \"aodv\"",
-                    ));
+                    return Err(ConfigError::new("routing.aodv", "only for protocol = \"aodv\""));
                 }
                 if mobility != MobilityModel::Static {
                     return Err(ConfigError::new(
@@ -768,17 +688,12 @@ impl RoutingConfig {
                     aodv.validate()?;
                 }
                 let wired = match topology {
-                    TopologyShape::Explicit {
-                        links, wired_nodes, ..
-                    } => !links.is_empty() || !wired_nodes.is_empty(),
+                    TopologyShape::Explicit { links, wired_nodes, .. } => !links.is_empty() || !wired_nodes.is_empty(),
                     TopologyShape::WiredCumWireless(_) => true,
                     _ => false,
                 };
                 if wired {
-                    return Err(ConfigError::new(
-                        "routing.protocol",
-                        "aodv runs over 802.11 only; wired links need protocol = \"static\"",
-                    ));
+                    return Err(ConfigError::new("routing.protocol", "aodv runs over 802.11 only; wired links need protocol = \"static\""));
                 }
             }
         }
@@ -815,9 +730,7 @@ pub struct StatsConfig {
 
 impl Default for StatsConfig {
     fn default() -> Self {
-        StatsConfig {
-            series_interval_s: 1.0,
-        }
+        StatsConfig { series_interval_s: 1.0 }
     }
 }
 
@@ -943,9 +856,7 @@ impl Scenario {
     /// Number of nodes the topology creates (0 if the topology is invalid).
     pub fn node_count(&self) -> u32 {
         match self.topology.shape() {
-            Ok(TopologyShape::Chain { nodes, .. }) | Ok(TopologyShape::Random { nodes, .. }) => {
-                nodes
-            }
+            Ok(TopologyShape::Chain { nodes, .. }) | Ok(TopologyShape::Random { nodes, .. }) => nodes,
             Ok(TopologyShape::Grid { rows, cols, .. }) => rows.saturating_mul(cols),
             Ok(TopologyShape::Explicit { positions, .. }) => positions.len() as u32,
             Ok(TopologyShape::WiredCumWireless(w)) => w.node_count(),
@@ -959,10 +870,7 @@ impl Scenario {
         if !(self.warmup_s >= 0.0 && self.warmup_s < self.duration_s) {
             return Err(ConfigError::new(
                 "warmup_s",
-                format!(
-                    "must be >= 0 and below duration_s ({}), got {}",
-                    self.duration_s, self.warmup_s
-                ),
+                format!("must be >= 0 and below duration_s ({}), got {}", self.duration_s, self.warmup_s),
             ));
         }
         self.radio.validate()?;
@@ -976,31 +884,19 @@ impl Scenario {
         match (self.errors.model, self.errors.packet_error_rate) {
             (ErrorModelKind::None, None) => {}
             (ErrorModelKind::None, Some(_)) => {
-                return Err(ConfigError::new(
-                    "errors.packet_error_rate",
-                    "not used by model = \"none\"",
-                ));
+                return Err(ConfigError::new("errors.packet_error_rate", "not used by model = \"none\""));
             }
             (ErrorModelKind::Uniform, None) => {
-                return Err(ConfigError::new(
-                    "errors.packet_error_rate",
-                    "required for model = \"uniform\"",
-                ));
+                return Err(ConfigError::new("errors.packet_error_rate", "required for model = \"uniform\""));
             }
             (ErrorModelKind::Uniform, Some(per)) => {
                 if !(0.0..=1.0).contains(&per) {
-                    return Err(ConfigError::new(
-                        "errors.packet_error_rate",
-                        format!("must be in [0, 1], got {per}"),
-                    ));
+                    return Err(ConfigError::new("errors.packet_error_rate", format!("must be in [0, 1], got {per}")));
                 }
             }
         }
         if !(self.stats.series_interval_s >= 0.0 && self.stats.series_interval_s.is_finite()) {
-            return Err(ConfigError::new(
-                "stats.series_interval_s",
-                "must be >= 0 (0 disables series)",
-            ));
+            return Err(ConfigError::new("stats.series_interval_s", "must be >= 0 (0 disables series)"));
         }
         let n = self.node_count();
         for (i, flow) in self.flows.iter().enumerate() {
@@ -1015,49 +911,27 @@ impl Scenario {
                 at_least("topology.nodes", nodes, 2)?;
                 positive("topology.spacing_m", spacing_m)?;
             }
-            TopologyShape::Grid {
-                rows,
-                cols,
-                spacing_m,
-            } => {
+            TopologyShape::Grid { rows, cols, spacing_m } => {
                 at_least("topology.rows", rows, 1)?;
                 at_least("topology.cols", cols, 1)?;
                 if rows.saturating_mul(cols) < 2 {
-                    return Err(ConfigError::new(
-                        "topology.cols",
-                        "rows * cols must be at least 2",
-                    ));
+                    return Err(ConfigError::new("topology.cols", "rows * cols must be at least 2"));
                 }
                 positive("topology.spacing_m", spacing_m)?;
             }
-            TopologyShape::Random {
-                nodes,
-                width_m,
-                height_m,
-                max_tries,
-            } => {
+            TopologyShape::Random { nodes, width_m, height_m, max_tries } => {
                 at_least("topology.nodes", nodes, 2)?;
                 positive("topology.width_m", width_m)?;
                 positive("topology.height_m", height_m)?;
                 at_least("topology.max_tries", max_tries, 1)?;
             }
-            TopologyShape::Explicit {
-                positions,
-                links,
-                wired_nodes,
-            } => {
+            TopologyShape::Explicit { positions, links, wired_nodes } => {
                 if positions.len() < 2 {
-                    return Err(ConfigError::new(
-                        "topology.positions",
-                        "needs at least 2 nodes",
-                    ));
+                    return Err(ConfigError::new("topology.positions", "needs at least 2 nodes"));
                 }
                 for (i, p) in positions.iter().enumerate() {
                     if !(p[0].is_finite() && p[1].is_finite()) {
-                        return Err(ConfigError::new(
-                            format!("topology.positions[{i}]"),
-                            "must be finite",
-                        ));
+                        return Err(ConfigError::new(format!("topology.positions[{i}]"), "must be finite"));
                     }
                 }
                 let n = positions.len() as u32;
@@ -1107,16 +981,10 @@ impl RadioConfig {
         }
         non_negative("radio.capture_threshold_db", self.capture_threshold_db)?;
         if self.tx_range_m.is_some() && self.rx_threshold_w.is_some() {
-            return Err(ConfigError::new(
-                "radio.tx_range_m",
-                "give either tx_range_m or rx_threshold_w, not both",
-            ));
+            return Err(ConfigError::new("radio.tx_range_m", "give either tx_range_m or rx_threshold_w, not both"));
         }
         if self.cs_range_m.is_some() && self.cs_threshold_w.is_some() {
-            return Err(ConfigError::new(
-                "radio.cs_range_m",
-                "give either cs_range_m or cs_threshold_w, not both",
-            ));
+            return Err(ConfigError::new("radio.cs_range_m", "give either cs_range_m or cs_threshold_w, not both"));
         }
         for (key, v) in [
             ("radio.tx_range_m", self.tx_range_m),
@@ -1130,10 +998,7 @@ impl RadioConfig {
         }
         if let (Some(tx), Some(cs)) = (self.tx_range_m, self.cs_range_m) {
             if cs < tx {
-                return Err(ConfigError::new(
-                    "radio.cs_range_m",
-                    format!("must be >= tx_range_m ({tx}), got {cs}"),
-                ));
+                return Err(ConfigError::new("radio.cs_range_m", format!("must be >= tx_range_m ({tx}), got {cs}")));
             }
         }
         Ok(())
@@ -1148,19 +1013,10 @@ impl MacConfig {
         positive("mac.slot_us", self.slot_us)?;
         positive("mac.sifs_us", self.sifs_us)?;
         if !(self.cw_min >= 1 && (self.cw_min + 1).is_power_of_two()) {
-            return Err(ConfigError::new(
-                "mac.cw_min",
-                format!("must be 2^k - 1 (e.g. 15, 31), got {}", self.cw_min),
-            ));
+            return Err(ConfigError::new("mac.cw_min", format!("must be 2^k - 1 (e.g. 15, 31), got {}", self.cw_min)));
         }
         if !(self.cw_max >= self.cw_min && (self.cw_max + 1).is_power_of_two()) {
-            return Err(ConfigError::new(
-                "mac.cw_max",
-                format!(
-                    "must be 2^k - 1 and >= cw_min ({}), got {}",
-                    self.cw_min, self.cw_max
-                ),
-            ));
+            return Err(ConfigError::new("mac.cw_max", format!("must be 2^k - 1 and >= cw_min ({}), got {}", self.cw_min, self.cw_max)));
         }
         Ok(())
     }
@@ -1170,25 +1026,16 @@ impl FlowConfig {
     fn validate(&self, index: usize, nodes: u32, duration_s: f64) -> Result<(), ConfigError> {
         let key = |k: &str| format!("flows[{index}].{k}");
         if self.src >= nodes {
-            return Err(ConfigError::new(
-                key("src"),
-                format!("node {} does not exist (nodes 0..{})", self.src, nodes - 1),
-            ));
+            return Err(ConfigError::new(key("src"), format!("node {} does not exist (nodes 0..{})", self.src, nodes - 1)));
         }
         if self.dst >= nodes {
-            return Err(ConfigError::new(
-                key("dst"),
-                format!("node {} does not exist (nodes 0..{})", self.dst, nodes - 1),
-            ));
+            return Err(ConfigError::new(key("dst"), format!("node {} does not exist (nodes 0..{})", self.dst, nodes - 1)));
         }
         if self.src == self.dst {
             return Err(ConfigError::new(key("dst"), "must differ from src"));
         }
         if !(1..=65_000).contains(&self.packet_bytes) {
-            return Err(ConfigError::new(
-                key("packet_bytes"),
-                format!("must be in 1..=65000, got {}", self.packet_bytes),
-            ));
+            return Err(ConfigError::new(key("packet_bytes"), format!("must be in 1..=65000, got {}", self.packet_bytes)));
         }
         match self.transport {
             Transport::Udp => {
@@ -1205,83 +1052,48 @@ impl FlowConfig {
             }
             Transport::Semitcp => {
                 if self.app != AppKind::Bulk {
-                    return Err(ConfigError::new(
-                        key("app"),
-                        "transport = \"semitcp\" carries app = \"bulk\" (FTP)",
-                    ));
+                    return Err(ConfigError::new(key("app"), "transport = \"semitcp\" carries app = \"bulk\" (FTP)"));
                 }
-                for (name, present) in [
-                    ("cc", self.cc.is_some()),
-                    ("cc_params", self.cc_params.is_some()),
-                ] {
+                for (name, present) in [("cc", self.cc.is_some()), ("cc_params", self.cc_params.is_some())] {
                     if present {
-                        return Err(ConfigError::new(
-                            key(name),
-                            "semi-TCP has no congestion window: only for transport = \"tcp\"",
-                        ));
+                        return Err(ConfigError::new(key(name), "semi-TCP has no congestion window: only for transport = \"tcp\""));
                     }
                 }
                 match (self.rate_control.unwrap_or_default(), self.rate_kbps) {
                     (RateControlKind::Fixed, None) => {
-                        return Err(ConfigError::new(
-                            key("rate_kbps"),
-                            "required for rate_control = \"fixed\"",
-                        ))
+                        return Err(ConfigError::new(key("rate_kbps"), "required for rate_control = \"fixed\""))
                     }
                     (RateControlKind::Fixed, Some(r)) => positive(&key("rate_kbps"), r)?,
-                    (_, Some(_)) => {
-                        return Err(ConfigError::new(
-                            key("rate_kbps"),
-                            "only with rate_control = \"fixed\"",
-                        ))
-                    }
+                    (_, Some(_)) => return Err(ConfigError::new(key("rate_kbps"), "only with rate_control = \"fixed\"")),
                     (_, None) => {}
                 }
                 if self.file_bytes == Some(0) {
-                    return Err(ConfigError::new(
-                        key("file_bytes"),
-                        "must be at least 1 (omit it for an unlimited transfer)",
-                    ));
+                    return Err(ConfigError::new(key("file_bytes"), "must be at least 1 (omit it for an unlimited transfer)"));
                 }
                 return self.validate_times(index, duration_s);
             }
             Transport::Tcp => {
                 if self.app != AppKind::Bulk {
-                    return Err(ConfigError::new(
-                        key("app"),
-                        "transport = \"tcp\" carries app = \"bulk\" (FTP)",
-                    ));
+                    return Err(ConfigError::new(key("app"), "transport = \"tcp\" carries app = \"bulk\" (FTP)"));
                 }
                 if self.rate_control.is_some() {
-                    return Err(ConfigError::new(
-                        key("rate_control"),
-                        "only for transport = \"semitcp\"",
-                    ));
+                    return Err(ConfigError::new(key("rate_control"), "only for transport = \"semitcp\""));
                 }
                 let name = self.cc.as_deref().unwrap_or("newreno");
                 let params = self.cc_params.clone().unwrap_or(serde_json::Value::Null);
                 crate::transport::tcp::congestion::build(name, &params, &key("cc"))?;
                 if self.file_bytes == Some(0) {
-                    return Err(ConfigError::new(
-                        key("file_bytes"),
-                        "must be at least 1 (omit it for an unlimited transfer)",
-                    ));
+                    return Err(ConfigError::new(key("file_bytes"), "must be at least 1 (omit it for an unlimited transfer)"));
                 }
             }
         }
         match (self.app, self.rate_kbps) {
             (AppKind::Cbr, None) => {
-                return Err(ConfigError::new(
-                    key("rate_kbps"),
-                    "required for app = \"cbr\"",
-                ));
+                return Err(ConfigError::new(key("rate_kbps"), "required for app = \"cbr\""));
             }
             (AppKind::Cbr, Some(r)) => positive(&key("rate_kbps"), r)?,
             (AppKind::Bulk, Some(_)) => {
-                return Err(ConfigError::new(
-                    key("rate_kbps"),
-                    "not used by app = \"bulk\" (infinite backlog); remove it",
-                ));
+                return Err(ConfigError::new(key("rate_kbps"), "not used by app = \"bulk\" (infinite backlog); remove it"));
             }
             (AppKind::Bulk, None) => {}
         }
@@ -1291,17 +1103,11 @@ impl FlowConfig {
     fn validate_times(&self, index: usize, duration_s: f64) -> Result<(), ConfigError> {
         let key = |k: &str| format!("flows[{index}].{k}");
         if !(self.start_s >= 0.0 && self.start_s < duration_s) {
-            return Err(ConfigError::new(
-                key("start_s"),
-                format!("must be >= 0 and below duration_s ({duration_s})"),
-            ));
+            return Err(ConfigError::new(key("start_s"), format!("must be >= 0 and below duration_s ({duration_s})")));
         }
         if let Some(stop) = self.stop_s {
             if !(stop > self.start_s) {
-                return Err(ConfigError::new(
-                    key("stop_s"),
-                    format!("must be after start_s ({})", self.start_s),
-                ));
+                return Err(ConfigError::new(key("stop_s"), format!("must be after start_s ({})", self.start_s)));
             }
         }
         Ok(())
@@ -1312,17 +1118,11 @@ impl LinkConfig {
     fn validate(&self, key: &str, nodes: u32) -> Result<(), ConfigError> {
         for (end, node) in [("a", self.a), ("b", self.b)] {
             if node >= nodes {
-                return Err(ConfigError::new(
-                    format!("{key}.{end}"),
-                    format!("node {node} does not exist (nodes 0..{})", nodes - 1),
-                ));
+                return Err(ConfigError::new(format!("{key}.{end}"), format!("node {node} does not exist (nodes 0..{})", nodes - 1)));
             }
         }
         if self.a == self.b {
-            return Err(ConfigError::new(
-                format!("{key}.b"),
-                "a link joins two different nodes",
-            ));
+            return Err(ConfigError::new(format!("{key}.b"), "a link joins two different nodes"));
         }
         positive(&format!("{key}.rate_mbps"), self.rate_mbps)?;
         non_negative(&format!("{key}.delay_ms"), self.delay_ms)?;
@@ -1343,10 +1143,7 @@ fn positive(key: &str, v: f64) -> Result<(), ConfigError> {
     if v > 0.0 && v.is_finite() {
         Ok(())
     } else {
-        Err(ConfigError::new(
-            key,
-            format!("must be a positive number, got {v}"),
-        ))
+        Err(ConfigError::new(key, format!("must be a positive number, got {v}")))
     }
 }
 
@@ -1362,10 +1159,7 @@ fn at_least(key: &str, v: u32, min: u32) -> Result<(), ConfigError> {
     if v >= min {
         Ok(())
     } else {
-        Err(ConfigError::new(
-            key,
-            format!("must be at least {min}, got {v}"),
-        ))
+        Err(ConfigError::new(key, format!("must be at least {min}, got {v}")))
     }
 }
 
@@ -1388,30 +1182,23 @@ mod tests {
 
     #[test]
     fn unknown_key_is_named() {
-        let e = parse(
-            r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "mac": {"retry": 3}}"#,
-        )
-        .unwrap_err();
+        let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "mac": {"retry": 3}}"#).unwrap_err();
         assert_eq!(e.key, "mac.retry");
         assert!(e.message.contains("unknown field `retry`"), "{e}");
     }
 
     #[test]
     fn wrong_type_is_named() {
-        let e = parse(r#"{"topology": {"kind": "chain", "nodes": "three", "spacing_m": 200}}"#)
-            .unwrap_err();
+        let e = parse(r#"{"topology": {"kind": "chain", "nodes": "three", "spacing_m": 200}}"#).unwrap_err();
         assert_eq!(e.key, "topology.nodes");
     }
 
     #[test]
     fn missing_kind_key_is_named() {
-        let e =
-            parse(r#"{"topology": {"kind": "grid", "rows": 3, "spacing_m": 200}}"#).unwrap_err();
+        let e = parse(r#"{"topology": {"kind": "grid", "rows": 3, "spacing_m": 200}}"#).unwrap_err();
         assert_eq!(e.key, "topology.cols");
         assert!(e.message.contains("required"), "{e}");
-        let e =
-            parse(r#"{"topology": {"kind": "chain", "nodes": 3, "rows": 2, "spacing_m": 200}}"#)
-                .unwrap_err();
+        let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "rows": 2, "spacing_m": 200}}"#).unwrap_err();
         assert_eq!(e.key, "topology.rows");
     }
 

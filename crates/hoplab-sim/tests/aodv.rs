@@ -31,18 +31,7 @@ fn routing_txs(w: &World) -> Vec<(u64, u32, &'static str, i64)> {
         .unwrap()
         .iter()
         .filter(|e| e.what == TraceWhat::Tx && e.kind == FrameKind::Data && e.routing.is_some())
-        .map(|e| {
-            (
-                e.time.as_nanos(),
-                e.node.0,
-                e.routing.unwrap(),
-                if e.to.0 == u32::MAX {
-                    -1
-                } else {
-                    e.to.0 as i64
-                },
-            )
-        })
+        .map(|e| (e.time.as_nanos(), e.node.0, e.routing.unwrap(), if e.to.0 == u32::MAX { -1 } else { e.to.0 as i64 }))
         .collect()
 }
 
@@ -52,12 +41,7 @@ fn data_hops(w: &World, after: SimTime) -> Vec<(u32, u32)> {
         .as_ref()
         .unwrap()
         .iter()
-        .filter(|e| {
-            e.what == TraceWhat::Tx
-                && e.kind == FrameKind::Data
-                && e.routing.is_none()
-                && e.time >= after
-        })
+        .filter(|e| e.what == TraceWhat::Tx && e.kind == FrameKind::Data && e.routing.is_none() && e.time >= after)
         .map(|e| (e.from.0, e.to.0))
         .collect()
 }
@@ -65,26 +49,12 @@ fn data_hops(w: &World, after: SimTime) -> Vec<(u32, u32)> {
 fn conserved(r: &RunReport) {
     for f in &r.flows {
         let lost: u64 = f.losses.values().sum();
-        assert_eq!(
-            f.sent,
-            f.delivered + lost + f.in_flight,
-            "flow {}: {f:?}",
-            f.id
-        );
+        assert_eq!(f.sent, f.delivered + lost + f.in_flight, "flow {}: {f:?}", f.id);
         let acks_lost: u64 = f.ack_losses.values().sum();
-        assert_eq!(
-            f.acks_sent,
-            f.acks_delivered + acks_lost + f.acks_in_flight,
-            "flow {} ACKs: {f:?}",
-            f.id
-        );
+        assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "flow {} ACKs: {f:?}", f.id);
     }
     let node_drops: u64 = r.nodes.iter().flat_map(|n| n.drops.values()).sum();
-    let flow_losses: u64 = r
-        .flows
-        .iter()
-        .flat_map(|f| f.losses.values().chain(f.ack_losses.values()))
-        .sum();
+    let flow_losses: u64 = r.flows.iter().flat_map(|f| f.losses.values().chain(f.ack_losses.values())).sum();
     assert_eq!(node_drops, flow_losses, "node drops add up to flow losses");
 }
 
@@ -96,45 +66,23 @@ const CHAIN_3_HOPS: &str = r#"{"duration_s": 3, "routing": {"protocol": "aodv"},
 fn discovery_over_three_hops_expanding_ring_rreq_flood_rrep_back() {
     let mut w = world(CHAIN_3_HOPS);
     w.run_until(t(3.0));
-    let msgs: Vec<(u32, &str, i64)> = routing_txs(&w)
-        .iter()
-        .map(|&(_, n, m, to)| (n, m, to))
-        .collect();
+    let msgs: Vec<(u32, &str, i64)> = routing_txs(&w).iter().map(|&(_, n, m, to)| (n, m, to)).collect();
     // 6.4: the first RREQ (TTL_START = 1) reaches node 1 only, which is not
     // the destination and may not forward it; RING_TRAVERSAL_TIME later the
     // second (TTL 3) floods: 1 and 2 rebroadcast, 3 answers; the RREP goes
     // back hop by hop, unicast.
     assert_eq!(
         msgs,
-        vec![
-            (0, "rreq", -1),
-            (0, "rreq", -1),
-            (1, "rreq", -1),
-            (2, "rreq", -1),
-            (3, "rrep", 2),
-            (2, "rrep", 1),
-            (1, "rrep", 0)
-        ]
+        vec![(0, "rreq", -1), (0, "rreq", -1), (1, "rreq", -1), (2, "rreq", -1), (3, "rrep", 2), (2, "rrep", 1), (1, "rrep", 0)]
     );
     let times: Vec<u64> = routing_txs(&w).iter().map(|m| m.0).collect();
-    assert_eq!(
-        times[0], 1_000_000_000,
-        "the first packet starts the discovery at once"
-    );
+    assert_eq!(times[0], 1_000_000_000, "the first packet starts the discovery at once");
     // RING_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * (TTL 1 + TIMEOUT_BUFFER 2) = 240 ms.
     assert_eq!(times[1] - times[0], 240_000_000);
     // Rebroadcasts wait a jitter of at most 10 ms each (plus channel access).
-    assert!(
-        times[2] - times[1] < 12_000_000 && times[3] - times[2] < 12_000_000,
-        "{times:?}"
-    );
+    assert!(times[2] - times[1] < 12_000_000 && times[3] - times[2] < 12_000_000, "{times:?}");
     // The RREP is a unicast with RTS/CTS (ns-2), routing packets go first.
-    let rrep_rts = w
-        .trace
-        .as_ref()
-        .unwrap()
-        .iter()
-        .any(|e| e.what == TraceWhat::Tx && e.kind == FrameKind::Rts && e.node == NodeId(3));
+    let rrep_rts = w.trace.as_ref().unwrap().iter().any(|e| e.what == TraceWhat::Tx && e.kind == FrameKind::Rts && e.node == NodeId(3));
     assert!(rrep_rts);
     // The two packets buffered during the discovery, then the third sent
     // straight away, all follow the route 0 -> 1 -> 2 -> 3.
@@ -143,23 +91,8 @@ fn discovery_over_three_hops_expanding_ring_rreq_flood_rrep_back() {
     assert_eq!((r.flows[0].sent, r.flows[0].delivered), (3, 3));
     assert_eq!(r.flows[0].route_discoveries, 1);
     assert_eq!(r.flows[0].route_breaks, 0);
-    assert_eq!(
-        (
-            r.nodes[0].rreq_sent,
-            r.nodes[1].rreq_sent,
-            r.nodes[2].rreq_sent,
-            r.nodes[3].rreq_sent
-        ),
-        (2, 1, 1, 0)
-    );
-    assert_eq!(
-        (
-            r.nodes[3].rrep_sent,
-            r.nodes[2].rrep_sent,
-            r.nodes[1].rrep_sent
-        ),
-        (1, 1, 1)
-    );
+    assert_eq!((r.nodes[0].rreq_sent, r.nodes[1].rreq_sent, r.nodes[2].rreq_sent, r.nodes[3].rreq_sent), (2, 1, 1, 0));
+    assert_eq!((r.nodes[3].rrep_sent, r.nodes[2].rrep_sent, r.nodes[1].rrep_sent), (1, 1, 1));
     assert_eq!(r.routing.route_discoveries, 1);
     assert_eq!(r.routing.discoveries_succeeded, 1);
     // Control bytes: RREQ 24 + RREP 20 bytes of AODV, each in UDP + IP (28).
@@ -178,11 +111,7 @@ fn buffered_packets_are_sent_once_the_route_exists() {
     );
     w.run_until(t(1.2));
     let waiting: Vec<u64> = w.routing.buffered(NodeId(0)).map(|p| p.sequence).collect();
-    assert_eq!(
-        waiting,
-        (0..9).collect::<Vec<u64>>(),
-        "buffered while the TTL-1 RREQ waits"
-    );
+    assert_eq!(waiting, (0..9).collect::<Vec<u64>>(), "buffered while the TTL-1 RREQ waits");
     assert_eq!(w.route_next_hop(NodeId(0), NodeId(3)), None);
     w.run_until(t(4.0));
     assert_eq!(w.routing.buffered(NodeId(0)).count(), 0);
@@ -195,13 +124,8 @@ fn buffered_packets_are_sent_once_the_route_exists() {
 /// The AODV routing-table entry of `node` for `dst`: (valid, seq, hops, next hop).
 fn entry(w: &mut World, node: u32, dst: u32) -> Option<(bool, u32, u8, u32)> {
     let now = w.now();
-    let Routing::Aodv(aodv) = &mut w.routing else {
-        panic!("an AODV world")
-    };
-    aodv.nodes[node as usize]
-        .table
-        .get(NodeId(dst), now)
-        .map(|e| (e.is_valid(), e.seq.0, e.hops, e.next_hop.0))
+    let Routing::Aodv(aodv) = &mut w.routing else { panic!("an AODV world") };
+    aodv.nodes[node as usize].table.get(NodeId(dst), now).map(|e| (e.is_valid(), e.seq.0, e.hops, e.next_hop.0))
 }
 
 /// A 3-hop route 0 - 1 - X - 3 with two choices of X (2 or 4), both in
@@ -214,10 +138,7 @@ const TWO_MIDDLES: &str = r#"{"duration_s": 20, "routing": {"protocol": "aodv"},
 fn a_broken_link_is_repaired_by_rerr_and_rediscovery() {
     let mut w = world(TWO_MIDDLES);
     w.run_until(t(5.0));
-    let middle = w
-        .route_next_hop(NodeId(1), NodeId(3))
-        .expect("a route at 5 s")
-        .0;
+    let middle = w.route_next_hop(NodeId(1), NodeId(3)).expect("a route at 5 s").0;
     let other = if middle == 2 { 4 } else { 2 };
     assert_eq!(w.route_next_hop(NodeId(0), NodeId(3)), Some(NodeId(1)));
     let (_, old_seq, hops, _) = entry(&mut w, 0, 3).unwrap();
@@ -225,10 +146,7 @@ fn a_broken_link_is_repaired_by_rerr_and_rediscovery() {
     // The middle node leaves: node 1's MAC fails at the retry limit.
     w.channel.relocate(NodeId(middle), [5000.0, 5000.0]);
     w.run_until(t(20.0));
-    let after: Vec<(u64, u32, &str, i64)> = routing_txs(&w)
-        .into_iter()
-        .filter(|m| m.0 >= 5_000_000_000)
-        .collect();
+    let after: Vec<(u64, u32, &str, i64)> = routing_txs(&w).into_iter().filter(|m| m.0 >= 5_000_000_000).collect();
     // 6.11: node 1 broadcasts a RERR for 3 (node 0 is its precursor), then
     // node 0 rediscovers; node 1 rebroadcasts the RREQ, the other middle
     // node too, and 3's RREP comes back through it.
@@ -243,20 +161,12 @@ fn a_broken_link_is_repaired_by_rerr_and_rediscovery() {
     let rerr_at = after[0].0;
     let hops_late = data_hops(&w, SimTime(rerr_at + 2_000_000_000));
     assert!(!hops_late.is_empty());
-    assert!(
-        hops_late
-            .iter()
-            .all(|&h| [(0, 1), (1, other), (other, 3)].contains(&h)),
-        "{hops_late:?}"
-    );
+    assert!(hops_late.iter().all(|&h| [(0, 1), (1, other), (other, 3)].contains(&h)), "{hops_late:?}");
     // Sequence-number freshness: the new route carries a newer number
     // (node 1 incremented it at the break, so the RREQ asked for more).
     let (valid, new_seq, new_hops, next_hop) = entry(&mut w, 0, 3).unwrap();
     assert!(valid && new_hops == 3 && next_hop == 1);
-    assert!(
-        hoplab_sim::net::aodv::SeqNumber(new_seq) > hoplab_sim::net::aodv::SeqNumber(old_seq),
-        "{old_seq} -> {new_seq}"
-    );
+    assert!(hoplab_sim::net::aodv::SeqNumber(new_seq) > hoplab_sim::net::aodv::SeqNumber(old_seq), "{old_seq} -> {new_seq}");
     let r = w.report(0.0, Default::default());
     let f = &r.flows[0];
     assert_eq!(f.rerrs_received, 1);
@@ -264,11 +174,7 @@ fn a_broken_link_is_repaired_by_rerr_and_rediscovery() {
     assert!(f.route_breaks >= 1);
     // Ground truth: the packet the MAC gave up on was lost to the break,
     // not to contention; packets queued at node 1 for the lost link too.
-    assert!(
-        f.losses.get("route_break").copied().unwrap_or(0) >= 1,
-        "{:?}",
-        f.losses
-    );
+    assert!(f.losses.get("route_break").copied().unwrap_or(0) >= 1, "{:?}", f.losses);
     assert!(!f.losses.contains_key("retry_limit"), "{:?}", f.losses);
     conserved(&r);
     assert!(f.delivered as f64 > 0.9 * f.sent as f64, "{f:?}");
@@ -293,16 +199,9 @@ fn check_routes(w: &mut World, dsts: &[u32]) -> usize {
                 let Some(next) = w.route_next_hop(NodeId(cur), NodeId(d)) else {
                     break;
                 };
-                assert!(
-                    !visited.contains(&next.0),
-                    "t = {}: loop toward {d}: {visited:?} then {}",
-                    w.now(),
-                    next.0
-                );
+                assert!(!visited.contains(&next.0), "t = {}: loop toward {d}: {visited:?} then {}", w.now(), next.0);
                 if next.0 != d {
-                    if let (Some((true, s_cur, h_cur, _)), Some((true, s_next, h_next, _))) =
-                        (entry(w, cur, d), entry(w, next.0, d))
-                    {
+                    if let (Some((true, s_cur, h_cur, _)), Some((true, s_next, h_next, _))) = (entry(w, cur, d), entry(w, next.0, d)) {
                         let fresher = (s_next.wrapping_sub(s_cur) as i32) > 0;
                         assert!(
                             fresher || (s_next == s_cur && h_next < h_cur),
@@ -338,15 +237,8 @@ fn run_checking_routes(json: &str, seed: u64, step_s: f64) -> (RunReport, usize)
 }
 
 fn mobile_48(max_speed_mps: f64, duration_s: f64) -> String {
-    let flows: Vec<String> = (0..10)
-        .map(|i| {
-            format!(
-                r#"{{"src": {}, "dst": {}, "transport": "semitcp", "app": "bulk"}}"#,
-                2 * i,
-                2 * i + 1
-            )
-        })
-        .collect();
+    let flows: Vec<String> =
+        (0..10).map(|i| format!(r#"{{"src": {}, "dst": {}, "transport": "semitcp", "app": "bulk"}}"#, 2 * i, 2 * i + 1)).collect();
     format!(
         r#"{{"duration_s": {duration_s}, "warmup_s": 5, "routing": {{"protocol": "aodv"}},
             "radio": {{"tx_range_m": 250, "cs_range_m": 500}},
@@ -379,19 +271,11 @@ fn routes_never_loop_and_sequence_numbers_only_get_fresher() {
         "topology": {"kind": "chain", "nodes": 8, "spacing_m": 200},
         "flows": [{"src": 0, "dst": 7, "transport": "tcp", "app": "bulk"}]}"#;
     let mut total = 0;
-    for (name, json, seeds) in [
-        ("chain", chain, 1..3),
-        ("grid", grid, 1..3),
-        ("random", random, 1..3),
-        ("moving", moving, 1..4),
-    ] {
+    for (name, json, seeds) in [("chain", chain, 1..3), ("grid", grid, 1..3), ("random", random, 1..3), ("moving", moving, 1..4)] {
         for seed in seeds {
             let (r, walked) = run_checking_routes(json, seed, 0.05);
             conserved(&r);
-            println!(
-                "{name} seed {seed}: {walked} routes walked, {} link breaks",
-                r.routing.link_breaks
-            );
+            println!("{name} seed {seed}: {walked} routes walked, {} link breaks", r.routing.link_breaks);
             total += walked;
         }
     }
@@ -423,18 +307,10 @@ fn without_motion_or_congestion_no_route_breaks() {
         for seed in 1..=3 {
             let r = simulate(json, Some(seed), RunOptions::default()).unwrap();
             conserved(&r);
-            assert_eq!(
-                r.routing.link_breaks, 0,
-                "hello {hello}, seed {seed}: {:?}",
-                r.routing
-            );
+            assert_eq!(r.routing.link_breaks, 0, "hello {hello}, seed {seed}: {:?}", r.routing);
             assert_eq!(r.routing.rerr_sent, 0);
             for f in &r.flows {
-                assert_eq!(
-                    (f.route_breaks, f.route_discoveries, f.rerrs_received),
-                    (0, 1, 0),
-                    "hello {hello}: {f:?}"
-                );
+                assert_eq!((f.route_breaks, f.route_discoveries, f.rerrs_received), (0, 1, 0), "hello {hello}: {f:?}");
                 assert!(f.losses.is_empty(), "hello {hello}: {f:?}");
                 assert_eq!(f.sent, f.delivered + f.in_flight);
             }
@@ -473,27 +349,15 @@ fn tcp_over_aodv_on_a_static_chain_is_within_15_percent_of_static_routing() {
     let fixed = r#"{"protocol": "static"}"#;
     for hops in [1, 2, 3, 4, 7] {
         // Four seeds: a route break is a rare event, and the bound is tight.
-        let static_kbps = (1..=4)
-            .map(|seed| tcp_chain(hops, fixed, seed))
-            .sum::<f64>()
-            / 4.0;
+        let static_kbps = (1..=4).map(|seed| tcp_chain(hops, fixed, seed)).sum::<f64>() / 4.0;
         let aodv_kbps = (1..=4).map(|seed| tcp_chain(hops, aodv, seed)).sum::<f64>() / 4.0;
         let rfc_kbps = tcp_chain(hops, rfc_constant, 1);
         println!("{hops} hops: static {static_kbps:.1} kbps, AODV {aodv_kbps:.1}, AODV with the constant 40 ms {rfc_kbps:.1}");
-        assert!(
-            aodv_kbps > 0.85 * static_kbps && aodv_kbps < 1.05 * static_kbps,
-            "{hops} hops: {aodv_kbps} vs {static_kbps}"
-        );
-        assert!(
-            rfc_kbps > 0.5 * static_kbps,
-            "{hops} hops: {rfc_kbps} vs {static_kbps}"
-        );
+        assert!(aodv_kbps > 0.85 * static_kbps && aodv_kbps < 1.05 * static_kbps, "{hops} hops: {aodv_kbps} vs {static_kbps}");
+        assert!(rfc_kbps > 0.5 * static_kbps, "{hops} hops: {rfc_kbps} vs {static_kbps}");
         if hops >= 3 {
             // The measured traversal time is what closes the gap.
-            assert!(
-                aodv_kbps > 1.15 * rfc_kbps,
-                "{hops} hops: {aodv_kbps} vs {rfc_kbps}"
-            );
+            assert!(aodv_kbps > 1.15 * rfc_kbps, "{hops} hops: {aodv_kbps} vs {rfc_kbps}");
         }
     }
 }
@@ -529,11 +393,7 @@ fn conservation_and_determinism_with_aodv_and_mobility() {
         }
     }
     let r = simulate(dense, Some(11), options).unwrap();
-    assert!(
-        r.flows[0].acks_delivered > 0 && r.flows[2].delivered > 0,
-        "{:?}",
-        r.flows
-    );
+    assert!(r.flows[0].acks_delivered > 0 && r.flows[2].delivered > 0, "{:?}", r.flows);
 }
 
 #[test]
@@ -542,10 +402,7 @@ fn hundred_seeds_of_the_48_node_mobile_scenario_at_20_mps() {
     // 10 semi-TCP flows), 30 s per run, plain semi-TCP and with Algorithm 1's
     // rate control: no crash, no conservation error.
     let plain = mobile_48(20.0, 30.0);
-    let controlled = plain.replace(
-        r#""transport": "semitcp""#,
-        r#""transport": "semitcp", "rate_control": "binary_search""#,
-    );
+    let controlled = plain.replace(r#""transport": "semitcp""#, r#""transport": "semitcp", "rate_control": "binary_search""#);
     for (name, json) in [("semi-TCP", plain), ("semi-TCP + rate control", controlled)] {
         let seeds: Vec<u64> = (1..=100).collect();
         let results: Vec<(u64, RunReport)> = std::thread::scope(|s| {
@@ -554,41 +411,20 @@ fn hundred_seeds_of_the_48_node_mobile_scenario_at_20_mps() {
                 .map(|chunk| {
                     let json = &json;
                     s.spawn(move || {
-                        chunk
-                            .iter()
-                            .map(|&seed| {
-                                (
-                                    seed,
-                                    simulate(json, Some(seed), RunOptions::default()).unwrap(),
-                                )
-                            })
-                            .collect::<Vec<_>>()
+                        chunk.iter().map(|&seed| (seed, simulate(json, Some(seed), RunOptions::default()).unwrap())).collect::<Vec<_>>()
                     })
                 })
                 .collect();
-            workers
-                .into_iter()
-                .flat_map(|w| w.join().unwrap())
-                .collect()
+            workers.into_iter().flat_map(|w| w.join().unwrap()).collect()
         });
         assert_eq!(results.len(), 100);
         let (mut discoveries, mut breaks, mut flows, mut goodput) = (0u64, 0u64, 0u64, 0.0);
         for (seed, r) in &results {
             for f in &r.flows {
                 let lost: u64 = f.losses.values().sum();
-                assert_eq!(
-                    f.sent,
-                    f.delivered + lost + f.in_flight,
-                    "seed {seed} flow {}",
-                    f.id
-                );
+                assert_eq!(f.sent, f.delivered + lost + f.in_flight, "seed {seed} flow {}", f.id);
                 let acks_lost: u64 = f.ack_losses.values().sum();
-                assert_eq!(
-                    f.acks_sent,
-                    f.acks_delivered + acks_lost + f.acks_in_flight,
-                    "seed {seed} flow {}",
-                    f.id
-                );
+                assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "seed {seed} flow {}", f.id);
                 discoveries += f.route_discoveries;
                 breaks += f.route_breaks;
                 goodput += f.goodput_kbps;
@@ -608,38 +444,16 @@ fn hundred_seeds_of_the_48_node_mobile_scenario_at_20_mps() {
 
 #[test]
 fn aodv_keys_are_validated_by_name() {
-    let base = |routing: &str| {
-        format!(
-            r#"{{"routing": {routing}, "topology": {{"kind": "chain", "nodes": 3, "spacing_m": 200}}}}"#
-        )
-    };
+    let base = |routing: &str| format!(r#"{{"routing": {routing}, "topology": {{"kind": "chain", "nodes": 3, "spacing_m": 200}}}}"#);
     let err = |routing: &str| Scenario::from_json(&base(routing)).unwrap_err();
     assert_eq!(err(r#"{"protocol": "dsr"}"#).key, "routing.protocol");
-    assert_eq!(
-        err(r#"{"protocol": "aodv", "aodv": {"ttl_start": 0}}"#).key,
-        "routing.aodv.ttl_start"
-    );
-    assert_eq!(
-        err(r#"{"protocol": "aodv", "aodv": {"net_diameter": 256}}"#).key,
-        "routing.aodv.net_diameter"
-    );
-    assert_eq!(
-        err(r#"{"protocol": "aodv", "aodv": {"active_route_timeout_s": 0}}"#).key,
-        "routing.aodv.active_route_timeout_s"
-    );
-    assert_eq!(
-        err(r#"{"protocol": "aodv", "aodv": {"hello_interval": 1}}"#).key,
-        "routing.aodv.hello_interval"
-    );
-    assert_eq!(
-        err(r#"{"protocol": "static", "aodv": {}}"#).key,
-        "routing.aodv"
-    );
+    assert_eq!(err(r#"{"protocol": "aodv", "aodv": {"ttl_start": 0}}"#).key, "routing.aodv.ttl_start");
+    assert_eq!(err(r#"{"protocol": "aodv", "aodv": {"net_diameter": 256}}"#).key, "routing.aodv.net_diameter");
+    assert_eq!(err(r#"{"protocol": "aodv", "aodv": {"active_route_timeout_s": 0}}"#).key, "routing.aodv.active_route_timeout_s");
+    assert_eq!(err(r#"{"protocol": "aodv", "aodv": {"hello_interval": 1}}"#).key, "routing.aodv.hello_interval");
+    assert_eq!(err(r#"{"protocol": "static", "aodv": {}}"#).key, "routing.aodv");
     let wired = r#"{"routing": {"protocol": "aodv"}, "topology": {"kind": "wired_cum_wireless"}}"#;
-    assert_eq!(
-        Scenario::from_json(wired).unwrap_err().key,
-        "routing.protocol"
-    );
+    assert_eq!(Scenario::from_json(wired).unwrap_err().key, "routing.protocol");
     // The normalised scenario names every AODV default.
     let s = Scenario::from_json(&base(r#"{"protocol": "aodv"}"#)).unwrap();
     let normalised: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
@@ -647,10 +461,7 @@ fn aodv_keys_are_validated_by_name() {
     assert_eq!(normalised["routing"]["aodv"]["rreq_retries"], 2);
     // Static scenarios normalise as before (their config hash is unchanged).
     let s = Scenario::from_json(&base(r#"{"protocol": "static"}"#)).unwrap();
-    assert_eq!(
-        serde_json::from_str::<serde_json::Value>(&s.to_json()).unwrap()["routing"],
-        serde_json::json!({"protocol": "static"})
-    );
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&s.to_json()).unwrap()["routing"], serde_json::json!({"protocol": "static"}));
 }
 
 #[test]
@@ -659,29 +470,19 @@ fn local_repair_finds_a_way_around_near_the_destination() {
     // it buffers the packets, sends its own RREQ (TTL = max(MIN_REPAIR_TTL,
     // hops to the source / 2) + LOCAL_ADD_TTL) and, the new route being no
     // longer, sends no RERR for the destination: the source never notices.
-    let json = TWO_MIDDLES.replace(
-        r#""protocol": "aodv""#,
-        r#""protocol": "aodv", "aodv": {"local_repair": true}"#,
-    );
+    let json = TWO_MIDDLES.replace(r#""protocol": "aodv""#, r#""protocol": "aodv", "aodv": {"local_repair": true}"#);
     let mut w = world(&json);
     w.run_until(t(5.0));
     let middle = w.route_next_hop(NodeId(1), NodeId(3)).unwrap().0;
     let other = if middle == 2 { 4 } else { 2 };
     w.channel.relocate(NodeId(middle), [5000.0, 5000.0]);
     w.run_until(t(20.0));
-    let after: Vec<(u32, &str, i64)> = routing_txs(&w)
-        .into_iter()
-        .filter(|m| m.0 >= 5_000_000_000 && m.1 != middle)
-        .map(|m| (m.1, m.2, m.3))
-        .collect();
+    let after: Vec<(u32, &str, i64)> =
+        routing_txs(&w).into_iter().filter(|m| m.0 >= 5_000_000_000 && m.1 != middle).map(|m| (m.1, m.2, m.3)).collect();
     // Node 1's RERR names only the departed neighbour (node 0 routes
     // nothing through it); then node 1's repair RREQ, which node 0 merely
     // rebroadcasts (it starts no discovery: see route_discoveries below).
-    assert_eq!(
-        &after[..2],
-        &[(1, "rerr", -1), (1, "rreq", -1)],
-        "{after:?}"
-    );
+    assert_eq!(&after[..2], &[(1, "rerr", -1), (1, "rreq", -1)], "{after:?}");
     assert!(after.contains(&(3, "rrep", other as i64)), "{after:?}");
     assert_eq!(w.route_next_hop(NodeId(1), NodeId(3)), Some(NodeId(other)));
     let r = w.report(0.0, Default::default());
@@ -691,12 +492,7 @@ fn local_repair_finds_a_way_around_near_the_destination() {
     assert_eq!(r.flows[0].rerrs_received, 0);
     conserved(&r);
     // Only the packet the MAC gave up on was lost; the queued ones waited.
-    assert_eq!(
-        r.flows[0].losses.get("route_break"),
-        Some(&1),
-        "{:?}",
-        r.flows[0].losses
-    );
+    assert_eq!(r.flows[0].losses.get("route_break"), Some(&1), "{:?}", r.flows[0].losses);
 }
 
 #[test]
@@ -714,35 +510,19 @@ fn intermediate_nodes_answer_unless_told_not_to_and_tell_the_destination_if_aske
         )
     };
     let after_3s = |w: &World| -> Vec<(u32, &'static str, i64)> {
-        routing_txs(w)
-            .into_iter()
-            .filter(|m| m.0 >= 3_000_000_000)
-            .map(|m| (m.1, m.2, m.3))
-            .collect()
+        routing_txs(w).into_iter().filter(|m| m.0 >= 3_000_000_000).map(|m| (m.1, m.2, m.3)).collect()
     };
     let mut w = world(&scenario("{}"));
     w.run_until(t(5.0));
     assert_eq!(after_3s(&w), vec![(0, "rreq", -1), (1, "rrep", 0)]);
     assert_eq!(w.route_next_hop(NodeId(0), NodeId(4)), Some(NodeId(1)));
-    assert_eq!(
-        entry(&mut w, 0, 4).unwrap().2,
-        4,
-        "hop count from the intermediate node's route"
-    );
-    assert_eq!(
-        w.route_next_hop(NodeId(4), NodeId(0)),
-        None,
-        "node 4 heard nothing of node 0"
-    );
+    assert_eq!(entry(&mut w, 0, 4).unwrap().2, 4, "hop count from the intermediate node's route");
+    assert_eq!(w.route_next_hop(NodeId(4), NodeId(0)), None, "node 4 heard nothing of node 0");
 
     let mut w = world(&scenario(r#"{"gratuitous_reply": true}"#));
     w.run_until(t(5.0));
     let msgs = after_3s(&w);
-    assert_eq!(
-        &msgs[..3],
-        &[(0, "rreq", -1), (1, "rrep", 0), (1, "rrep", 2)],
-        "{msgs:?}"
-    );
+    assert_eq!(&msgs[..3], &[(0, "rreq", -1), (1, "rrep", 0), (1, "rrep", 2)], "{msgs:?}");
     assert!(msgs.contains(&(3, "rrep", 4)), "{msgs:?}");
     assert_eq!(w.route_next_hop(NodeId(4), NodeId(0)), Some(NodeId(3)));
     assert_eq!(entry(&mut w, 4, 0).unwrap().2, 4);
@@ -756,14 +536,8 @@ fn intermediate_nodes_answer_unless_told_not_to_and_tell_the_destination_if_aske
     let mut w = world(&scenario(r#"{"destination_only": true}"#));
     w.run_until(t(5.0));
     let msgs = after_3s(&w);
-    assert!(
-        !msgs.contains(&(1, "rrep", 0)),
-        "node 1 may not answer: {msgs:?}"
-    );
-    assert!(
-        msgs.contains(&(4, "rrep", 3)),
-        "only the destination answers: {msgs:?}"
-    );
+    assert!(!msgs.contains(&(1, "rrep", 0)), "node 1 may not answer: {msgs:?}");
+    assert!(msgs.contains(&(4, "rrep", 3)), "only the destination answers: {msgs:?}");
     assert!(!msgs.contains(&(3, "rrep", 2)), "{msgs:?}");
     assert_eq!(w.route_next_hop(NodeId(0), NodeId(4)), None);
 }
@@ -778,14 +552,9 @@ fn rreq_rate_limit_and_failed_discoveries_drop_with_no_route() {
     let mut flows = Vec::new();
     for i in 0..12 {
         positions.push(format!("[{}, 5000]", 1000 * i));
-        flows.push(format!(
-            r#"{{"src": 0, "dst": {}, "rate_kbps": 8, "start_s": 1.0, "stop_s": 2.0}}"#,
-            i + 2
-        ));
+        flows.push(format!(r#"{{"src": 0, "dst": {}, "rate_kbps": 8, "start_s": 1.0, "stop_s": 2.0}}"#, i + 2));
     }
-    flows.push(
-        r#"{"src": 0, "dst": 1, "rate_kbps": 160, "start_s": 1.0, "stop_s": 2.0}"#.to_string(),
-    );
+    flows.push(r#"{"src": 0, "dst": 1, "rate_kbps": 160, "start_s": 1.0, "stop_s": 2.0}"#.to_string());
     let json = format!(
         r#"{{"duration_s": 60, "routing": {{"protocol": "aodv", "aodv": {{"request_queue_packets": 64}}}},
             "mobility": {{"model": "random_waypoint", "min_speed_mps": 1, "max_speed_mps": 1, "start_s": 1000, "width_m": 12000, "height_m": 6000}},
@@ -795,17 +564,10 @@ fn rreq_rate_limit_and_failed_discoveries_drop_with_no_route() {
     );
     let mut w = world(&json);
     w.run_until(t(60.0));
-    let rreq_times: Vec<u64> = routing_txs(&w)
-        .into_iter()
-        .filter(|m| m.1 == 0 && m.2 == "rreq")
-        .map(|m| m.0)
-        .collect();
+    let rreq_times: Vec<u64> = routing_txs(&w).into_iter().filter(|m| m.1 == 0 && m.2 == "rreq").map(|m| m.0).collect();
     // (Transmission times: a RREQ leaves up to a few ms after it was made.)
     for (i, &at) in rreq_times.iter().enumerate() {
-        let in_window = rreq_times[i..]
-            .iter()
-            .take_while(|&&u| u < at + 980_000_000)
-            .count();
+        let in_window = rreq_times[i..].iter().take_while(|&&u| u < at + 980_000_000).count();
         assert!(in_window <= 10, "{in_window} RREQs within a second of {at}");
     }
     // Each unreachable destination: TTL 1, 3, 5, 7, then 3 at 35: 7 RREQs.
@@ -818,10 +580,7 @@ fn rreq_rate_limit_and_failed_discoveries_drop_with_no_route() {
         assert_eq!(f.losses.get("no_route"), Some(&2), "{f:?}");
         assert_eq!(f.route_discoveries, 1);
     }
-    assert_eq!(
-        r.flows[12].delivered, r.flows[12].sent,
-        "the reachable neighbour is served meanwhile"
-    );
+    assert_eq!(r.flows[12].delivered, r.flows[12].sent, "the reachable neighbour is served meanwhile");
 }
 
 #[test]

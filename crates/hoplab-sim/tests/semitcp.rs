@@ -30,11 +30,7 @@ fn conserved(r: &RunReport) {
         let lost: u64 = f.losses.values().sum();
         assert_eq!(f.sent, f.delivered + lost + f.in_flight, "{f:?}");
         let acks_lost: u64 = f.ack_losses.values().sum();
-        assert_eq!(
-            f.acks_sent,
-            f.acks_delivered + acks_lost + f.acks_in_flight,
-            "{f:?}"
-        );
+        assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "{f:?}");
     }
 }
 
@@ -59,38 +55,23 @@ fn plain_semitcp_contention_is_worst_at_the_source_figs_2_to_4() {
     // The hop-by-hop control keeps every queue short: no overflow anywhere.
     for node in n {
         assert_eq!(node.drops.get("queue_overflow"), None, "node {}", node.id);
-        assert!(
-            node.queue_mean < 2.0,
-            "node {} queue {}",
-            node.id,
-            node.queue_mean
-        );
+        assert!(node.queue_mean < 2.0, "node {} queue {}", node.id, node.queue_mean);
     }
 }
 
 #[test]
 fn fixed_rate_sweep_apr_and_mst_jump_past_the_peak_figs_5_and_6() {
-    let sweep: Vec<(f64, RunReport)> = [40.0, 80.0, 100.0, 160.0, 200.0]
-        .iter()
-        .map(|&r| (r, chain(14, &fixed(r), 1)))
-        .collect();
+    let sweep: Vec<(f64, RunReport)> = [40.0, 80.0, 100.0, 160.0, 200.0].iter().map(|&r| (r, chain(14, &fixed(r), 1))).collect();
     for (rate, r) in &sweep {
         conserved(r);
         println!(
             "{rate} kbps: goodput {:.1}, APR {:.2}, MST {:.1} ms, delay {:.0} ms",
-            r.flows[0].goodput_kbps,
-            r.nodes[0].rts_attempts_per_packet,
-            r.nodes[0].mac_service_time_ms,
-            r.flows[0].mean_delay_ms
+            r.flows[0].goodput_kbps, r.nodes[0].rts_attempts_per_packet, r.nodes[0].mac_service_time_ms, r.flows[0].mean_delay_ms
         );
     }
     // Below the peak the goodput follows the source rate.
     for (rate, r) in &sweep[..3] {
-        assert!(
-            (r.flows[0].goodput_kbps - rate).abs() < 0.03 * rate,
-            "{rate}: {}",
-            r.flows[0].goodput_kbps
-        );
+        assert!((r.flows[0].goodput_kbps - rate).abs() < 0.03 * rate, "{rate}: {}", r.flows[0].goodput_kbps);
     }
     // Past it, APR and MST at the source leap from a low to a high level
     // (paper: MST about 14 ms at the high level) and the delay with them.
@@ -121,11 +102,7 @@ fn rate_control_settles_and_cuts_delay_at_every_length_figs_8_to_10() {
         assert!(c.goodput_kbps > 0.85 * p.goodput_kbps, "{hops} hops");
         // It settled: a rate is kept, and restarts are rare.
         assert!(c.rate_kbps.is_some());
-        assert!(
-            c.rate_restarts <= 5,
-            "{hops} hops: {} restarts",
-            c.rate_restarts
-        );
+        assert!(c.rate_restarts <= 5, "{hops} hops: {} restarts", c.rate_restarts);
     }
 }
 
@@ -134,16 +111,9 @@ fn rate_control_finds_the_peak_rate_on_the_14_hop_chain() {
     // The fixed sweep's peak is near 120 kbps here (paper: about 140).
     let r = chain(14, RATE_CONTROL, 1);
     let series = r.series.as_ref().unwrap();
-    let rates: Vec<(f64, f64)> = series
-        .iter()
-        .filter(|s| s.entity == "flow" && s.metric == "source_rate_kbps")
-        .map(|s| (s.time_s, s.value))
-        .collect();
-    let late: Vec<f64> = rates
-        .iter()
-        .filter(|(t, _)| *t >= 50.0)
-        .map(|(_, v)| *v)
-        .collect();
+    let rates: Vec<(f64, f64)> =
+        series.iter().filter(|s| s.entity == "flow" && s.metric == "source_rate_kbps").map(|s| (s.time_s, s.value)).collect();
+    let late: Vec<f64> = rates.iter().filter(|(t, _)| *t >= 50.0).map(|(_, v)| *v).collect();
     let mean = late.iter().sum::<f64>() / late.len() as f64;
     println!("source rate after 50 s: {mean:.1} kbps; series {rates:.0?}");
     assert!((80.0..=160.0).contains(&mean), "{mean}");
@@ -153,10 +123,7 @@ fn rate_control_finds_the_peak_rate_on_the_14_hop_chain() {
 fn semitcp_is_deterministic() {
     let a = chain(7, RATE_CONTROL, 5);
     let b = chain(7, RATE_CONTROL, 5);
-    assert_eq!(
-        (a.flows, a.nodes, a.series, a.events),
-        (b.flows, b.nodes, b.series, b.events)
-    );
+    assert_eq!((a.flows, a.nodes, a.series, a.events), (b.flows, b.nodes, b.series, b.events));
 }
 
 /// The paper's setting: the same chain routed by AODV (section 3.1), where
@@ -180,10 +147,7 @@ fn mean_goodput_and_delay(hops: u32, flow: &str) -> (f64, f64) {
         conserved(r);
     }
     let n = runs.len() as f64;
-    (
-        runs.iter().map(|r| r.flows[0].goodput_kbps).sum::<f64>() / n,
-        runs.iter().map(|r| r.flows[0].mean_delay_ms).sum::<f64>() / n,
-    )
+    (runs.iter().map(|r| r.flows[0].goodput_kbps).sum::<f64>() / n, runs.iter().map(|r| r.flows[0].mean_delay_ms).sum::<f64>() / n)
 }
 
 #[test]
@@ -202,11 +166,7 @@ fn with_aodv_goodput_collapses_past_the_peak_rate_fig_5() {
     assert!((b.goodput_kbps - 100.0).abs() < 3.0);
     assert_eq!(b.route_breaks, 0);
     assert!(a.route_breaks > 10);
-    assert!(
-        a.goodput_kbps < 0.6 * b.goodput_kbps,
-        "no collapse: {:.1} kbps",
-        a.goodput_kbps
-    );
+    assert!(a.goodput_kbps < 0.6 * b.goodput_kbps, "no collapse: {:.1} kbps", a.goodput_kbps);
 }
 
 #[test]
@@ -216,7 +176,9 @@ fn with_aodv_rate_control_beats_plain_semitcp_on_long_paths_fig_8() {
     for (hops, min_gain) in [(7u32, 1.1), (14, 1.2)] {
         let (plain_goodput, plain_delay) = mean_goodput_and_delay(hops, PLAIN);
         let (rc_goodput, rc_delay) = mean_goodput_and_delay(hops, RATE_CONTROL);
-        println!("AODV, {hops} hops: plain {plain_goodput:.0} kbps / {plain_delay:.0} ms, rate control {rc_goodput:.0} kbps / {rc_delay:.0} ms");
+        println!(
+            "AODV, {hops} hops: plain {plain_goodput:.0} kbps / {plain_delay:.0} ms, rate control {rc_goodput:.0} kbps / {rc_delay:.0} ms"
+        );
         assert!(rc_goodput > min_gain * plain_goodput, "{hops} hops");
         assert!(rc_delay < 0.7 * plain_delay, "{hops} hops");
     }

@@ -24,25 +24,14 @@ fn every_controller_runs_on_every_hop_count_without_a_stall() {
             let f = &r.flows[0];
             // No stall: data arrives in every 10-second interval.
             let series = r.series.as_ref().unwrap();
-            let intervals: Vec<f64> = series
-                .iter()
-                .filter(|s| s.metric == "goodput_kbps")
-                .map(|s| s.value)
-                .collect();
+            let intervals: Vec<f64> = series.iter().filter(|s| s.metric == "goodput_kbps").map(|s| s.value).collect();
             assert_eq!(intervals.len(), 10);
-            assert!(
-                intervals.iter().all(|&g| g > 0.0),
-                "{cc} on {hops} hops stalled: {intervals:?}"
-            );
+            assert!(intervals.iter().all(|&g| g > 0.0), "{cc} on {hops} hops stalled: {intervals:?}");
             // Conservation, both directions.
             let lost: u64 = f.losses.values().sum();
             assert_eq!(f.sent, f.delivered + lost + f.in_flight, "{cc} {hops} hops");
             let acks_lost: u64 = f.ack_losses.values().sum();
-            assert_eq!(
-                f.acks_sent,
-                f.acks_delivered + acks_lost + f.acks_in_flight,
-                "{cc} {hops} hops"
-            );
+            assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "{cc} {hops} hops");
             assert_eq!(f.cc.as_deref(), Some(*cc));
         }
     }
@@ -53,9 +42,7 @@ fn newreno_goodput_falls_with_hops_in_the_published_range() {
     // ns-2 studies of TCP over 2 Mbps 802.11 chains (e.g. Fu et al.,
     // INFOCOM 2003; Holland & Vaidya, MobiCom 1999) report several hundred
     // kbps over one hop falling to 100-200 kbps beyond 4-7 hops, flat after.
-    let goodput: Vec<f64> = (1..=14)
-        .map(|h| chain(h, "newreno", 1).flows[0].goodput_kbps)
-        .collect();
+    let goodput: Vec<f64> = (1..=14).map(|h| chain(h, "newreno", 1).flows[0].goodput_kbps).collect();
     println!("NewReno goodput by hops 1..14: {goodput:.0?}");
     assert!((600.0..1000.0).contains(&goodput[0]), "{goodput:?}");
     assert!((60.0..200.0).contains(&goodput[13]), "{goodput:?}");
@@ -73,10 +60,7 @@ fn newreno_goodput_falls_with_hops_in_the_published_range() {
 fn tcp_runs_are_deterministic() {
     let a = chain(5, "cubic", 4);
     let b = chain(5, "cubic", 4);
-    assert_eq!(
-        (a.flows, a.nodes, a.series, a.events),
-        (b.flows, b.nodes, b.series, b.events)
-    );
+    assert_eq!((a.flows, a.nodes, a.series, a.events), (b.flows, b.nodes, b.series, b.events));
     let c = chain(5, "cubic", 5);
     assert_ne!(a_flows_goodput(&chain(5, "cubic", 4)), a_flows_goodput(&c));
 }
@@ -98,10 +82,7 @@ fn with_aodv_few_beats_newreno_on_long_chains() {
                 "flows": [{{"src": 0, "dst": {hops}, "transport": "tcp", "app": "bulk", "cc": "{cc}"}}]}}"#,
             hops + 1
         );
-        simulate(&json, Some(seed), RunOptions::default())
-            .expect("runs")
-            .flows[0]
-            .goodput_kbps
+        simulate(&json, Some(seed), RunOptions::default()).expect("runs").flows[0].goodput_kbps
     };
     // Measured (5 seeds): see the README's TCP section. With AODV's
     // measured traversal time (rediscoveries cheap) the gain is smaller:
@@ -110,9 +91,6 @@ fn with_aodv_few_beats_newreno_on_long_chains() {
         let newreno: f64 = (1..=5).map(|s| run(hops, "newreno", s)).sum::<f64>() / 5.0;
         let few: f64 = (1..=5).map(|s| run(hops, "few", s)).sum::<f64>() / 5.0;
         println!("AODV, {hops} hops: NewReno {newreno:.0} kbps, FeW {few:.0} kbps");
-        assert!(
-            few > min_gain * newreno,
-            "{hops} hops: FeW {few:.0} vs NewReno {newreno:.0}"
-        );
+        assert!(few > min_gain * newreno, "{hops} hops: FeW {few:.0} vs NewReno {newreno:.0}");
     }
 }

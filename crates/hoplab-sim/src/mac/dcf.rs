@@ -72,13 +72,7 @@ impl World {
         let now = self.now();
         let end = now + frame.airtime;
         let capture_ratio = self.channel.radio.capture_ratio;
-        let arrival = self.nodes[node.index()].rx.arrive(
-            frame,
-            link.rx_power_w,
-            end,
-            link.decodable,
-            capture_ratio,
-        );
+        let arrival = self.nodes[node.index()].rx.arrive(frame, link.rx_power_w, end, link.decodable, capture_ratio);
         match arrival {
             Arrival::Locked => {
                 self.arm(node, TimerKind::RxEnd, end);
@@ -101,10 +95,7 @@ impl World {
     /// The frame `node` was locked onto has ended.
     pub(crate) fn phy_rx_end(&mut self, node: NodeId) {
         let now = self.now();
-        let lock = self.nodes[node.index()]
-            .rx
-            .release()
-            .expect("RxEnd without a lock");
+        let lock = self.nodes[node.index()].rx.release().expect("RxEnd without a lock");
         let frame = lock.frame;
         let mut decoded = lock.corruption.is_none();
         if decoded && self.frame_lost_to_channel_error(node, &frame) {
@@ -125,14 +116,10 @@ impl World {
     /// The frame error model: a decodable unicast DATA frame addressed to
     /// `node` is lost with the configured probability.
     fn frame_lost_to_channel_error(&mut self, node: NodeId, frame: &Frame) -> bool {
-        if self.packet_error_rate <= 0.0 || frame.kind != FrameKind::Data || frame.receiver != node
-        {
+        if self.packet_error_rate <= 0.0 || frame.kind != FrameKind::Data || frame.receiver != node {
             return false;
         }
-        if !self.nodes[node.index()]
-            .error_rng
-            .bernoulli(self.packet_error_rate)
-        {
+        if !self.nodes[node.index()].error_rng.bernoulli(self.packet_error_rate) {
             return false;
         }
         // Ground truth for the sender's eventual drop cause.
@@ -165,11 +152,8 @@ impl World {
                 // Each boundary countdown_from + j slots reached while idle
                 // took one slot off the counter, including one at this very
                 // instant (the medium was idle in the slot before it).
-                let boundaries_passed = if now >= n.mac.countdown_from {
-                    (now.since(n.mac.countdown_from).as_nanos() / slot) as u32 + 1
-                } else {
-                    0
-                };
+                let boundaries_passed =
+                    if now >= n.mac.countdown_from { (now.since(n.mac.countdown_from).as_nanos() / slot) as u32 + 1 } else { 0 };
                 if let Some(k) = n.mac.backoff_slots {
                     n.mac.backoff_slots = Some(k.saturating_sub(boundaries_passed));
                 }
@@ -186,11 +170,7 @@ impl World {
         let now = self.now();
         let n = &self.nodes[node.index()];
         let mac = &n.mac;
-        if mac.medium_busy
-            || mac.exchange != Exchange::Idle
-            || mac.pending_response.is_some()
-            || n.rx.transmitting
-        {
+        if mac.medium_busy || mac.exchange != Exchange::Idle || mac.pending_response.is_some() || n.rx.transmitting {
             return;
         }
         let Some(slots) = mac.backoff_slots else {
@@ -236,8 +216,7 @@ impl World {
             mac.exchange = Exchange::WaitCts;
             op.rts_attempts += 1;
             // 10.3.2.5: the RTS reserves CTS + DATA + ACK and three SIFS.
-            let duration =
-                timing.sifs * 3 + timing.cts_airtime() + data_airtime + timing.ack_airtime();
+            let duration = timing.sifs * 3 + timing.cts_airtime() + data_airtime + timing.ack_airtime();
             Frame {
                 kind: FrameKind::Rts,
                 transmitter: node,
@@ -250,10 +229,7 @@ impl World {
                 congestion_mark,
                 needs_no_buffer: op.item.packet.is_control()
                     || op.item.packet.dst == op.item.next_hop
-                    || self
-                        .hop_control
-                        .as_ref()
-                        .is_some_and(|c| !c.counts(&op.item.packet)),
+                    || self.hop_control.as_ref().is_some_and(|c| !c.counts(&op.item.packet)),
             }
         } else {
             mac.exchange = Exchange::WaitAck;
@@ -286,13 +262,7 @@ impl World {
                 self.on_air.store_links(slot, links);
             }
             for link in links {
-                self.queue.schedule(
-                    now + link.delay,
-                    crate::world::Event::RxStart {
-                        node: link.node,
-                        frame: slot,
-                    },
-                );
+                self.queue.schedule(now + link.delay, crate::world::Event::RxStart { node: link.node, frame: slot });
             }
         }
         self.mac_update_medium(node);
@@ -367,11 +337,7 @@ impl World {
                     && n.mac.exchange == Exchange::Idle
                     && n.mac.pending_response.is_none()
                     && !n.rx.transmitting;
-                let answer = if may_answer {
-                    self.hop_answer_rts(node, &frame)
-                } else {
-                    RtsAnswer::Refuse
-                };
+                let answer = if may_answer { self.hop_answer_rts(node, &frame) } else { RtsAnswer::Refuse };
                 if answer != RtsAnswer::Refuse {
                     let cts_airtime = self.timing.cts_airtime();
                     let cts = Frame {
@@ -391,10 +357,7 @@ impl World {
             }
             FrameKind::Cts => {
                 let mac = &mut self.nodes[node.index()].mac;
-                let expected = mac.exchange == Exchange::WaitCts
-                    && mac
-                        .op
-                        .is_some_and(|op| op.item.next_hop == frame.transmitter);
+                let expected = mac.exchange == Exchange::WaitCts && mac.op.is_some_and(|op| op.item.next_hop == frame.transmitter);
                 if !expected {
                     return;
                 }
@@ -428,8 +391,7 @@ impl World {
                 };
                 self.respond_after_sifs(node, ack);
                 let cache = &mut self.nodes[node.index()].mac.last_received_sequence;
-                let duplicate =
-                    frame.retry && cache.get(&frame.transmitter) == Some(&frame.sequence);
+                let duplicate = frame.retry && cache.get(&frame.transmitter) == Some(&frame.sequence);
                 cache.insert(frame.transmitter, frame.sequence);
                 if !duplicate {
                     self.net_receive(node, packet, frame.transmitter);
@@ -437,10 +399,7 @@ impl World {
             }
             FrameKind::Ack => {
                 let mac = &self.nodes[node.index()].mac;
-                let expected = mac.exchange == Exchange::WaitAck
-                    && mac
-                        .op
-                        .is_some_and(|op| op.item.next_hop == frame.transmitter);
+                let expected = mac.exchange == Exchange::WaitAck && mac.op.is_some_and(|op| op.item.next_hop == frame.transmitter);
                 if expected {
                     self.cancel(node, TimerKind::ResponseTimeout);
                     self.nodes[node.index()].mac.exchange = Exchange::Idle;
@@ -452,11 +411,7 @@ impl World {
 
     /// No CTS or ACK came back in time.
     pub(crate) fn mac_response_timeout(&mut self, node: NodeId) {
-        let (short_limit, long_limit, cw_max) = (
-            self.timing.short_retry_limit,
-            self.timing.long_retry_limit,
-            self.timing.cw_max,
-        );
+        let (short_limit, long_limit, cw_max) = (self.timing.short_retry_limit, self.timing.long_retry_limit, self.timing.cw_max);
         let mac = &mut self.nodes[node.index()].mac;
         let waited_for = mac.exchange;
         mac.exchange = Exchange::Idle;
@@ -528,13 +483,8 @@ impl World {
             // Ground truth: a next hop that moved out of decoding range
             // broke the route; it was not contention.
             let now = self.now();
-            let moved_away =
-                self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
-            let cause = if moved_away {
-                DropCause::RouteBreak
-            } else {
-                cause
-            };
+            let moved_away = self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
+            let cause = if moved_away { DropCause::RouteBreak } else { cause };
             self.drop_packet(node, &op.item.packet, cause);
         }
         self.net_link_failure(node, &op.item.packet, next_hop);
@@ -546,11 +496,7 @@ impl World {
     pub(crate) fn mac_next_hop_has(&self, node: NodeId, op: &TxOp) -> bool {
         op.data_attempts > 0
             && op.item.next_hop != super::BROADCAST
-            && self.nodes[op.item.next_hop.index()]
-                .mac
-                .last_received_sequence
-                .get(&node)
-                == Some(&op.sequence)
+            && self.nodes[op.item.next_hop.index()].mac.last_received_sequence.get(&node) == Some(&op.sequence)
     }
 
     // ------------------------------------------------------------ service
@@ -559,11 +505,7 @@ impl World {
     pub(crate) fn mac_enqueue(&mut self, node: NodeId, item: Queued) {
         let now = self.now();
         let n = &mut self.nodes[node.index()];
-        let pushed = if item.packet.is_control() {
-            n.mac.queue.push_control(item)
-        } else {
-            n.mac.queue.push(item).map(|()| None)
-        };
+        let pushed = if item.packet.is_control() { n.mac.queue.push_control(item) } else { n.mac.queue.push(item).map(|()| None) };
         match pushed {
             Ok(evicted) => {
                 let len = n.mac.queue.len();

@@ -45,9 +45,7 @@ impl MacTiming {
             basic_rate_bps: radio.basic_rate_mbps * 1e6,
             cw_min: mac.cw_min,
             cw_max: mac.cw_max,
-            max_propagation: SimDuration::from_nanos(
-                (tx_range_m / crate::phy::propagation::SPEED_OF_LIGHT_MPS * 1e9).ceil() as u64,
-            ),
+            max_propagation: SimDuration::from_nanos((tx_range_m / crate::phy::propagation::SPEED_OF_LIGHT_MPS * 1e9).ceil() as u64),
             rts_threshold_bytes: mac.rts_threshold_bytes,
             short_retry_limit: mac.short_retry_limit,
             long_retry_limit: mac.long_retry_limit,
@@ -71,11 +69,7 @@ impl MacTiming {
     /// Airtime of a DATA frame carrying a `packet_bytes` network packet:
     /// unicast at the data rate, broadcast at the basic rate.
     pub fn data_airtime(&self, packet_bytes: u32, broadcast: bool) -> SimDuration {
-        let rate = if broadcast {
-            self.basic_rate_bps
-        } else {
-            self.data_rate_bps
-        };
+        let rate = if broadcast { self.basic_rate_bps } else { self.data_rate_bps };
         self.airtime(DATA_HEADER_BYTES + packet_bytes, rate)
     }
 
@@ -125,24 +119,15 @@ mod tests {
         assert_eq!(t.rts_airtime(), SimDuration::from_nanos(272_000)); // 192 + 160/2
         assert_eq!(t.cts_airtime(), SimDuration::from_nanos(248_000)); // 192 + 112/2
                                                                        // 512 B payload + 8 UDP + 20 IP = 540 B; + 28 = 568 B = 4544 bits at 2 Mbps.
-        assert_eq!(
-            t.data_airtime(540, false),
-            SimDuration::from_nanos(192_000 + 2_272_000)
-        );
-        assert_eq!(
-            t.data_airtime(540, true),
-            SimDuration::from_nanos(192_000 + 2_272_000)
-        );
+        assert_eq!(t.data_airtime(540, false), SimDuration::from_nanos(192_000 + 2_272_000));
+        assert_eq!(t.data_airtime(540, true), SimDuration::from_nanos(192_000 + 2_272_000));
     }
 
     #[test]
     fn rts_threshold_zero_means_always() {
         let t = dsss();
         assert!(t.uses_rts(28));
-        let t = MacTiming {
-            rts_threshold_bytes: 3000,
-            ..dsss()
-        };
+        let t = MacTiming { rts_threshold_bytes: 3000, ..dsss() };
         assert!(!t.uses_rts(568));
     }
 }

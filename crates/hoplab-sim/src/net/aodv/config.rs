@@ -148,10 +148,7 @@ impl AodvConfig {
             if v > 0.0 && v.is_finite() {
                 Ok(())
             } else {
-                Err(ConfigError::new(
-                    key(k),
-                    format!("must be a positive number, got {v}"),
-                ))
+                Err(ConfigError::new(key(k), format!("must be a positive number, got {v}")))
             }
         };
         let non_negative = |k: &str, v: f64| {
@@ -165,46 +162,28 @@ impl AodvConfig {
             if (min..=255).contains(&v) {
                 Ok(())
             } else {
-                Err(ConfigError::new(
-                    key(k),
-                    format!("must be in {min}..=255 (an IP TTL), got {v}"),
-                ))
+                Err(ConfigError::new(key(k), format!("must be in {min}..=255 (an IP TTL), got {v}")))
             }
         };
         positive("active_route_timeout_s", self.active_route_timeout_s)?;
         if self.allowed_hello_loss < 1 {
-            return Err(ConfigError::new(
-                key("allowed_hello_loss"),
-                "must be at least 1",
-            ));
+            return Err(ConfigError::new(key("allowed_hello_loss"), "must be at least 1"));
         }
         positive("hello_interval_s", self.hello_interval_s)?;
         ttl("local_add_ttl", self.local_add_ttl, 0)?;
         ttl("net_diameter", self.net_diameter, 1)?;
         positive("node_traversal_time_ms", self.node_traversal_time_ms)?;
         if self.rerr_ratelimit < 1 {
-            return Err(ConfigError::new(
-                key("rerr_ratelimit"),
-                "must be at least 1 per second",
-            ));
+            return Err(ConfigError::new(key("rerr_ratelimit"), "must be at least 1 per second"));
         }
         if self.rreq_retries > 30 {
-            return Err(ConfigError::new(
-                key("rreq_retries"),
-                format!("must be at most 30, got {}", self.rreq_retries),
-            ));
+            return Err(ConfigError::new(key("rreq_retries"), format!("must be at most 30, got {}", self.rreq_retries)));
         }
         if self.rreq_ratelimit < 1 {
-            return Err(ConfigError::new(
-                key("rreq_ratelimit"),
-                "must be at least 1 per second",
-            ));
+            return Err(ConfigError::new(key("rreq_ratelimit"), "must be at least 1 per second"));
         }
         if self.timeout_buffer > 255 {
-            return Err(ConfigError::new(
-                key("timeout_buffer"),
-                "must be at most 255",
-            ));
+            return Err(ConfigError::new(key("timeout_buffer"), "must be at most 255"));
         }
         ttl("ttl_start", self.ttl_start, 1)?;
         ttl("ttl_increment", self.ttl_increment, 1)?;
@@ -225,10 +204,7 @@ impl AodvConfig {
         }
         non_negative("broadcast_jitter_ms", self.broadcast_jitter_ms)?;
         if self.request_queue_packets < 1 {
-            return Err(ConfigError::new(
-                key("request_queue_packets"),
-                "must be at least 1",
-            ));
+            return Err(ConfigError::new(key("request_queue_packets"), "must be at least 1"));
         }
         positive("request_queue_timeout_s", self.request_queue_timeout_s)
     }
@@ -286,9 +262,7 @@ impl AodvParams {
         let ms = |v: f64| SimDuration::from_secs_f64(v / 1e3);
         let s = SimDuration::from_secs_f64;
         let node_traversal_time = ms(c.node_traversal_time_ms);
-        let net_traversal_time = c
-            .net_traversal_time_ms
-            .map_or(times(node_traversal_time, 2 * c.net_diameter as u64), ms);
+        let net_traversal_time = c.net_traversal_time_ms.map_or(times(node_traversal_time, 2 * c.net_diameter as u64), ms);
         let active_route_timeout = s(c.active_route_timeout_s);
         let hello_interval = s(c.hello_interval_s);
         AodvParams {
@@ -306,22 +280,11 @@ impl AodvParams {
             ttl_increment: clamp_ttl(c.ttl_increment),
             ttl_threshold: clamp_ttl(c.ttl_threshold),
             net_traversal_time,
-            path_discovery_time: c
-                .path_discovery_time_ms
-                .map_or(times(net_traversal_time, 2), ms),
-            my_route_timeout: c
-                .my_route_timeout_s
-                .map_or(times(active_route_timeout, 2), s),
-            delete_period: c.delete_period_s.map_or(
-                times(active_route_timeout.max(hello_interval), DELETE_PERIOD_K),
-                s,
-            ),
-            blacklist_timeout: c
-                .blacklist_timeout_s
-                .map_or(times(net_traversal_time, c.rreq_retries as u64), s),
-            max_repair_ttl: c
-                .max_repair_ttl
-                .map_or(clamp_ttl(3 * c.net_diameter / 10), clamp_ttl),
+            path_discovery_time: c.path_discovery_time_ms.map_or(times(net_traversal_time, 2), ms),
+            my_route_timeout: c.my_route_timeout_s.map_or(times(active_route_timeout, 2), s),
+            delete_period: c.delete_period_s.map_or(times(active_route_timeout.max(hello_interval), DELETE_PERIOD_K), s),
+            blacklist_timeout: c.blacklist_timeout_s.map_or(times(net_traversal_time, c.rreq_retries as u64), s),
+            max_repair_ttl: c.max_repair_ttl.map_or(clamp_ttl(3 * c.net_diameter / 10), clamp_ttl),
             link_layer_feedback: c.link_layer_feedback,
             hello: c.hello,
             local_repair: c.local_repair,
@@ -344,15 +307,8 @@ impl AodvParams {
 
     /// RING_TRAVERSAL_TIME with a given one-hop traversal time (a measured
     /// one, see `AodvConfig::measured_traversal_time`).
-    pub fn ring_traversal_time_with(
-        &self,
-        node_traversal_time: SimDuration,
-        ttl: u8,
-    ) -> SimDuration {
-        times(
-            node_traversal_time,
-            2 * (ttl as u64 + self.timeout_buffer as u64),
-        )
+    pub fn ring_traversal_time_with(&self, node_traversal_time: SimDuration, ttl: u8) -> SimDuration {
+        times(node_traversal_time, 2 * (ttl as u64 + self.timeout_buffer as u64))
     }
 
     /// ALLOWED_HELLO_LOSS * HELLO_INTERVAL (sections 6.9, 6.10).
@@ -381,11 +337,7 @@ mod tests {
 
     #[test]
     fn given_values_override_the_derivation() {
-        let c = AodvConfig {
-            net_traversal_time_ms: Some(1000.0),
-            delete_period_s: Some(4.0),
-            ..Default::default()
-        };
+        let c = AodvConfig { net_traversal_time_ms: Some(1000.0), delete_period_s: Some(4.0), ..Default::default() };
         let p = AodvParams::new(&c);
         assert_eq!(p.net_traversal_time, SimDuration::from_secs_f64(1.0));
         assert_eq!(p.path_discovery_time, SimDuration::from_secs_f64(2.0));
@@ -394,26 +346,11 @@ mod tests {
 
     #[test]
     fn bad_values_name_their_key() {
-        let c = AodvConfig {
-            net_diameter: 300,
-            ..Default::default()
-        };
+        let c = AodvConfig { net_diameter: 300, ..Default::default() };
         assert_eq!(c.validate().unwrap_err().key, "routing.aodv.net_diameter");
-        let c = AodvConfig {
-            active_route_timeout_s: -1.0,
-            ..Default::default()
-        };
-        assert_eq!(
-            c.validate().unwrap_err().key,
-            "routing.aodv.active_route_timeout_s"
-        );
-        let c = AodvConfig {
-            request_queue_packets: 0,
-            ..Default::default()
-        };
-        assert_eq!(
-            c.validate().unwrap_err().key,
-            "routing.aodv.request_queue_packets"
-        );
+        let c = AodvConfig { active_route_timeout_s: -1.0, ..Default::default() };
+        assert_eq!(c.validate().unwrap_err().key, "routing.aodv.active_route_timeout_s");
+        let c = AodvConfig { request_queue_packets: 0, ..Default::default() };
+        assert_eq!(c.validate().unwrap_err().key, "routing.aodv.request_queue_packets");
     }
 }

@@ -13,12 +13,7 @@ use crate::world::{Event, World};
 impl World {
     /// Start discovering a route from `node` to `dst` unless a discovery
     /// (or repair) of it is already under way. `repair`: a local repair.
-    pub(crate) fn aodv_start_discovery(
-        &mut self,
-        node: NodeId,
-        dst: NodeId,
-        repair: Option<Repair>,
-    ) {
+    pub(crate) fn aodv_start_discovery(&mut self, node: NodeId, dst: NodeId, repair: Option<Repair>) {
         let now = self.now();
         let n = &mut self.aodv().nodes[node.index()];
         if n.discoveries.contains_key(&dst) {
@@ -48,14 +43,7 @@ impl World {
         if let Some(d) = self.aodv().nodes[node.index()].discoveries.get_mut(&dst) {
             d.timer_at = at;
             d.awaiting_reply = awaiting_reply;
-            self.queue.schedule(
-                at,
-                Event::Routing {
-                    node,
-                    kind: RoutingTimerKind::Discovery,
-                    arg: dst.0,
-                },
-            );
+            self.queue.schedule(at, Event::Routing { node, kind: RoutingTimerKind::Discovery, arg: dst.0 });
         }
     }
 
@@ -71,25 +59,15 @@ impl World {
         if allowed > now {
             return self.aodv_arm_discovery(node, dst, allowed, false);
         }
-        let known = n
-            .table
-            .get(dst, now)
-            .map(|e| (e.seq_valid.then_some(e.seq), e.hops));
-        let measured = n
-            .traversal
-            .get(&dst)
-            .and_then(|h| h.mean())
-            .filter(|_| p.measured_traversal_time);
+        let known = n.table.get(dst, now).map(|e| (e.seq_valid.then_some(e.seq), e.hops));
+        let measured = n.traversal.get(&dst).and_then(|h| h.mean()).filter(|_| p.measured_traversal_time);
         let node_traversal_time = measured.unwrap_or(p.node_traversal_time);
         let Some(d) = n.discoveries.get_mut(&dst) else {
             return;
         };
         let ttl = match d.repair {
             // 6.12: TTL = max(MIN_REPAIR_TTL, 0.5 * #hops) + LOCAL_ADD_TTL.
-            Some(r) => r
-                .previous_hops
-                .max(r.hops_to_source / 2)
-                .saturating_add(p.local_add_ttl),
+            Some(r) => r.previous_hops.max(r.hops_to_source / 2).saturating_add(p.local_add_ttl),
             None if d.ttl == 0 => match known {
                 // 6.4: the last known hop count plus TTL_INCREMENT.
                 Some((_, hops)) if hops > 0 => hops.saturating_add(p.ttl_increment),
@@ -114,10 +92,7 @@ impl World {
                 Some(t) => super::config::times(t, 2 * p.net_diameter as u64),
                 None => p.net_traversal_time,
             };
-            super::config::times(
-                net_traversal_time,
-                1u64 << (d.attempts_at_max_ttl - 1).min(30),
-            )
+            super::config::times(net_traversal_time, 1u64 << (d.attempts_at_max_ttl - 1).min(30))
         } else {
             p.ring_traversal_time_with(node_traversal_time, ttl)
         };
@@ -142,8 +117,7 @@ impl World {
             orig: node,
             orig_seq: n.own_seq,
         };
-        n.id_cache
-            .seen_or_insert(node, rreq.id, now, p.path_discovery_time);
+        n.id_cache.seen_or_insert(node, rreq.id, now, p.path_discovery_time);
         n.rreq_rate.record(now);
         n.stats.rreq_originated += 1;
         self.aodv_send_control(node, AodvMessage::Rreq(rreq), BROADCAST, ttl, false);
@@ -212,10 +186,7 @@ impl World {
                 }
             }
             Some(r) => {
-                let longer = n
-                    .table
-                    .valid(dst, now)
-                    .filter(|e| e.hops > r.previous_hops && !e.precursors.is_empty());
+                let longer = n.table.valid(dst, now).filter(|e| e.hops > r.previous_hops && !e.precursors.is_empty());
                 if let Some(e) = longer {
                     let seq = e.seq;
                     self.aodv_send_rerr(node, &[(dst, seq)], true);

@@ -92,11 +92,8 @@ impl World {
 
         // 6.11: a RERR for the lost destinations that have precursors (those
         // under repair wait for its outcome).
-        let unreachable: Vec<(NodeId, SeqNumber)> = lost
-            .iter()
-            .filter(|u| u.has_precursors && !repairs.iter().any(|(d, _)| *d == u.dst))
-            .map(|u| (u.dst, u.seq))
-            .collect();
+        let unreachable: Vec<(NodeId, SeqNumber)> =
+            lost.iter().filter(|u| u.has_precursors && !repairs.iter().any(|(d, _)| *d == u.dst)).map(|u| (u.dst, u.seq)).collect();
         if !unreachable.is_empty() {
             self.aodv_send_rerr(node, &unreachable, false);
         }

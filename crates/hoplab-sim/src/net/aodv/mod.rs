@@ -117,9 +117,7 @@ impl TraversalHistory {
     /// The mean of the kept samples; None before the first.
     pub fn mean(&self) -> Option<SimDuration> {
         let kept = self.recorded.min(Self::LEN);
-        (kept > 0).then(|| {
-            SimDuration(self.samples[..kept].iter().map(|d| d.0).sum::<u64>() / kept as u64)
-        })
+        (kept > 0).then(|| SimDuration(self.samples[..kept].iter().map(|d| d.0).sum::<u64>() / kept as u64))
     }
 }
 
@@ -212,10 +210,7 @@ impl Aodv {
                 rreq_id: 0,
                 table: RoutingTable::new(params.delete_period),
                 id_cache: RreqIdCache::default(),
-                queue: RequestQueue::new(
-                    params.request_queue_packets,
-                    params.request_queue_timeout,
-                ),
+                queue: RequestQueue::new(params.request_queue_packets, params.request_queue_timeout),
                 discoveries: BTreeMap::new(),
                 traversal: BTreeMap::new(),
                 neighbours: Neighbours::default(),
@@ -227,12 +222,7 @@ impl Aodv {
                 stats: AodvStats::default(),
             })
             .collect();
-        Aodv {
-            params,
-            nodes,
-            pending: Vec::new(),
-            free_pending: Vec::new(),
-        }
+        Aodv { params, nodes, pending: Vec::new(), free_pending: Vec::new() }
     }
 
     fn park(&mut self, send: PendingSend) -> u32 {
@@ -279,11 +269,7 @@ mod tests {
     fn traversal_history_is_the_mean_of_the_last_three_discoveries() {
         let ms = |v: u64| SimDuration::from_nanos(v * 1_000_000);
         let mut h = TraversalHistory::default();
-        assert_eq!(
-            h.mean(),
-            None,
-            "no discovery yet: NODE_TRAVERSAL_TIME applies"
-        );
+        assert_eq!(h.mean(), None, "no discovery yet: NODE_TRAVERSAL_TIME applies");
         h.record(ms(6));
         assert_eq!(h.mean(), Some(ms(6)));
         h.record(ms(9));

@@ -2,8 +2,8 @@
 //! 6.5, 6.6), RREP (6.7), HELLO (6.9), RERR (6.11 case (iii)), and sending
 //! control packets.
 
-use super::packet::{AodvMessage, Rerr, Rrep, Rreq};
 use super::config::times;
+use super::packet::{AodvMessage, Rerr, Rrep, Rreq};
 use super::table::RouteInfo;
 use super::{PendingSend, RoutingTimerKind, CONTROL_FLOW};
 use crate::mac::BROADCAST;
@@ -79,22 +79,15 @@ impl World {
         // 6.6 (ii): an intermediate node with a fresh enough active route
         // answers, unless the RREQ says 'D' (or its route leads back to the
         // sender: see the module doc).
-        let fresh = n.table.valid(q.dst, now).filter(|e| {
-            e.seq_valid && (q.unknown_seq || e.seq.diff(q.dst_seq) >= 0) && e.next_hop != from
-        });
+        let fresh =
+            n.table.valid(q.dst, now).filter(|e| e.seq_valid && (q.unknown_seq || e.seq.diff(q.dst_seq) >= 0) && e.next_hop != from);
         if let (false, Some(e)) = (q.destination_only, fresh) {
             // 6.6.2
             let (dst_seq, dst_hops, dst_next_hop, remaining) = (e.seq, e.hops, e.next_hop, e.lifetime.since(now));
             n.table.add_precursor(q.dst, from, now);
             n.table.add_precursor(q.orig, dst_next_hop, now);
-            let rrep = Rrep {
-                ack_required: false,
-                hop_count: dst_hops,
-                dst: q.dst,
-                dst_seq,
-                orig: q.orig,
-                lifetime_ms: duration_ms(remaining),
-            };
+            let rrep =
+                Rrep { ack_required: false, hop_count: dst_hops, dst: q.dst, dst_seq, orig: q.orig, lifetime_ms: duration_ms(remaining) };
             self.aodv_send_rrep(node, rrep);
             if q.gratuitous {
                 // 6.6.3: tell the destination the way back to the originator.

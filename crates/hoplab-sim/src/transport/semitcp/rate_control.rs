@@ -134,11 +134,7 @@ pub struct MovingAverage {
 
 impl MovingAverage {
     pub fn new(window: usize) -> Self {
-        MovingAverage {
-            window: window.max(1),
-            samples: VecDeque::with_capacity(window.max(1)),
-            mean: 0.0,
-        }
+        MovingAverage { window: window.max(1), samples: VecDeque::with_capacity(window.max(1)), mean: 0.0 }
     }
 
     pub fn push(&mut self, sample: f64) {
@@ -225,13 +221,7 @@ impl BinarySearchRateControl {
 
     /// Start in step 3 with given HAPR and bounds (for tests and for
     /// experiments that skip steps 1-2, as Table 1 does).
-    pub fn in_binary_search(
-        config: RateControlConfig,
-        packet_bytes: u32,
-        high_apr: f64,
-        low_rate_kbps: f64,
-        high_rate_kbps: f64,
-    ) -> Self {
+    pub fn in_binary_search(config: RateControlConfig, packet_bytes: u32, high_apr: f64, low_rate_kbps: f64, high_rate_kbps: f64) -> Self {
         let mut rc = Self::new(config, packet_bytes);
         rc.phase = Phase::BinarySearch;
         rc.high_apr = high_apr;
@@ -294,9 +284,9 @@ impl BinarySearchRateControl {
     fn decide(&mut self, estimate: f64) {
         let c = &self.config;
         let levels = self.high_apr + c.low_apr;
-        let changed = self.previous_estimate.is_some_and(|prev| {
-            estimate > (1.0 + c.restart_change) * prev || estimate < (1.0 - c.restart_change) * prev
-        });
+        let changed = self
+            .previous_estimate
+            .is_some_and(|prev| estimate > (1.0 + c.restart_change) * prev || estimate < (1.0 - c.restart_change) * prev);
         match self.phase {
             Phase::Aggressive => {
                 self.high_apr = estimate;
@@ -388,10 +378,7 @@ mod tests {
     fn slow_start_stops_at_the_phy_rate() {
         // One hop: APR stays at 1.0, below (HAPR + LAPR) / 2 = 1.1 with HAPR
         // 1.2; MST 5 ms: 819 -> 1638 kbps, then no doubling past 2 Mbps.
-        let config = RateControlConfig {
-            frames_per_sample: 1,
-            ..Default::default()
-        };
+        let config = RateControlConfig { frames_per_sample: 1, ..Default::default() };
         let mut rc = BinarySearchRateControl::new(config, 512);
         rc.max_rate_kbps = 2000.0;
         for k in 0..10 {
@@ -415,11 +402,7 @@ mod tests {
         // One sample so far: A = 20 / 10 = 2.0, T_s = 10 ms.
         assert!((rc.apr_estimate() - 2.0).abs() < 1e-12);
         assert!((rc.mst_estimate_s() - 0.010).abs() < 1e-12);
-        assert_eq!(
-            rc.phase,
-            Phase::Aggressive,
-            "a decision needs n0 = 10 samples"
-        );
+        assert_eq!(rc.phase, Phase::Aggressive, "a decision needs n0 = 10 samples");
         for _ in 0..90 {
             rc.on_sample(3, 0.020);
         }
@@ -444,62 +427,36 @@ mod tests {
     fn table_1_sequence_stops_in_the_sixth_iteration() {
         // Seed 000 Table 1: HAPR = 3.3, LAPR = 1, range 0-240 kbps; the APR
         // oracle answers 2.7, 1.2, 3.3, 3.3, 1.2, 1.7 (thresholds 1.29 and 2.15).
-        let mut rc = BinarySearchRateControl::in_binary_search(
-            RateControlConfig::default(),
-            512,
-            3.3,
-            0.0,
-            240.0,
-        );
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
         let answers = [2.7, 1.2, 3.3, 3.3, 1.2, 1.7];
         let mut rates = vec![rc.rate_kbps.unwrap()];
         for (i, &apr) in answers.iter().enumerate() {
-            assert_eq!(
-                rc.phase,
-                Phase::BinarySearch,
-                "still searching before iteration {i}"
-            );
+            assert_eq!(rc.phase, Phase::BinarySearch, "still searching before iteration {i}");
             feed_window(&mut rc, apr);
             rates.push(rc.rate_kbps.unwrap());
         }
         assert_eq!(rates[..6], [240.0, 120.0, 180.0, 150.0, 135.0, 142.5]);
         assert_eq!(rc.phase, Phase::Steady);
         assert_eq!(rc.iterations, 6);
-        assert_eq!(
-            rc.rate_kbps,
-            Some(142.5),
-            "the stopping iteration keeps its rate"
-        );
+        assert_eq!(rc.rate_kbps, Some(142.5), "the stopping iteration keeps its rate");
     }
 
     #[test]
     fn moving_average_matches_brute_force() {
         let mut ma = MovingAverage::new(10);
-        let samples: Vec<f64> = (0..200)
-            .map(|i| ((i * 7919) % 13) as f64 + 0.25 * (i % 3) as f64)
-            .collect();
+        let samples: Vec<f64> = (0..200).map(|i| ((i * 7919) % 13) as f64 + 0.25 * (i % 3) as f64).collect();
         for (i, &s) in samples.iter().enumerate() {
             ma.push(s);
             let from = (i + 1).saturating_sub(10);
             let window = &samples[from..=i];
             let brute = window.iter().sum::<f64>() / window.len() as f64;
-            assert!(
-                (ma.mean() - brute).abs() < 1e-9,
-                "sample {i}: {} vs {brute}",
-                ma.mean()
-            );
+            assert!((ma.mean() - brute).abs() < 1e-9, "sample {i}: {} vs {brute}", ma.mean());
         }
     }
 
     #[test]
     fn steady_state_restarts_on_a_twenty_percent_jump() {
-        let mut rc = BinarySearchRateControl::in_binary_search(
-            RateControlConfig::default(),
-            512,
-            3.3,
-            0.0,
-            240.0,
-        );
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
         // 240 -> 120 -> 180 -> 150 -> 135 -> 142.5 (steady at 1.7).
         for apr in [2.7, 1.2, 3.3, 3.3, 1.2, 1.7] {
             feed_window(&mut rc, apr);
@@ -513,13 +470,7 @@ mod tests {
         assert_eq!(rc.rate_kbps, None, "step 1 sends by buffer");
         assert_eq!(rc.restarts, 1);
         // And a 20 % drop restarts too.
-        let mut rc = BinarySearchRateControl::in_binary_search(
-            RateControlConfig::default(),
-            512,
-            3.3,
-            0.0,
-            240.0,
-        );
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 3.3, 0.0, 240.0);
         for apr in [2.7, 1.2, 3.3, 3.3, 1.2, 1.7, 1.3] {
             feed_window(&mut rc, apr);
         }
@@ -530,11 +481,7 @@ mod tests {
     fn frames_right_after_a_rate_change_are_not_sampled() {
         // One frame per sample, n0 = 10, 20 frames of settling. Step 1: ten
         // frames of 3 attempts and 20 ms: HAPR 3, slow start at 204.8 kbps.
-        let config = RateControlConfig {
-            frames_per_sample: 1,
-            settle_frames: 20,
-            ..RateControlConfig::default()
-        };
+        let config = RateControlConfig { frames_per_sample: 1, settle_frames: 20, ..RateControlConfig::default() };
         let mut rc = BinarySearchRateControl::new(config, 512);
         for _ in 0..10 {
             rc.on_sample(3, 0.020);
@@ -566,11 +513,7 @@ mod tests {
         // search then goes 614.4 (3.0), 512 (3.0), 460.8 (1.1), 486.4, 499.2
         // (1.1), 505.6 (3.0), 502.4 (3.0), 500.8 (3.0), 500: bounds within
         // 1 kbps, stop. The oracle has no transients: no settling.
-        let config = RateControlConfig {
-            frames_per_sample: 1,
-            settle_frames: 0,
-            ..RateControlConfig::default()
-        };
+        let config = RateControlConfig { frames_per_sample: 1, settle_frames: 0, ..RateControlConfig::default() };
         let mut rc = BinarySearchRateControl::new(config, 512);
         let attempts_for = |rate: Option<f64>| -> [u32; 10] {
             match rate {
@@ -600,9 +543,6 @@ mod tests {
         // The search settles on the 500 kbps step within 1 kbps.
         assert_eq!(rc.phase, Phase::Steady);
         let settled = rc.rate_kbps.unwrap();
-        assert!(
-            (settled - 500.0).abs() < 1.0,
-            "settled at {settled} ({r:?})"
-        );
+        assert!((settled - 500.0).abs() < 1.0, "settled at {settled} ({r:?})");
     }
 }
