@@ -92,7 +92,9 @@ pub struct AodvConfig {
     /// Replace NODE_TRAVERSAL_TIME in a discovery's waits by the one-hop
     /// latency measured from the node's last three discoveries of the same
     /// destination (RREQ to RREP, divided by the route's hops), as ns-2's
-    /// `AODV::PerHopTime` does. Off by default: the RFC's constant, as ns-3.
+    /// `AODV::PerHopTime` does; the network-wide retries then wait
+    /// 2 * measured * NET_DIAMETER (doubling), even if `net_traversal_time_ms`
+    /// is given. Off by default: the RFC's constant, as ns-3.
     /// On a TCP chain it makes a lost rediscovery RREQ cost about 0.1 s
     /// instead of 0.9 s (see the README's AODV section).
     pub measured_traversal_time: bool,
