@@ -255,6 +255,11 @@ pub fn times(d: SimDuration, k: u64) -> SimDuration {
     SimDuration(d.0.saturating_mul(k))
 }
 
+/// NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER (section 10).
+fn net_traversal_time_of(node_traversal_time: SimDuration, net_diameter: u32) -> SimDuration {
+    times(node_traversal_time, 2 * net_diameter as u64)
+}
+
 fn clamp_ttl(v: u32) -> u8 {
     v.min(255) as u8
 }
@@ -264,7 +269,7 @@ impl AodvParams {
         let ms = |v: f64| SimDuration::from_secs_f64(v / 1e3);
         let s = SimDuration::from_secs_f64;
         let node_traversal_time = ms(c.node_traversal_time_ms);
-        let net_traversal_time = c.net_traversal_time_ms.map_or(times(node_traversal_time, 2 * c.net_diameter as u64), ms);
+        let net_traversal_time = c.net_traversal_time_ms.map_or(net_traversal_time_of(node_traversal_time, c.net_diameter), ms);
         let active_route_timeout = s(c.active_route_timeout_s);
         let hello_interval = s(c.hello_interval_s);
         AodvParams {
@@ -311,6 +316,12 @@ impl AodvParams {
     /// one, see `AodvConfig::measured_traversal_time`).
     pub fn ring_traversal_time_with(&self, node_traversal_time: SimDuration, ttl: u8) -> SimDuration {
         times(node_traversal_time, 2 * (ttl as u64 + self.timeout_buffer as u64))
+    }
+
+    /// NET_TRAVERSAL_TIME with a measured one-hop traversal time (see
+    /// `AodvConfig::measured_traversal_time`), or the configured one.
+    pub fn net_traversal_time_with(&self, measured: Option<SimDuration>) -> SimDuration {
+        measured.map_or(self.net_traversal_time, |t| net_traversal_time_of(t, self.net_diameter as u32))
     }
 
     /// ALLOWED_HELLO_LOSS * HELLO_INTERVAL (sections 6.9, 6.10).

@@ -86,12 +86,8 @@ impl World {
         .max(1);
         let wait = if d.repair.is_none() && ttl >= p.net_diameter {
             d.attempts_at_max_ttl += 1;
-            // 6.3: binary exponential backoff of the network-wide attempts;
-            // NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
-            let net_traversal_time = match measured {
-                Some(t) => super::config::times(t, 2 * p.net_diameter as u64),
-                None => p.net_traversal_time,
-            };
+            // 6.3: binary exponential backoff of the network-wide attempts.
+            let net_traversal_time = p.net_traversal_time_with(measured);
             super::config::times(net_traversal_time, 1u64 << (d.attempts_at_max_ttl - 1).min(30))
         } else {
             p.ring_traversal_time_with(node_traversal_time, ttl)
