@@ -120,6 +120,7 @@ impl SemiTcpConfig {
             ));
         }
         positive("semitcp.rate_control.restart_change", rc.restart_change)?;
+        non_negative("semitcp.rate_control.low_level_margin", rc.low_level_margin)?;
         positive("semitcp.rate_control.resolution_kbps", rc.resolution_kbps)
     }
 }

@@ -53,6 +53,21 @@
 //!   at 4 and 7 hops (152 -> 170, 119 -> 136; at 4 hops the first window
 //!   after halving the rate otherwise averages APR 1.2, inside the stop
 //!   band, and the search stops at half the peak).
+//! - `low_level_margin` (default 0.15): an estimate below LAPR + 0.15 is
+//!   at the low level, so the rate is too low (step 3) or below the
+//!   switching point (step 2), tested before "too high". The paper's band
+//!   [0.3, 0.5] (HAPR + LAPR) assumes aggressive sending raises APR well
+//!   above LAPR (HAPR 3.3 in Table 1: band 1.29-2.15). Where it does not
+//!   (short or sparse paths: HAPR < 2.33), the band's low edge falls below
+//!   LAPR = 1, which no estimate reaches: the search can only halve, and
+//!   stops at the first rate whose APR lands in the band, or, with HAPR
+//!   near 1, halves to nothing (seed 000's mobile scenario, a one-hop
+//!   route: 721 -> 360 -> 180 -> 90 -> 45 -> 22 kbps at APR 1.1).
+//!   Measured (AODV chain, 8 seeds, kbps): 3 hops 167 -> 242, 4 hops
+//!   146 -> 149, 7 and 14 hops unchanged (16 seeds); mobile scenario, 10
+//!   flows, 8 seeds: 319 -> 347 kbps at 10 m/s, 336 -> 386 at 20 m/s.
+//!   0.29 (Table 1's low edge minus LAPR) overshoots the peak at 14 hops
+//!   (86 -> 80 kbps). Table 1's sequence is unchanged (its APRs are >= 1.2).
 //! - The ±20 % restart compares consecutive estimates taken at the same
 //!   rate: it runs in step 4. Algorithm 1 also lists it inside step 3, but
 //!   there each iteration changes the rate on purpose and Table 1 itself
@@ -84,6 +99,10 @@ pub struct RateControlConfig {
     /// Frames ignored after each change of the rate before sampling
     /// resumes (a Decision, see the module doc).
     pub settle_frames: u32,
+    /// Â within this margin of LAPR is the low level: the rate is too low
+    /// whatever HAPR (a Decision, see the module doc; 0.15; 0 = the paper's
+    /// band alone).
+    pub low_level_margin: f64,
 }
 
 impl Default for RateControlConfig {
@@ -98,6 +117,7 @@ impl Default for RateControlConfig {
             resolution_kbps: 1.0,
             restart_during_search: false,
             settle_frames: 0,
+            low_level_margin: 0.15,
         }
     }
 }
@@ -300,10 +320,11 @@ impl BinarySearchRateControl {
             }
             Phase::SlowStart => {
                 let rate = self.rate_kbps.expect("slow start has a rate");
-                if estimate < 0.5 * levels && rate * 2.0 > self.max_rate_kbps {
+                let below_switching = estimate < 0.5 * levels || self.at_low_level(estimate);
+                if below_switching && rate * 2.0 > self.max_rate_kbps {
                     // Decision: no faster than the PHY (see the module doc).
                     self.phase = Phase::Steady;
-                } else if estimate < 0.5 * levels {
+                } else if below_switching {
                     // This rate is below the switching point: the search's low bound.
                     self.low_rate_kbps = rate;
                     self.slow_start_doubled = true;
@@ -342,12 +363,12 @@ impl BinarySearchRateControl {
         let levels = self.high_apr + c.low_apr;
         let rate = self.rate_kbps.expect("the search has a rate");
         self.iterations += 1;
-        if estimate > c.too_high_fraction * levels {
-            self.high_rate_kbps = rate;
-            self.rate_kbps = Some(0.5 * (rate + self.low_rate_kbps));
-        } else if estimate < c.too_low_fraction * levels {
+        if estimate < c.too_low_fraction * levels || self.at_low_level(estimate) {
             self.low_rate_kbps = rate;
             self.rate_kbps = Some(0.5 * (rate + self.high_rate_kbps));
+        } else if estimate > c.too_high_fraction * levels {
+            self.high_rate_kbps = rate;
+            self.rate_kbps = Some(0.5 * (rate + self.low_rate_kbps));
         } else {
             self.phase = Phase::Steady;
             return;
@@ -355,6 +376,12 @@ impl BinarySearchRateControl {
         if (self.high_rate_kbps - self.low_rate_kbps).abs() <= c.resolution_kbps {
             self.phase = Phase::Steady;
         }
+    }
+
+    /// Â within `low_level_margin` of LAPR: no contention to speak of.
+    fn at_low_level(&self, estimate: f64) -> bool {
+        let c = &self.config;
+        c.low_level_margin > 0.0 && estimate < c.low_apr + c.low_level_margin
     }
 
     /// Back to step 1: buffer-based sending to measure HAPR again.
@@ -439,6 +466,30 @@ mod tests {
         assert_eq!(rc.phase, Phase::Steady);
         assert_eq!(rc.iterations, 6);
         assert_eq!(rc.rate_kbps, Some(142.5), "the stopping iteration keeps its rate");
+    }
+
+    #[test]
+    fn an_estimate_at_the_low_level_is_too_low_whatever_hapr() {
+        // A contention-free path: aggressive sending only reached HAPR 1.1,
+        // so the paper's band is [0.63, 1.05] and APR 1.08 reads "too high".
+        let literal = RateControlConfig { low_level_margin: 0.0, ..Default::default() };
+        let mut rc = BinarySearchRateControl::in_binary_search(literal, 512, 1.1, 0.0, 800.0);
+        feed_window(&mut rc, 1.08);
+        feed_window(&mut rc, 1.08);
+        assert_eq!(rc.rate_kbps, Some(200.0), "the literal band halves a rate that causes no contention");
+        // Within 0.15 of LAPR the estimate is at the low level: search upward.
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 1.1, 0.0, 800.0);
+        feed_window(&mut rc, 1.08);
+        assert_eq!(rc.phase, Phase::Steady, "no room above the upper bound: step 4 at it");
+        assert_eq!(rc.rate_kbps, Some(800.0));
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 1.1, 100.0, 800.0);
+        rc.rate_kbps = Some(200.0);
+        feed_window(&mut rc, 1.08);
+        assert_eq!(rc.rate_kbps, Some(500.0), "too low: halfway up to the high bound");
+        // Above LAPR + 0.15 the paper's band decides: 1.2 at HAPR 1.1 is too high.
+        let mut rc = BinarySearchRateControl::in_binary_search(RateControlConfig::default(), 512, 1.1, 0.0, 800.0);
+        feed_window(&mut rc, 1.2);
+        assert_eq!(rc.rate_kbps, Some(400.0));
     }
 
     #[test]
