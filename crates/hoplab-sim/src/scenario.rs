@@ -143,6 +143,9 @@ pub struct TcpConfig {
     pub delayed_ack_segments: u32,
     pub limited_transmit: bool,
     pub handshake: bool,
+    /// SACK (RFC 2018) with RFC 6675 loss recovery; off as ns-2's
+    /// TCP/Newreno (seed 004's ns-2 TCP-Linux runs with SACK).
+    pub sack: bool,
 }
 
 impl Default for TcpConfig {
@@ -159,6 +162,7 @@ impl Default for TcpConfig {
             delayed_ack_segments: 2,
             limited_transmit: false,
             handshake: false,
+            sack: false,
         }
     }
 }

@@ -325,7 +325,8 @@ impl World {
                         tcp_params.delayed_ack,
                         tcp_params.delayed_ack_segments,
                         tcp_params.delayed_ack_timeout,
-                    );
+                    )
+                    .with_sack(tcp_params.sack);
                     Some(TcpConnection::new(sender, receiver))
                 }
             };
@@ -749,6 +750,7 @@ fn tcp_params(tcp: &crate::scenario::TcpConfig) -> TcpParams {
         delayed_ack: tcp.delayed_ack,
         delayed_ack_timeout: ms(tcp.delayed_ack_ms),
         delayed_ack_segments: tcp.delayed_ack_segments,
+        sack: tcp.sack,
     }
 }
 

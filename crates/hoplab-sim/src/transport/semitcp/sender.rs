@@ -88,7 +88,7 @@ impl SemiTcpSender {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
-        TcpHeader { kind: SegmentKind::Data, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None }
+        TcpHeader { kind: SegmentKind::Data, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None, sack: Default::default(), }
     }
 
     fn acknowledge(&mut self, now: SimTime, seq: u64) {
@@ -155,7 +155,7 @@ mod tests {
     }
 
     fn ack(cumulative: u64, seq: u64, echo: SimTime) -> TcpHeader {
-        TcpHeader { kind: SegmentKind::Ack, seq, ack: cumulative, sent_at: SimTime::ZERO, echo, retransmission: false, loss_hint: None }
+        TcpHeader { kind: SegmentKind::Ack, seq, ack: cumulative, sent_at: SimTime::ZERO, echo, retransmission: false, loss_hint: None, sack: Default::default(), }
     }
 
     #[test]

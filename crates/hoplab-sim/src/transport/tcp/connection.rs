@@ -70,7 +70,7 @@ impl World {
             src: from,
             dst: to,
             payload_bytes,
-            header_bytes: TCP_HEADER_BYTES + IP_HEADER_BYTES,
+            header_bytes: TCP_HEADER_BYTES + header.sack.option_bytes() + IP_HEADER_BYTES,
             created: now,
             ttl: crate::app::DEFAULT_TTL,
             tcp: Some(header),

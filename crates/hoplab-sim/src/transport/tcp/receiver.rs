@@ -5,11 +5,16 @@
 //! duplicate ACK); a segment that fills all or part of a gap is acknowledged
 //! at once; in-order segments may be acknowledged every
 //! `delayed_ack_segments` or when the delayed-ACK timer fires.
+//!
+//! SACK (RFC 2018, optional): every ACK lists up to three blocks of
+//! segments held above the cumulative ACK; the first is the block holding
+//! the segment that triggered the ACK, the others the blocks that changed
+//! most recently (section 4: "the most recently received").
 
 use super::congestion::LossHint;
-use super::segment::{SegmentKind, TcpHeader};
+use super::segment::{SackBlocks, SegmentKind, TcpHeader, MAX_SACK_BLOCKS};
 use crate::time::{SimDuration, SimTime};
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 /// A receiver-side scheme (TCP-RA, SPEC.md section 4): sees every data
 /// segment with its one-way delay and may classify the loss the receiver
@@ -35,7 +40,11 @@ pub struct Received {
 
 pub struct Receiver {
     rcv_nxt: u64,
-    out_of_order: BTreeSet<u64>,
+    /// Segments held above `rcv_nxt`, each with its arrival number (SACK
+    /// reports the most recent blocks first).
+    out_of_order: BTreeMap<u64, u64>,
+    arrivals: u64,
+    sack: bool,
     delayed_ack: bool,
     delayed_ack_segments: u32,
     delayed_ack_timeout: SimDuration,
@@ -55,7 +64,9 @@ impl Receiver {
     pub fn new(delayed_ack: bool, delayed_ack_segments: u32, delayed_ack_timeout: SimDuration) -> Receiver {
         Receiver {
             rcv_nxt: 0,
-            out_of_order: BTreeSet::new(),
+            out_of_order: BTreeMap::new(),
+            arrivals: 0,
+            sack: false,
             delayed_ack,
             delayed_ack_segments: delayed_ack_segments.max(1),
             delayed_ack_timeout,
@@ -73,6 +84,12 @@ impl Receiver {
         self
     }
 
+    /// Send SACK blocks in every ACK (RFC 2018).
+    pub fn with_sack(mut self, sack: bool) -> Receiver {
+        self.sack = sack;
+        self
+    }
+
     pub fn rcv_nxt(&self) -> u64 {
         self.rcv_nxt
     }
@@ -83,12 +100,12 @@ impl Receiver {
 
     /// Answer a SYN.
     pub fn on_syn(&mut self, now: SimTime, syn: &TcpHeader) -> TcpHeader {
-        TcpHeader { kind: SegmentKind::SynAck, seq: 0, ack: 0, sent_at: now, echo: syn.sent_at, retransmission: false, loss_hint: None }
+        TcpHeader { kind: SegmentKind::SynAck, seq: 0, ack: 0, sent_at: now, echo: syn.sent_at, retransmission: false, loss_hint: None, sack: Default::default(), }
     }
 
     pub fn on_data(&mut self, now: SimTime, header: &TcpHeader) -> Received {
         let seq = header.seq;
-        let duplicate = seq < self.rcv_nxt || self.out_of_order.contains(&seq);
+        let duplicate = seq < self.rcv_nxt || self.out_of_order.contains_key(&seq);
         let gap = seq > self.rcv_nxt && !duplicate;
         if let Some(aid) = &mut self.aid {
             if !duplicate {
@@ -103,14 +120,15 @@ impl Receiver {
             return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: true };
         }
         if gap {
-            self.out_of_order.insert(seq);
+            self.arrivals += 1;
+            self.out_of_order.insert(seq, self.arrivals);
             return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: false };
         }
         // In order: advance over any buffered segments.
         let filled_gap = !self.out_of_order.is_empty();
         self.rcv_nxt += 1;
         let mut delivered = 1;
-        while self.out_of_order.remove(&self.rcv_nxt) {
+        while self.out_of_order.remove(&self.rcv_nxt).is_some() {
             self.rcv_nxt += 1;
             delivered += 1;
         }
@@ -144,7 +162,30 @@ impl Receiver {
             echo: self.echo,
             retransmission: false,
             loss_hint: self.pending_hint.take(),
+            sack: if self.sack { self.sack_blocks() } else { SackBlocks::default() },
         }
+    }
+
+    /// The held blocks, the one with the newest arrival first (RFC 2018
+    /// section 4; the first holds the triggering segment when it was held).
+    fn sack_blocks(&self) -> SackBlocks {
+        // (newest arrival in the block, start, end)
+        let mut runs: Vec<(u64, u64, u64)> = Vec::new();
+        for (&seq, &arrival) in &self.out_of_order {
+            match runs.last_mut() {
+                Some(run) if run.2 == seq => {
+                    run.2 = seq + 1;
+                    run.0 = run.0.max(arrival);
+                }
+                _ => runs.push((arrival, seq, seq + 1)),
+            }
+        }
+        runs.sort_unstable_by(|a, b| b.0.cmp(&a.0));
+        let mut blocks = SackBlocks::default();
+        for &(_, start, end) in runs.iter().take(MAX_SACK_BLOCKS) {
+            blocks.push(start, end);
+        }
+        blocks
     }
 }
 
@@ -153,11 +194,37 @@ mod tests {
     use super::*;
 
     fn data(seq: u64) -> TcpHeader {
-        TcpHeader { kind: SegmentKind::Data, seq, ack: 0, sent_at: SimTime::ZERO, echo: SimTime::ZERO, retransmission: false, loss_hint: None }
+        TcpHeader { kind: SegmentKind::Data, seq, ack: 0, sent_at: SimTime::ZERO, echo: SimTime::ZERO, retransmission: false, loss_hint: None, sack: Default::default(), }
     }
 
     fn ms(v: f64) -> SimTime {
         SimTime::from_secs_f64(v / 1e3)
+    }
+
+    fn blocks(header: &TcpHeader) -> Vec<(u64, u64)> {
+        header.sack.iter().collect()
+    }
+
+    #[test]
+    fn sack_blocks_list_the_newest_block_first_and_at_most_three() {
+        let mut r = Receiver::new(false, 2, SimDuration::ZERO).with_sack(true);
+        r.on_data(ms(1.0), &data(0));
+        assert!(r.on_data(ms(2.0), &data(1)).ack.unwrap().sack.is_empty(), "nothing held: no option");
+        assert_eq!(blocks(&r.on_data(ms(3.0), &data(3)).ack.unwrap()), [(3, 4)]);
+        assert_eq!(blocks(&r.on_data(ms(4.0), &data(4)).ack.unwrap()), [(3, 5)]);
+        assert_eq!(blocks(&r.on_data(ms(5.0), &data(7)).ack.unwrap()), [(7, 8), (3, 5)]);
+        assert_eq!(blocks(&r.on_data(ms(6.0), &data(10)).ack.unwrap()), [(10, 11), (7, 8), (3, 5)]);
+        let ack = r.on_data(ms(7.0), &data(12)).ack.unwrap();
+        assert_eq!(blocks(&ack), [(12, 13), (10, 11), (7, 8)], "three blocks, the oldest left out");
+        assert_eq!(ack.sack.option_bytes(), 28, "RFC 2018: 8n + 2, padded to 4");
+        // A segment extending an old block makes that block the newest.
+        assert_eq!(blocks(&r.on_data(ms(8.0), &data(5)).ack.unwrap()), [(3, 6), (12, 13), (10, 11)]);
+        // Filling the first hole: the cumulative ACK moves past the block.
+        let ack = r.on_data(ms(9.0), &data(2)).ack.unwrap();
+        assert_eq!(ack.ack, 6);
+        assert_eq!(blocks(&ack), [(12, 13), (10, 11), (7, 8)]);
+        let plain = Receiver::new(false, 2, SimDuration::ZERO).on_data(ms(1.0), &data(3)).ack.unwrap();
+        assert!(plain.sack.is_empty(), "SACK is off unless asked for");
     }
 
     #[test]

@@ -7,6 +7,47 @@ use crate::time::SimTime;
 /// TCP header without options: 20 bytes.
 pub const TCP_HEADER_BYTES: u32 = 20;
 
+/// SACK blocks an ACK carries at most (RFC 2018 section 3: three when the
+/// timestamp option is also present, as Linux and ns-2's Sack1 sink send).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// The SACK option of an ACK (RFC 2018): blocks of segments received above
+/// the cumulative ACK, each `[start, end)` in segment numbers, the first
+/// holding the segment that triggered the ACK.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SackBlocks {
+    blocks: [(u64, u64); MAX_SACK_BLOCKS],
+    len: u8,
+}
+
+impl SackBlocks {
+    /// Append a block; ignored once `MAX_SACK_BLOCKS` are present.
+    pub fn push(&mut self, start: u64, end: u64) {
+        if (self.len as usize) < MAX_SACK_BLOCKS {
+            self.blocks[self.len as usize] = (start, end);
+            self.len += 1;
+        }
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..self.len as usize].iter().copied()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes on the wire: kind, length and 8 per block (RFC 2018 section
+    /// 3), padded with two NOPs to a multiple of 4.
+    pub fn option_bytes(&self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            4 + 8 * self.len as u32
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SegmentKind {
     /// Carries data segment number `seq`.
@@ -33,4 +74,6 @@ pub struct TcpHeader {
     pub retransmission: bool,
     /// Ack: the receiver's classification of the loss it just saw.
     pub loss_hint: Option<LossHint>,
+    /// Ack: selective acknowledgements (empty unless the flow uses SACK).
+    pub sack: SackBlocks,
 }

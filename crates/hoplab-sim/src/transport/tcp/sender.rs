@@ -22,6 +22,17 @@
 //!   recovery, whose "RTT" would include it (samples of seconds).
 //! - RFC 3042 limited transmit (optional): one new segment on each of the
 //!   first two duplicate ACKs.
+//! - SACK (optional, `sack`): RFC 2018 scoreboard and RFC 6675 loss
+//!   recovery. Recovery starts on the third duplicate ACK or when IsLost
+//!   (three segments SACKed above) holds for the first unacknowledged
+//!   segment; cwnd = ssthresh (no inflation), and while cwnd - pipe >= 1
+//!   NextSeg sends: a lost segment not yet resent in this recovery (rule
+//!   1), new data (rule 2), else the lowest unSACKed segment with SACKed
+//!   data above (rule 3); no rescue retransmission (rule 4). Partial ACKs
+//!   neither deflate nor force a retransmission. Recovery ends when the
+//!   cumulative ACK passes RecoveryPoint (cwnd = ssthresh). A timeout
+//!   clears the SACKed marks (RFC 2018 section 8, as ns-2's Sack1) and goes
+//!   back N; segments SACKed again since are not resent.
 //! - cwnd grows only while it limits the sending (RFC 7661; Linux
 //!   `tcp_is_cwnd_limited`): not when the receiver's window or the
 //!   application holds the sender back, except in slow start while cwnd is
@@ -33,6 +44,9 @@ use super::rtt::RttEstimator;
 use super::segment::{SegmentKind, TcpHeader};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
+
+/// RFC 6675 DupThresh.
+const DUP_THRESH: u32 = 3;
 
 /// TCP parameters shared by the endpoints of a connection. Defaults are the
 /// papers' ns-2 settings (SPEC.md section 1) unless noted.
@@ -61,6 +75,9 @@ pub struct TcpParams {
     pub delayed_ack_timeout: SimDuration,
     /// Acknowledge at least every this many in-order segments (RFC 5681: 2).
     pub delayed_ack_segments: u32,
+    /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery
+    /// (RFC 6675). Off by default: ns-2's TCP/Newreno agent has none.
+    pub sack: bool,
 }
 
 impl Default for TcpParams {
@@ -77,6 +94,7 @@ impl Default for TcpParams {
             delayed_ack: false,
             delayed_ack_timeout: SimDuration::from_secs_f64(0.1),
             delayed_ack_segments: 2,
+            sack: false,
         }
     }
 }
@@ -100,6 +118,11 @@ pub struct SenderCounters {
 struct SentRecord {
     sent_at: SimTime,
     retransmitted: bool,
+    /// Reported received by a SACK block.
+    sacked: bool,
+    /// Retransmitted during the current SACK recovery (RFC 6675's pipe
+    /// counts it twice; NextSeg does not resend it).
+    resent_in_recovery: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,6 +262,13 @@ impl Sender {
                 return Some(self.send_data(seq, now));
             }
         }
+        if self.sack_recovery() {
+            return self.poll_sack_recovery(now);
+        }
+        // After a timeout, segments SACKed since are not sent again.
+        while self.snd_nxt < self.high_tx && self.records[(self.snd_nxt - self.snd_una) as usize].sacked {
+            self.snd_nxt += 1;
+        }
         let mut window = self.state.cwnd.min(self.state.rwnd).floor().max(1.0) as u64;
         if self.params.limited_transmit && self.state.cong_state == CongState::Disorder {
             // RFC 3042: one extra segment per duplicate ACK (at most two),
@@ -256,16 +286,96 @@ impl Sender {
         None
     }
 
+    fn sack_recovery(&self) -> bool {
+        self.params.sack && self.state.cong_state == CongState::Recovery
+    }
+
+    /// RFC 6675 section 5 step (C): send while cwnd - pipe >= 1.
+    fn poll_sack_recovery(&mut self, now: SimTime) -> Option<Outgoing> {
+        if self.state.cwnd - (self.pipe() as f64) < 1.0 {
+            self.cwnd_limited = true;
+            return None;
+        }
+        let (lost, rule3) = self.next_seg_candidates();
+        if let Some(seq) = lost {
+            return Some(self.send_data(seq, now)); // rule 1
+        }
+        let has_data = self.total_segments.is_none_or(|t| self.high_tx < t);
+        let rwnd = self.state.rwnd.floor().max(1.0) as u64;
+        if has_data && self.high_tx < self.snd_una + rwnd {
+            let seq = self.high_tx; // rule 2 (snd_nxt == high_tx in recovery)
+            self.snd_nxt = seq + 1;
+            return Some(self.send_data(seq, now));
+        }
+        rule3.map(|seq| self.send_data(seq, now)) // rule 3
+    }
+
+    /// RFC 6675 IsLost for every outstanding segment at once: lost when at
+    /// least DupThresh (3) segments above it are SACKed.
+    fn lost_marks(&self) -> impl Iterator<Item = (u64, &SentRecord, bool)> + '_ {
+        let mut sacked_above = 0u32;
+        let marks: Vec<bool> = self
+            .records
+            .iter()
+            .rev()
+            .map(|r| {
+                let lost = sacked_above >= DUP_THRESH;
+                sacked_above += r.sacked as u32;
+                lost
+            })
+            .collect();
+        self.records.iter().enumerate().map(move |(i, r)| (self.snd_una + i as u64, r, marks[marks.len() - 1 - i]))
+    }
+
+    /// RFC 6675 pipe: the segments believed to be in the network.
+    fn pipe(&self) -> u32 {
+        self.lost_marks().filter(|(_, r, _)| !r.sacked).map(|(_, r, lost)| (!lost) as u32 + r.resent_in_recovery as u32).sum()
+    }
+
+    /// NextSeg's rule 1 and rule 3 candidates (RFC 6675 section 4).
+    fn next_seg_candidates(&self) -> (Option<u64>, Option<u64>) {
+        let highest_sacked = self.records.iter().rposition(|r| r.sacked).map(|i| self.snd_una + i as u64);
+        let mut rule3 = None;
+        for (seq, r, lost) in self.lost_marks() {
+            if r.sacked || r.resent_in_recovery {
+                continue;
+            }
+            if lost {
+                return (Some(seq), rule3);
+            }
+            if rule3.is_none() && highest_sacked.is_some_and(|h| h > seq) {
+                rule3 = Some(seq);
+            }
+        }
+        (None, rule3)
+    }
+
+    fn is_lost(&self, seq: u64) -> bool {
+        let from = (seq.saturating_sub(self.snd_una)) as usize + 1;
+        self.records.iter().skip(from).filter(|r| r.sacked).count() as u32 >= DUP_THRESH
+    }
+
+    /// Mark the segments an ACK's SACK blocks report.
+    fn apply_sack(&mut self, ack: &TcpHeader) {
+        for (start, end) in ack.sack.iter() {
+            for seq in start.max(self.snd_una)..end.min(self.high_tx) {
+                self.records[(seq - self.snd_una) as usize].sacked = true;
+            }
+        }
+    }
+
     fn send_data(&mut self, seq: u64, now: SimTime) -> Outgoing {
         let retransmission = seq < self.high_tx;
+        let in_sack_recovery = self.sack_recovery();
         if retransmission {
             let record = &mut self.records[(seq - self.snd_una) as usize];
             record.sent_at = now;
             record.retransmitted = true;
+            record.resent_in_recovery |= in_sack_recovery;
             self.counters.retransmissions += 1;
             self.last_retransmission_at = Some(now);
         } else {
-            self.records.push_back(SentRecord { sent_at: now, retransmitted: false });
+            self.records.push_back(SentRecord { sent_at: now, retransmitted: false, sacked: false, resent_in_recovery: false });
             self.high_tx = seq + 1;
         }
         self.counters.segments_sent += 1;
@@ -275,7 +385,7 @@ impl Sender {
 
     fn header(&self, kind: SegmentKind, seq: u64, now: SimTime, retransmission: bool) -> Outgoing {
         Outgoing {
-            header: TcpHeader { kind, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None },
+            header: TcpHeader { kind, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None, sack: Default::default(), },
         }
     }
 
@@ -293,6 +403,9 @@ impl Sender {
         }
         if let Some(hint) = ack.loss_hint {
             self.state.loss_hint = Some(hint);
+        }
+        if self.params.sack && ack.ack >= self.snd_una && ack.ack <= self.high_tx {
+            self.apply_sack(ack);
         }
         if ack.ack > self.snd_una && ack.ack <= self.high_tx {
             self.on_new_ack(now, ack.ack);
@@ -327,11 +440,19 @@ impl Sender {
         if self.state.cong_state == CongState::Recovery {
             if self.recover.is_some_and(|r| ack > r) {
                 // Full ACK (RFC 6582 3.2 step 3, option 1):
-                // min(ssthresh, max(FlightSize, SMSS) + SMSS).
-                self.state.cwnd = self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0);
+                // min(ssthresh, max(FlightSize, SMSS) + SMSS); with SACK
+                // the window is already ssthresh's, pipe-governed.
+                self.state.cwnd = if self.params.sack {
+                    self.state.ssthresh
+                } else {
+                    self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0)
+                };
                 self.dupacks = 0;
                 self.cc.cwnd_event(&mut self.state, CwndEvent::RecoveryComplete);
                 self.set_cong_state(CongState::Open);
+            } else if self.params.sack {
+                // RFC 6675: a partial ACK only moves the scoreboard; NextSeg
+                // picks what to resend. The timer restarts (RFC 6298 5.3).
             } else {
                 // Partial ACK (step 4): resend the next hole, deflate.
                 self.retransmit_next = Some(self.snd_una);
@@ -367,10 +488,14 @@ impl Sender {
         self.dupacks += 1;
         self.sync_state(now);
         if self.state.cong_state == CongState::Recovery {
-            self.state.cwnd += 1.0; // inflation (RFC 6582 3.2 step 3)
+            if !self.params.sack {
+                self.state.cwnd += 1.0; // inflation (RFC 6582 3.2 step 3)
+            }
             return;
         }
-        if self.dupacks < self.cc.dupack_threshold(&self.state) {
+        // RFC 6675 section 5: DupThresh duplicates, or IsLost(HighACK + 1).
+        let sack_lost = self.params.sack && self.is_lost(self.snd_una);
+        if self.dupacks < self.cc.dupack_threshold(&self.state) && !sack_lost {
             self.set_cong_state(CongState::Disorder);
             return;
         }
@@ -382,10 +507,18 @@ impl Sender {
         self.recover = Some(self.high_tx - 1);
         let ssthresh = self.cc.ssthresh(&self.state, LossKind::FastRetransmit);
         self.state.ssthresh = ssthresh;
-        self.state.cwnd = self.cc.cwnd_after_fast_retransmit(&self.state, ssthresh) + self.dupacks as f64;
+        let inflation = if self.params.sack { 0.0 } else { self.dupacks as f64 };
+        self.state.cwnd = self.cc.cwnd_after_fast_retransmit(&self.state, ssthresh) + inflation;
         self.first_partial_ack = true;
-        self.retransmit_next = Some(self.snd_una);
+        for record in &mut self.records {
+            record.resent_in_recovery = false;
+        }
         self.set_cong_state(CongState::Recovery);
+        // RFC 6675 step (4.2)/(C): the first unacknowledged segment goes now.
+        self.retransmit_next = Some(self.snd_una);
+        if self.params.sack {
+            self.snd_nxt = self.high_tx;
+        }
     }
 
     /// The retransmission timer expired.
@@ -407,6 +540,11 @@ impl Sender {
         self.recover = Some(self.high_tx - 1);
         self.dupacks = 0;
         self.retransmit_next = None;
+        for record in &mut self.records {
+            // RFC 2018 section 8: the receiver may have discarded them.
+            record.sacked = false;
+            record.resent_in_recovery = false;
+        }
         self.snd_nxt = self.snd_una; // go-back-N
         self.set_cong_state(CongState::Loss);
         self.state.rto = self.rtt.rto();
@@ -440,7 +578,7 @@ mod tests {
             sent_at: now,
             echo: SimTime::ZERO,
             retransmission: false,
-            loss_hint: None,
+            loss_hint: None, sack: Default::default(),
         };
         s.on_ack(now, &header);
     }
@@ -522,6 +660,92 @@ mod tests {
         // cover segments sent before it: not timed. (Timed, the 150 ms
         // sample would move SRTT to 105.47 ms.)
         assert_eq!(s.state.srtt, Some(ms(100.0)));
+    }
+
+    fn sack_ack(s: &mut Sender, now: SimTime, next_expected: u64, blocks: &[(u64, u64)]) {
+        let mut sack = crate::transport::tcp::segment::SackBlocks::default();
+        for &(start, end) in blocks {
+            sack.push(start, end);
+        }
+        let header = TcpHeader {
+            kind: SegmentKind::Ack,
+            seq: 0,
+            ack: next_expected,
+            sent_at: now,
+            echo: SimTime::ZERO,
+            retransmission: false,
+            loss_hint: None,
+            sack,
+        };
+        s.on_ack(now, &header);
+    }
+
+    #[test]
+    fn sack_recovery_resends_a_second_hole_before_the_partial_ack() {
+        let mut s = sender(TcpParams { initial_cwnd: 10.0, sack: true, ..TcpParams::default() });
+        assert_eq!(drain(&mut s, at(0.0)).len(), 10); // 0..9; 2 and 5 are lost
+        sack_ack(&mut s, at(100.0), 1, &[]);
+        sack_ack(&mut s, at(100.0), 2, &[]);
+        assert_eq!(drain(&mut s, at(100.0)).len(), 4); // cwnd 12: 10..13
+        sack_ack(&mut s, at(101.0), 2, &[(3, 4)]);
+        sack_ack(&mut s, at(101.0), 2, &[(3, 5)]);
+        sack_ack(&mut s, at(101.0), 2, &[(6, 7), (3, 5)]);
+        // Third duplicate: RFC 6675 recovery, cwnd = ssthresh = 12 / 2, no inflation.
+        assert_eq!(s.state.cong_state, CongState::Recovery);
+        assert_eq!(s.state.cwnd, 6.0);
+        // Resend 2; pipe = 2 (resent) + 5 + 7..13 = 9 > cwnd: nothing else.
+        assert_eq!(drain(&mut s, at(101.0)), vec![(2, true)]);
+        assert_eq!(s.pipe(), 9);
+        // 7 and 8 arrive: three SACKed above 5 make it lost (IsLost);
+        // pipe = 1 + 0 + 9..13 = 6: still no room. No inflation on dupacks.
+        sack_ack(&mut s, at(102.0), 2, &[(6, 8), (3, 5)]);
+        sack_ack(&mut s, at(102.0), 2, &[(6, 9), (3, 5)]);
+        assert_eq!(s.state.cwnd, 6.0);
+        assert_eq!(drain(&mut s, at(102.0)), vec![]);
+        // 9 arrives: pipe 5, room for one: rule 1 resends the lost 5 at once,
+        // before any partial ACK (NewReno would wait an RTT for it).
+        sack_ack(&mut s, at(103.0), 2, &[(6, 10), (3, 5)]);
+        assert_eq!(drain(&mut s, at(103.0)), vec![(5, true)]);
+        // 10 arrives: rule 2, new data.
+        sack_ack(&mut s, at(104.0), 2, &[(6, 11), (3, 5)]);
+        assert_eq!(drain(&mut s, at(104.0)), vec![(14, false)]);
+        // The partial ACK of 2 neither deflates nor resends anything by itself.
+        sack_ack(&mut s, at(150.0), 5, &[(6, 11)]);
+        assert_eq!(s.state.cong_state, CongState::Recovery);
+        assert_eq!(s.state.cwnd, 6.0);
+        // 5's ACK passes RecoveryPoint (13) once 11..13 are in: recovery ends at ssthresh.
+        sack_ack(&mut s, at(151.0), 14, &[]);
+        assert_eq!(s.state.cong_state, CongState::Open);
+        assert_eq!(s.state.cwnd, 6.0);
+        assert_eq!(s.counters.retransmissions, 2);
+        assert_eq!(s.counters.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn sack_is_lost_starts_recovery_before_three_duplicates() {
+        // Limited transmit aside, a single duplicate ACK SACKing three
+        // segments above the first hole already proves it lost (RFC 6675 5).
+        let mut s = sender(TcpParams { initial_cwnd: 8.0, sack: true, ..TcpParams::default() });
+        let _ = drain(&mut s, at(0.0)); // 0..7; 0 lost, the ACKs of 1..3 lost but one
+        sack_ack(&mut s, at(100.0), 0, &[(1, 4)]);
+        assert_eq!(s.state.cong_state, CongState::Recovery);
+        assert_eq!(drain(&mut s, at(100.0)).first(), Some(&(0, true)));
+    }
+
+    #[test]
+    fn after_a_timeout_sack_marks_are_cleared_and_later_sacked_segments_skipped() {
+        let mut s = sender(TcpParams { initial_cwnd: 4.0, sack: true, ..TcpParams::default() });
+        let _ = drain(&mut s, at(0.0)); // 0..3
+        sack_ack(&mut s, at(100.0), 0, &[(1, 2)]);
+        s.on_rto(at(1000.0));
+        assert!(s.records.iter().all(|r| !r.sacked), "RFC 2018 section 8");
+        assert_eq!(drain(&mut s, at(1000.0)), vec![(0, true)]);
+        // The receiver reports 2..3 again: go-back-N resends 1 and skips them.
+        sack_ack(&mut s, at(1100.0), 1, &[(2, 4)]);
+        assert_eq!(drain(&mut s, at(1100.0)), vec![(1, true)]);
+        sack_ack(&mut s, at(1200.0), 4, &[]);
+        assert_eq!(drain(&mut s, at(1200.0)).first(), Some(&(4, false)));
+        assert_eq!(s.counters.retransmissions, 2, "only 0 and 1 were resent");
     }
 
     #[test]
