@@ -166,6 +166,8 @@ def test_run_reports_invalid_scenarios(small_chain: Path) -> None:
         ("mac.cts_ignores_nav", "yes"),
         ("routing.aodv.measured_traversal_time", 3),
         ("semitcp.rate_control.settle_frames", -1),
+        ("semitcp.rate_control.low_level_margin", -0.1),
+        ("tcp.sack", "on"),
     ],
 )
 def test_ns2_compatibility_switches_are_validated(small_chain: Path, key: str, bad: object) -> None:
@@ -173,7 +175,8 @@ def test_ns2_compatibility_switches_are_validated(small_chain: Path, key: str, b
     # accepted with their type, refused naming the key otherwise.
     scenario = hoplab.load_scenario(small_chain)
     good = {"mac.cts_ignores_nav": True, "routing.aodv.measured_traversal_time": True,
-            "semitcp.rate_control.settle_frames": 20}[key]
+            "semitcp.rate_control.settle_frames": 20, "semitcp.rate_control.low_level_margin": 0.0,
+            "tcp.sack": True}[key]
     if key.startswith("routing.aodv"):
         scenario = scenario.set("routing.protocol", "aodv")
     assert scenario.set(key, good).validate()

@@ -7,8 +7,12 @@ use hoplab_sim::stats::report::RunReport;
 use hoplab_sim::transport::tcp::congestion::NAMES;
 
 fn chain(hops: u32, cc: &str, seed: u64) -> RunReport {
+    chain_with(hops, cc, seed, false)
+}
+
+fn chain_with(hops: u32, cc: &str, seed: u64, sack: bool) -> RunReport {
     let json = format!(
-        r#"{{"duration_s": 100, "warmup_s": 10, "stats": {{"series_interval_s": 10}},
+        r#"{{"duration_s": 100, "warmup_s": 10, "stats": {{"series_interval_s": 10}}, "tcp": {{"sack": {sack}}},
             "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}},
             "flows": [{{"src": 0, "dst": {hops}, "transport": "tcp", "app": "bulk", "cc": "{cc}"}}]}}"#,
         hops + 1
@@ -18,20 +22,20 @@ fn chain(hops: u32, cc: &str, seed: u64) -> RunReport {
 
 #[test]
 fn every_controller_runs_on_every_hop_count_without_a_stall() {
-    for cc in NAMES {
+    for (cc, sack) in NAMES.iter().flat_map(|cc| [(cc, false), (cc, true)]) {
         for hops in 1..=14 {
-            let r = chain(hops, cc, 1);
+            let r = chain_with(hops, cc, 1, sack);
             let f = &r.flows[0];
             // No stall: data arrives in every 10-second interval.
             let series = r.series.as_ref().unwrap();
             let intervals: Vec<f64> = series.iter().filter(|s| s.metric == "goodput_kbps").map(|s| s.value).collect();
             assert_eq!(intervals.len(), 10);
-            assert!(intervals.iter().all(|&g| g > 0.0), "{cc} on {hops} hops stalled: {intervals:?}");
+            assert!(intervals.iter().all(|&g| g > 0.0), "{cc} (sack {sack}) on {hops} hops stalled: {intervals:?}");
             // Conservation, both directions.
             let lost: u64 = f.losses.values().sum();
-            assert_eq!(f.sent, f.delivered + lost + f.in_flight, "{cc} {hops} hops");
+            assert_eq!(f.sent, f.delivered + lost + f.in_flight, "{cc} (sack {sack}) {hops} hops");
             let acks_lost: u64 = f.ack_losses.values().sum();
-            assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "{cc} {hops} hops");
+            assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "{cc} (sack {sack}) {hops} hops");
             assert_eq!(f.cc.as_deref(), Some(*cc));
         }
     }

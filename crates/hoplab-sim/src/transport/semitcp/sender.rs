@@ -15,10 +15,10 @@
 //! for the backed-off timer after every lost retransmission. The RFC 6298
 //! timer remains the backstop: on expiry the oldest segment is resent.
 
+use crate::time::SimTime;
 use crate::transport::tcp::rtt::RttEstimator;
 use crate::transport::tcp::segment::{SegmentKind, TcpHeader};
 use crate::transport::tcp::sender::{SenderCounters, TcpParams};
-use crate::time::SimTime;
 use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Debug, Clone, Copy)]
@@ -88,7 +88,16 @@ impl SemiTcpSender {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
-        TcpHeader { kind: SegmentKind::Data, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None, sack: Default::default(), }
+        TcpHeader {
+            kind: SegmentKind::Data,
+            seq,
+            ack: 0,
+            sent_at: now,
+            echo: SimTime::ZERO,
+            retransmission,
+            loss_hint: None,
+            sack: Default::default(),
+        }
     }
 
     fn acknowledge(&mut self, now: SimTime, seq: u64) {
@@ -113,7 +122,8 @@ impl SemiTcpSender {
         // RACK: the copy that triggered this ACK left at `ack.echo`; what
         // was sent before it (beyond the reorder window) and is still
         // unacknowledged was lost.
-        let reorder_window = self.rtt.srtt().map_or(crate::time::SimDuration::ZERO, |s| crate::time::SimDuration::from_nanos(s.as_nanos() / 4));
+        let reorder_window =
+            self.rtt.srtt().map_or(crate::time::SimDuration::ZERO, |s| crate::time::SimDuration::from_nanos(s.as_nanos() / 4));
         let mut lost = Vec::new();
         for (&seq, record) in &self.outstanding {
             if record.sent_at + reorder_window < ack.echo && !self.retransmit.contains(&seq) {
@@ -155,7 +165,16 @@ mod tests {
     }
 
     fn ack(cumulative: u64, seq: u64, echo: SimTime) -> TcpHeader {
-        TcpHeader { kind: SegmentKind::Ack, seq, ack: cumulative, sent_at: SimTime::ZERO, echo, retransmission: false, loss_hint: None, sack: Default::default(), }
+        TcpHeader {
+            kind: SegmentKind::Ack,
+            seq,
+            ack: cumulative,
+            sent_at: SimTime::ZERO,
+            echo,
+            retransmission: false,
+            loss_hint: None,
+            sack: Default::default(),
+        }
     }
 
     #[test]

@@ -100,7 +100,16 @@ impl Receiver {
 
     /// Answer a SYN.
     pub fn on_syn(&mut self, now: SimTime, syn: &TcpHeader) -> TcpHeader {
-        TcpHeader { kind: SegmentKind::SynAck, seq: 0, ack: 0, sent_at: now, echo: syn.sent_at, retransmission: false, loss_hint: None, sack: Default::default(), }
+        TcpHeader {
+            kind: SegmentKind::SynAck,
+            seq: 0,
+            ack: 0,
+            sent_at: now,
+            echo: syn.sent_at,
+            retransmission: false,
+            loss_hint: None,
+            sack: Default::default(),
+        }
     }
 
     pub fn on_data(&mut self, now: SimTime, header: &TcpHeader) -> Received {
@@ -194,7 +203,16 @@ mod tests {
     use super::*;
 
     fn data(seq: u64) -> TcpHeader {
-        TcpHeader { kind: SegmentKind::Data, seq, ack: 0, sent_at: SimTime::ZERO, echo: SimTime::ZERO, retransmission: false, loss_hint: None, sack: Default::default(), }
+        TcpHeader {
+            kind: SegmentKind::Data,
+            seq,
+            ack: 0,
+            sent_at: SimTime::ZERO,
+            echo: SimTime::ZERO,
+            retransmission: false,
+            loss_hint: None,
+            sack: Default::default(),
+        }
     }
 
     fn ms(v: f64) -> SimTime {

@@ -385,7 +385,16 @@ impl Sender {
 
     fn header(&self, kind: SegmentKind, seq: u64, now: SimTime, retransmission: bool) -> Outgoing {
         Outgoing {
-            header: TcpHeader { kind, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None, sack: Default::default(), },
+            header: TcpHeader {
+                kind,
+                seq,
+                ack: 0,
+                sent_at: now,
+                echo: SimTime::ZERO,
+                retransmission,
+                loss_hint: None,
+                sack: Default::default(),
+            },
         }
     }
 
@@ -442,11 +451,8 @@ impl Sender {
                 // Full ACK (RFC 6582 3.2 step 3, option 1):
                 // min(ssthresh, max(FlightSize, SMSS) + SMSS); with SACK
                 // the window is already ssthresh's, pipe-governed.
-                self.state.cwnd = if self.params.sack {
-                    self.state.ssthresh
-                } else {
-                    self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0)
-                };
+                self.state.cwnd =
+                    if self.params.sack { self.state.ssthresh } else { self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0) };
                 self.dupacks = 0;
                 self.cc.cwnd_event(&mut self.state, CwndEvent::RecoveryComplete);
                 self.set_cong_state(CongState::Open);
@@ -578,7 +584,8 @@ mod tests {
             sent_at: now,
             echo: SimTime::ZERO,
             retransmission: false,
-            loss_hint: None, sack: Default::default(),
+            loss_hint: None,
+            sack: Default::default(),
         };
         s.on_ack(now, &header);
     }
@@ -628,8 +635,8 @@ mod tests {
     fn three_duplicate_acks_fast_retransmit_and_newreno_recovers() {
         let mut s = sender(TcpParams { initial_cwnd: 10.0, ..TcpParams::default() });
         assert_eq!(drain(&mut s, at(0.0)).len(), 10); // segments 0..9
-        // Segments 2 and 5 are lost. ACKs 1 and 2 grow cwnd to 12 (slow
-        // start) and release 10..13; then duplicate ACKs of 2.
+                                                      // Segments 2 and 5 are lost. ACKs 1 and 2 grow cwnd to 12 (slow
+                                                      // start) and release 10..13; then duplicate ACKs of 2.
         ack(&mut s, at(100.0), 1);
         ack(&mut s, at(100.0), 2);
         assert_eq!(drain(&mut s, at(100.0)), vec![(10, false), (11, false), (12, false), (13, false)]);
