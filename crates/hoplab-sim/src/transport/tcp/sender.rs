@@ -577,17 +577,7 @@ mod tests {
     }
 
     fn ack(s: &mut Sender, now: SimTime, next_expected: u64) {
-        let header = TcpHeader {
-            kind: SegmentKind::Ack,
-            seq: 0,
-            ack: next_expected,
-            sent_at: now,
-            echo: SimTime::ZERO,
-            retransmission: false,
-            loss_hint: None,
-            sack: Default::default(),
-        };
-        s.on_ack(now, &header);
+        sack_ack(s, now, next_expected, &[]);
     }
 
     fn at(ms_: f64) -> SimTime {
