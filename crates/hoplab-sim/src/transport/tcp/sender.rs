@@ -125,6 +125,15 @@ struct SentRecord {
     resent_in_recovery: bool,
 }
 
+/// What RFC 6675's pipe and NextSeg need from the scoreboard.
+struct ScoreboardScan {
+    pipe: u32,
+    /// Rule 1: the lowest lost segment not yet resent in this recovery.
+    lost: Option<u64>,
+    /// Rule 3: the lowest segment not yet resent with SACKed data above.
+    sacked_above: Option<u64>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
     /// Handshake: SYN not yet sent.
@@ -292,12 +301,12 @@ impl Sender {
 
     /// RFC 6675 section 5 step (C): send while cwnd - pipe >= 1.
     fn poll_sack_recovery(&mut self, now: SimTime) -> Option<Outgoing> {
-        if self.state.cwnd - (self.pipe() as f64) < 1.0 {
+        let scan = self.scan_scoreboard();
+        if self.state.cwnd - (scan.pipe as f64) < 1.0 {
             self.cwnd_limited = true;
             return None;
         }
-        let (lost, rule3) = self.next_seg_candidates();
-        if let Some(seq) = lost {
+        if let Some(seq) = scan.lost {
             return Some(self.send_data(seq, now)); // rule 1
         }
         let has_data = self.total_segments.is_none_or(|t| self.high_tx < t);
@@ -307,47 +316,39 @@ impl Sender {
             self.snd_nxt = seq + 1;
             return Some(self.send_data(seq, now));
         }
-        rule3.map(|seq| self.send_data(seq, now)) // rule 3
+        scan.sacked_above.map(|seq| self.send_data(seq, now)) // rule 3
     }
 
-    /// RFC 6675 IsLost for every outstanding segment at once: lost when at
-    /// least DupThresh (3) segments above it are SACKed.
-    fn lost_marks(&self) -> impl Iterator<Item = (u64, &SentRecord, bool)> + '_ {
+    /// One pass over the scoreboard, from the highest segment down (RFC
+    /// 6675 sections 3-4): pipe, and NextSeg's rule 1 and rule 3
+    /// candidates (the lowest segment neither SACKed nor resent in this
+    /// recovery that IsLost, resp. that has SACKed data above it).
+    fn scan_scoreboard(&self) -> ScoreboardScan {
+        let mut scan = ScoreboardScan { pipe: 0, lost: None, sacked_above: None };
         let mut sacked_above = 0u32;
-        let marks: Vec<bool> = self
-            .records
-            .iter()
-            .rev()
-            .map(|r| {
-                let lost = sacked_above >= DUP_THRESH;
-                sacked_above += r.sacked as u32;
-                lost
-            })
-            .collect();
-        self.records.iter().enumerate().map(move |(i, r)| (self.snd_una + i as u64, r, marks[marks.len() - 1 - i]))
-    }
-
-    /// RFC 6675 pipe: the segments believed to be in the network.
-    fn pipe(&self) -> u32 {
-        self.lost_marks().filter(|(_, r, _)| !r.sacked).map(|(_, r, lost)| (!lost) as u32 + r.resent_in_recovery as u32).sum()
-    }
-
-    /// NextSeg's rule 1 and rule 3 candidates (RFC 6675 section 4).
-    fn next_seg_candidates(&self) -> (Option<u64>, Option<u64>) {
-        let highest_sacked = self.records.iter().rposition(|r| r.sacked).map(|i| self.snd_una + i as u64);
-        let mut rule3 = None;
-        for (seq, r, lost) in self.lost_marks() {
-            if r.sacked || r.resent_in_recovery {
+        for (i, r) in self.records.iter().enumerate().rev() {
+            let seq = self.snd_una + i as u64;
+            if r.sacked {
+                sacked_above += 1;
                 continue;
             }
-            if lost {
-                return (Some(seq), rule3);
-            }
-            if rule3.is_none() && highest_sacked.is_some_and(|h| h > seq) {
-                rule3 = Some(seq);
+            let lost = sacked_above >= DUP_THRESH; // IsLost
+            scan.pipe += (!lost) as u32 + r.resent_in_recovery as u32;
+            if !r.resent_in_recovery {
+                if lost {
+                    scan.lost = Some(seq);
+                }
+                if sacked_above > 0 {
+                    scan.sacked_above = Some(seq);
+                }
             }
         }
-        (None, rule3)
+        scan
+    }
+
+    #[cfg(test)]
+    fn pipe(&self) -> u32 {
+        self.scan_scoreboard().pipe
     }
 
     fn is_lost(&self, seq: u64) -> bool {
