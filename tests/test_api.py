@@ -183,3 +183,12 @@ def test_ns2_compatibility_switches_are_validated(small_chain: Path, key: str, b
     with pytest.raises(hoplab.ScenarioError) as caught:
         scenario.set(key, bad).validate()
     assert caught.value.key == key
+
+
+def test_a_wall_clock_limit_gives_a_run_up(small_chain: Path) -> None:
+    long_run = hoplab.load_scenario(small_chain).set("duration_s", 1200.0)
+    with pytest.raises(hoplab.SimulationError, match="wall-clock limit of 0.020 s exceeded at simulated time"):
+        hoplab.run(long_run, wall_limit_s=0.02)
+    for bad in (0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(ValueError, match="wall_limit_s: must be a positive number of seconds"):
+            hoplab.run(long_run, wall_limit_s=bad)

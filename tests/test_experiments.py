@@ -40,9 +40,10 @@ def count_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls: list[int] = []
     real = _core.simulate
 
-    def counting(config: str, seed: int | None = None, series: bool = False) -> str:
+    def counting(config: str, seed: int | None = None, series: bool = False,
+                 wall_limit_s: float | None = None) -> str:
         calls.append(1)
-        return real(config, seed, series)
+        return real(config, seed, series, wall_limit_s)
 
     monkeypatch.setattr(_core, "simulate", counting)
     assert campaign.execute.__globals__["_core"] is _core
@@ -168,6 +169,26 @@ def test_failed_runs_are_recorded_and_the_sweep_goes_on(chain: hoplab.Scenario, 
     counts = store.query("SELECT status, count(*) AS n FROM runs GROUP BY status ORDER BY status")
     assert counts.to_dict("list") == {"status": ["failed", "ok"], "n": [2, 2]}
     assert set(store.scalars()["run_id"]) == set(frame.loc[frame["status"] == "ok", "run_id"])
+
+
+def test_a_run_over_its_wall_clock_limit_fails_and_is_retried_by_the_next_sweep(
+        chain: hoplab.Scenario, tmp_path: Path) -> None:
+    long_chain = chain.copy().set("duration_s", 1200.0)  # about 0.7 s of work
+    store = Store(tmp_path / "s")
+    stats = SweepStats()
+    frame = sweep(long_chain, runs=1, store=store, executor="serial", stats=stats, run_timeout_s=0.05)
+    assert frame["status"].tolist() == ["failed"]
+    assert frame["error"].iloc[0].startswith("simulation failed: wall-clock limit of 0.050 s exceeded")
+    assert stats.failed == 1
+    # The limit is not part of the run's identity: the next sweep retries
+    # the run, and a run within its limit equals an unlimited one.
+    retried = sweep(long_chain, runs=1, store=store, executor="serial", run_timeout_s=600.0)
+    unlimited = sweep(long_chain, runs=1, executor="serial")
+    assert retried["status"].tolist() == ["ok"]
+    pd.testing.assert_frame_equal(retried.drop(columns=TIMING), unlimited.drop(columns=TIMING))
+    with pytest.raises(hoplab.ScenarioError) as caught:
+        sweep(chain, runs=1, executor="serial", run_timeout_s=-1.0)
+    assert caught.value.key == "run_timeout_s"
 
 
 def test_a_crash_while_writing_never_corrupts_the_store(chain: hoplab.Scenario, tmp_path: Path,
@@ -340,6 +361,9 @@ def test_cli_reproduce_semitcp_quick(workdir: Path) -> None:
     (["sweep", "SCENARIO", "--vary", "flows.0.rate_kbps=10,20"], ["flows[0].rate_kbps", "every point"]),
     (["sweep", "SCENARIO", "--executor", "slurm"], ["--executor", "slurm"]),
     (["sweep", "SCENARIO", "--runs", "0"], ["--runs"]),
+    (["sweep", "SCENARIO", "--run-timeout", "0"], ["--run-timeout", "positive number of seconds"]),
+    (["sweep", "SCENARIO", "--run-timeout", "nan"], ["--run-timeout"]),
+    (["reproduce", "semitcp-2018", "--run-timeout", "-5"], ["--run-timeout", "positive number of seconds"]),
     (["sweep", "missing.toml"], ["cannot read scenario file"]),
 ])
 def test_cli_bad_input(args: list[str], expected: list[str], small_chain: Path, workdir: Path) -> None:

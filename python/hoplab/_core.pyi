@@ -17,8 +17,9 @@ class SimulationError(RuntimeError):
 def validate(config_json: str) -> str:
     """Validate a scenario (JSON); return it normalised, every default filled."""
 
-def simulate(config_json: str, seed: int | None = None, series: bool = False) -> str:
-    """Run a scenario (JSON); return the run report as JSON."""
+def simulate(config_json: str, seed: int | None = None, series: bool = False, wall_limit_s: float | None = None) -> str:
+    """Run a scenario (JSON); return the run report as JSON; give it up
+    (SimulationError) after `wall_limit_s` wall-clock seconds."""
 
 def bench_engine(events: int) -> dict[str, str | int | float]:
     """Engine micro-benchmark: schedule, cancel and pop `events` events."""

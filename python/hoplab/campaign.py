@@ -283,6 +283,18 @@ class Task:
     params: dict[str, Any]
     config_hash: str
     series: bool = False
+    #: Give the run up after this many wall-clock seconds (None: no limit).
+    wall_limit_s: float | None = None
+
+
+def check_run_timeout(run_timeout_s: float | None) -> None:
+    """Raise ScenarioError (key `run_timeout_s`) unless None or a positive number."""
+    if run_timeout_s is None:
+        return
+    if (isinstance(run_timeout_s, bool) or not isinstance(run_timeout_s, (int, float))
+            or not math.isfinite(run_timeout_s) or not 0 < run_timeout_s < 1e9):
+        raise scenario_error("run_timeout_s",
+                             f"--run-timeout: must be a positive number of seconds, got {run_timeout_s!r}")
 
 
 def _numeric_scalars(row: Mapping[str, Any], skip: frozenset[str]) -> Iterable[tuple[str, float]]:
@@ -324,7 +336,7 @@ def execute(task: Task) -> dict[str, Any]:
                            "config_hash": task.config_hash}
     sim_started = time.perf_counter()
     try:
-        text = _core.simulate(task.scenario_json, task.seed, task.series)
+        text = _core.simulate(task.scenario_json, task.seed, task.series, task.wall_limit_s)
         sim_seconds = time.perf_counter() - sim_started
         report = json.loads(text)
     except (KeyboardInterrupt, SystemExit):
@@ -432,6 +444,7 @@ def expand(
     runs: int,
     cases: Mapping[str, Mapping[str, Any]] | None = None,
     series: bool = False,
+    wall_limit_s: float | None = None,
 ) -> tuple[list[Task], list[str]]:
     """The tasks of a sweep (cases x product(vary) x runs) and the parameter
     column names. An invalid combination still becomes a task: it fails in
@@ -468,7 +481,7 @@ def expand(
                     chash = "invalid-" + hashlib.sha256(point.to_json().encode()).hexdigest()[:8]
                     scenario_json = point.to_json()
                 run_id = run_identity(version, build, chash, seed)
-                tasks.append(Task(run_id, scenario_json, seed, run_number, params, chash, series))
+                tasks.append(Task(run_id, scenario_json, seed, run_number, params, chash, series, wall_limit_s))
     return tasks, param_keys
 
 
@@ -490,6 +503,7 @@ def sweep(
     flush_every: int = 500,
     flush_seconds: float = 2.0,
     stats: SweepStats | None = None,
+    run_timeout_s: float | None = None,
 ) -> pd.DataFrame:
     """Run a sweep and return its runs, one row per run (also those found in
     the store), with one column per parameter.
@@ -504,6 +518,9 @@ def sweep(
     (True) or a callback(event, info). `stats`: filled with what happened.
     `check_parameters`: reject keys the simulator does not know up front
     (False: such runs fail and are recorded, as any failing run).
+    `run_timeout_s`: give a run up after that many wall-clock seconds; it
+    is recorded as failed ("wall-clock limit ... exceeded") and run again
+    by the next sweep over the same store (only "ok" runs are kept).
 
     Raises ScenarioError (naming the key) for an unknown parameter, an
     empty range, or a bad scenario file; never for a failing run.
@@ -514,6 +531,7 @@ def sweep(
 
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise scenario_error("runs", f"--runs: must be a positive integer, got {runs!r}")
+    check_run_timeout(run_timeout_s)
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario, overrides)
     else:
@@ -525,7 +543,7 @@ def sweep(
         for case_overrides in (cases or {}).values():
             for key in case_overrides:
                 _check_parameter(scenario, key, case_overrides[key])
-    tasks, param_keys = expand(scenario, normal_vary, runs, cases, series)
+    tasks, param_keys = expand(scenario, normal_vary, runs, cases, series, run_timeout_s)
     if check_parameters and tasks and all(t.config_hash.startswith("invalid-") for t in tasks):
         # Not one valid point: bad input, not a sweep of failures.
         try:

@@ -211,6 +211,16 @@ SchedulerOption = Annotated[str | None, typer.Option(
     "--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786); implies --executor dask.")]
 
 
+RunTimeoutOption = Annotated[float | None, typer.Option(
+    "--run-timeout", metavar="SECONDS",
+    help="Give a run up after this many wall-clock seconds (recorded as failed; retried by the next run of the command).")]
+
+
+def _check_run_timeout(run_timeout: float | None) -> None:
+    if run_timeout is not None and not (math.isfinite(run_timeout) and 0 < run_timeout < 1e9):
+        raise InputError(f"--run-timeout: must be a positive number of seconds, got {run_timeout:g}")
+
+
 def _check_executor(executor: str, jobs: int | None, scheduler: str | None) -> str:
     from hoplab.executors import EXECUTORS
 
@@ -242,6 +252,7 @@ def sweep(
     series: Annotated[bool, typer.Option("--series", help="Keep the time series of every run.")] = False,
     metric: Annotated[str, typer.Option(
         "--metric", metavar="COLUMN", help="Headline metric of the summary table (a runs column).")] = "goodput_kbps",
+    run_timeout: RunTimeoutOption = None,
 ) -> None:
     """Run a scenario over parameter values and runs; store every run; print mean and 95 % CI per point."""
     from hoplab.campaign import SweepStats, default_store_path, parse_vary
@@ -251,13 +262,15 @@ def sweep(
     executor = _check_executor(executor, jobs, scheduler)
     if runs < 1:
         raise InputError(f"--runs: must be a positive integer, got {runs}")
+    _check_run_timeout(run_timeout)
     specs = [parse_vary(spec) for spec in vary or []]  # syntax errors before anything else
     loaded = _read_scenario(scenario, set_ or [])
     store_path = store if store is not None else str(default_store_path())
     stats = SweepStats()
     try:
         frame = run_sweep(loaded, vary=dict(specs), runs=runs, store=store_path, executor=executor, jobs=jobs,
-                          scheduler=scheduler, series=series, progress=True, stats=stats)
+                          scheduler=scheduler, series=series, progress=True, stats=stats,
+                          run_timeout_s=run_timeout)
     except KeyboardInterrupt:
         _error(f"interrupted: {stats.skipped + stats.executed} of {stats.total} runs are in the store "
                f"{store_path}; run the same command again to run only the missing ones")
@@ -301,6 +314,7 @@ def reproduce(
     executor: ExecutorOption = "local",
     jobs: JobsOption = None,
     scheduler: SchedulerOption = None,
+    run_timeout: RunTimeoutOption = None,
 ) -> None:
     """Run a paper's experiments and write a report (Markdown + HTML) with every figure and a verdict per finding."""
     from hoplab.papers import available, get_paper
@@ -325,10 +339,11 @@ def reproduce(
     executor = _check_executor(executor, jobs, scheduler)
     if runs is not None and runs < 1:
         raise InputError(f"--runs: must be a positive integer, got {runs}")
+    _check_run_timeout(run_timeout)
     err = Console(stderr=True, soft_wrap=True)
     try:
         result = run_reproduce(chosen, out, quick=quick, runs=runs, executor=executor, jobs=jobs,
-                               scheduler=scheduler, progress=True,
+                               scheduler=scheduler, progress=True, run_timeout_s=run_timeout,
                                log=lambda message: err.print(message, highlight=False))
     except KeyboardInterrupt:
         _error("interrupted: finished runs are in the store; run the same command again to resume")

@@ -61,8 +61,11 @@ def reproduce(
     scheduler: str | None = None,
     progress: bool | ProgressCallback = False,
     log: Callable[[str], None] | None = None,
+    run_timeout_s: float | None = None,
 ) -> ReproduceResult:
-    """Run `paper`'s experiments (resuming from `out/store`) and write the report."""
+    """Run `paper`'s experiments (resuming from `out/store`) and write the report.
+    `run_timeout_s`: give a run up after that many wall-clock seconds (it
+    counts as failed; the figures that need it say so)."""
     started = time.perf_counter()
     out_dir = Path(out) if out is not None else default_out_dir(paper.id, quick)
     figures_dir = out_dir / "figures"
@@ -90,7 +93,7 @@ def reproduce(
                 Scenario(scenario_data), vary=dict(vary), runs=n_runs, cases=experiment.cases, store=store,
                 executor=executor_obj, jobs=jobs, scheduler=scheduler, series=experiment.series,
                 name=f"{paper.id}/{experiment.name}", progress=progress, check_parameters=False,
-                stats=experiment_stats,
+                stats=experiment_stats, run_timeout_s=run_timeout_s,
             )
             stats[experiment.name] = experiment_stats
             data[experiment.name] = _experiment_data(experiment, frame, store)

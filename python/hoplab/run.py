@@ -154,13 +154,16 @@ def run(
     scenario: Scenario | Mapping[str, Any] | str | os.PathLike[str],
     seed: int | None = None,
     series: bool = False,
+    wall_limit_s: float | None = None,
 ) -> RunResult:
     """Run one scenario and return its RunResult.
 
     `scenario` is a Scenario, a scenario dict, or the path of a scenario
     file. `seed` (0 <= seed < 2**64) overrides the scenario's seed; the
     same scenario and seed give the same report, byte for byte, except
-    `wall_seconds`. `series` adds the time series. Raises ScenarioError
+    `wall_seconds`. `series` adds the time series. `wall_limit_s` gives the
+    run up after that many wall-clock seconds (SimulationError; ValueError
+    naming `wall_limit_s` unless it is a positive number). Raises ScenarioError
     (naming the key) for an invalid scenario and SimulationError if the
     simulation fails.
     """
@@ -170,4 +173,4 @@ def run(
         scenario = Scenario(scenario)
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _U64_MAX):
         raise scenario_error("seed", f"must be an integer in 0..=18446744073709551615, got {seed!r}")
-    return RunResult(_core.simulate(scenario.to_json(), seed, series))
+    return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s))

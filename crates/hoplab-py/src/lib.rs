@@ -93,18 +93,30 @@ fn validate(py: Python<'_>, config_json: &str) -> PyResult<String> {
 }
 
 /// Run a scenario given as JSON; return the run report as JSON. `seed`
-/// overrides the scenario's seed; `series` adds the time series.
+/// overrides the scenario's seed; `series` adds the time series;
+/// `wall_limit_s` gives the run up (SimulationError) after that many
+/// wall-clock seconds.
 #[pyfunction]
-#[pyo3(signature = (config_json, seed=None, series=false))]
+#[pyo3(signature = (config_json, seed=None, series=false, wall_limit_s=None))]
 fn simulate(
     py: Python<'_>,
     config_json: &str,
     seed: Option<u64>,
     series: bool,
+    wall_limit_s: Option<f64>,
 ) -> PyResult<String> {
+    let wall_limit = match wall_limit_s {
+        None => None,
+        Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Some(std::time::Duration::from_secs_f64(s)),
+        Some(s) => {
+            return Err(PyValueError::new_err(format!(
+                "wall_limit_s: must be a positive number of seconds, got {s}"
+            )))
+        }
+    };
     let config_json = config_json.to_owned();
     detached(py, move || {
-        api::simulate_json(&config_json, seed, RunOptions { series })
+        api::simulate_json(&config_json, seed, RunOptions { series, wall_limit })
     })
     .map_err(|f| to_pyerr(py, f))
 }

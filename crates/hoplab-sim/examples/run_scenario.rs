@@ -14,7 +14,7 @@ fn main() {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let value: toml::Value = toml::from_str(&text).expect("valid TOML");
     let json = serde_json::to_string(&value).expect("TOML converts to JSON");
-    let options = RunOptions { series: args.iter().any(|a| a == "--series") };
+    let options = RunOptions { series: args.iter().any(|a| a == "--series"), ..Default::default() };
     match simulate(&json, seed, options) {
         Ok(mut report) => {
             report.wall_seconds = 0.0;

@@ -37,6 +37,11 @@ impl From<ConfigError> for ApiError {
 pub struct RunOptions {
     /// Include the long-format time series in the report.
     pub series: bool,
+    /// Give the run up with `ApiError::Simulation` once it has taken this
+    /// much wall-clock time (None: no limit). A sweep's per-run timeout: a
+    /// run either completes, identical to an unlimited one, or reports
+    /// nothing.
+    pub wall_limit: Option<std::time::Duration>,
 }
 
 /// Parse and validate a scenario; return it normalised (all defaults filled)

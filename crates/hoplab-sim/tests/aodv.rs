@@ -377,7 +377,7 @@ fn conservation_and_determinism_with_aodv_and_mobility() {
         v.as_object_mut().unwrap().remove("wall_seconds");
         v.to_string()
     };
-    let options = RunOptions { series: true };
+    let options = RunOptions { series: true, ..Default::default() };
     for json in [mobile_48(20.0, 30.0), dense.to_string()] {
         let a = strip(simulate_json(&json, Some(11), options).unwrap());
         let b = strip(simulate_json(&json, Some(11), options).unwrap());

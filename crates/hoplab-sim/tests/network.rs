@@ -84,7 +84,7 @@ fn same_seed_same_bytes_other_seed_other_result() {
         v.as_object_mut().unwrap().remove("wall_seconds");
         v.to_string()
     };
-    let options = RunOptions { series: true };
+    let options = RunOptions { series: true, ..Default::default() };
     let a = strip(simulate_json(json, Some(7), options).unwrap());
     let b = strip(simulate_json(json, Some(7), options).unwrap());
     let c = strip(simulate_json(json, Some(8), options).unwrap());
@@ -131,7 +131,7 @@ fn goodput_falls_with_hops() {
 
 #[test]
 fn series_sample_goodput_queue_and_per_packet_mac_figures() {
-    let report = simulate(&chain(3, r#""app": "bulk""#, 10.0), Some(1), RunOptions { series: true }).unwrap();
+    let report = simulate(&chain(3, r#""app": "bulk""#, 10.0), Some(1), RunOptions { series: true, ..Default::default() }).unwrap();
     let series = report.series.expect("series requested");
     let of = |entity: &str, id: u32, metric: &str| -> Vec<f64> {
         series.iter().filter(|r| r.entity == entity && r.id == id && r.metric == metric).map(|r| r.value).collect()
@@ -152,4 +152,25 @@ fn series_sample_goodput_queue_and_per_packet_mac_figures() {
     assert!((mean_mst - overall).abs() < 0.1 * overall, "{mean_mst} vs {overall}");
     // The destination serves nothing: no MST samples for it.
     assert!(of("node", 3, "mac_service_time_ms").is_empty());
+}
+
+#[test]
+fn a_wall_clock_limit_gives_the_run_up_and_a_loose_one_changes_nothing() {
+    use hoplab_sim::api::ApiError;
+    use std::time::Duration;
+    // 14-hop saturated chain for an hour of simulated time: seconds of work.
+    let long = chain(14, r#""app": "bulk""#, 3600.0);
+    let tight = RunOptions { wall_limit: Some(Duration::from_millis(20)), ..Default::default() };
+    match simulate(&long, Some(1), tight) {
+        Err(ApiError::Simulation(message)) => assert!(message.contains("wall-clock limit of 0.020 s exceeded"), "{message}"),
+        other => panic!("expected the limit to stop the run, got {:?}", other.map(|r| r.events)),
+    }
+    // A limit the run stays within: the same report as without one.
+    let short = chain(3, r#""app": "bulk""#, 10.0);
+    let loose = RunOptions { wall_limit: Some(Duration::from_secs(600)), ..Default::default() };
+    let mut limited = simulate(&short, Some(2), loose).unwrap();
+    let unlimited = simulate(&short, Some(2), RunOptions::default()).unwrap();
+    assert!(limited.events > 10_000);
+    limited.wall_seconds = unlimited.wall_seconds; // the one field that may differ
+    assert_eq!(serde_json::to_string(&limited).unwrap(), serde_json::to_string(&unlimited).unwrap());
 }

@@ -15,7 +15,7 @@ fn chain(hops: u32, flow: &str, seed: u64) -> RunReport {
             "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", {flow}}}]}}"#,
         hops + 1
     );
-    simulate(&json, Some(seed), RunOptions { series: true }).expect("runs")
+    simulate(&json, Some(seed), RunOptions { series: true, ..Default::default() }).expect("runs")
 }
 
 const PLAIN: &str = r#""transport": "semitcp""#;

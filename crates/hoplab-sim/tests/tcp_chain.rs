@@ -17,7 +17,7 @@ fn chain_with(hops: u32, cc: &str, seed: u64, sack: bool) -> RunReport {
             "flows": [{{"src": 0, "dst": {hops}, "transport": "tcp", "app": "bulk", "cc": "{cc}"}}]}}"#,
         hops + 1
     );
-    simulate(&json, Some(seed), RunOptions { series: true }).expect("runs")
+    simulate(&json, Some(seed), RunOptions { series: true, ..Default::default() }).expect("runs")
 }
 
 #[test]

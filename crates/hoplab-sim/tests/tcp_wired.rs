@@ -20,7 +20,7 @@ fn two_hosts(rate_mbps: f64, delay_ms: f64, queue: u32, loss: f64, rwnd: u32, du
 }
 
 fn run(json: &str, seed: u64) -> RunReport {
-    simulate(json, Some(seed), RunOptions { series: true }).expect("runs")
+    simulate(json, Some(seed), RunOptions { series: true, ..Default::default() }).expect("runs")
 }
 
 #[test]
