@@ -217,8 +217,13 @@ RunTimeoutOption = Annotated[float | None, typer.Option(
 
 
 def _check_run_timeout(run_timeout: float | None) -> None:
-    if run_timeout is not None and not (math.isfinite(run_timeout) and 0 < run_timeout < 1e9):
-        raise InputError(f"--run-timeout: must be a positive number of seconds, got {run_timeout:g}")
+    """Checked before anything is written (the sweep checks it again)."""
+    from hoplab.campaign import check_run_timeout
+
+    try:
+        check_run_timeout(run_timeout)
+    except ScenarioError as e:
+        raise InputError(str(e).split(": ", 1)[-1]) from None
 
 
 def _check_executor(executor: str, jobs: int | None, scheduler: str | None) -> str:

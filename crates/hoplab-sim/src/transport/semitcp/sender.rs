@@ -88,16 +88,7 @@ impl SemiTcpSender {
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
         }
-        TcpHeader {
-            kind: SegmentKind::Data,
-            seq,
-            ack: 0,
-            sent_at: now,
-            echo: SimTime::ZERO,
-            retransmission,
-            loss_hint: None,
-            sack: Default::default(),
-        }
+        TcpHeader::outgoing(SegmentKind::Data, seq, now, retransmission)
     }
 
     fn acknowledge(&mut self, now: SimTime, seq: u64) {

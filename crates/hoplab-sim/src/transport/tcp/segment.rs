@@ -77,3 +77,10 @@ pub struct TcpHeader {
     /// Ack: selective acknowledgements (empty unless the flow uses SACK).
     pub sack: SackBlocks,
 }
+
+impl TcpHeader {
+    /// A sender's segment (data, or a SYN): no ACK fields.
+    pub fn outgoing(kind: SegmentKind, seq: u64, now: SimTime, retransmission: bool) -> TcpHeader {
+        TcpHeader { kind, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None, sack: SackBlocks::default() }
+    }
+}

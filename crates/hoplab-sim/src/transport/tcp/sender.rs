@@ -385,18 +385,7 @@ impl Sender {
     }
 
     fn header(&self, kind: SegmentKind, seq: u64, now: SimTime, retransmission: bool) -> Outgoing {
-        Outgoing {
-            header: TcpHeader {
-                kind,
-                seq,
-                ack: 0,
-                sent_at: now,
-                echo: SimTime::ZERO,
-                retransmission,
-                loss_hint: None,
-                sack: Default::default(),
-            },
-        }
+        Outgoing { header: TcpHeader::outgoing(kind, seq, now, retransmission) }
     }
 
     /// An ACK (or SYN-ACK) arrived.
