@@ -33,4 +33,5 @@ pub mod stats;
 pub mod time;
 pub mod topology;
 pub mod transport;
+pub mod wire;
 pub mod world;

@@ -495,7 +495,7 @@ impl World {
     pub fn record(&mut self, node: NodeId, what: TraceWhat, frame: &Frame) {
         if let Some(trace) = &mut self.trace {
             let time = self.queue.now();
-            let routing = frame.packet.and_then(|p| p.routing).map(|m| m.name());
+            let routing = frame.packet.and_then(|p| p.routing.message_name());
             trace.push(TraceEntry { time, node, what, kind: frame.kind, from: frame.transmitter, to: frame.receiver, routing });
         }
     }

@@ -71,8 +71,8 @@ impl World {
             header_bytes: UDP_HEADER_BYTES + IP_HEADER_BYTES,
             created: now,
             ttl: DEFAULT_TTL,
-            tcp: None,
-            routing: None,
+            transport: crate::wire::TransportHeader::Udp,
+            routing: crate::wire::RoutingHeader::None,
         };
         f.next_sequence += 1;
         f.stats.sent += 1;

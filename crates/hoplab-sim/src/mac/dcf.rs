@@ -31,7 +31,7 @@
 //! without a following DATA (10.3.2.4 allows it; ns-2 does not do it
 //! either); no fragmentation; one sequence-number counter per station.
 
-use super::frame::{Frame, FrameKind};
+use crate::wire::ieee80211::{Frame, FrameKind};
 use super::hop_control::RtsAnswer;
 use super::queue::Queued;
 use super::state::{AttemptLoss, Exchange, TxOp};
@@ -534,7 +534,7 @@ impl World {
         let len = n.mac.queue.len();
         n.stats.queue_changed(now, len);
         let broadcast = item.next_hop == super::BROADCAST;
-        let mpdu_bytes = super::frame::DATA_HEADER_BYTES + item.packet.size_bytes();
+        let mpdu_bytes = crate::wire::ieee80211::DATA_HEADER_BYTES + item.packet.size_bytes();
         let sequence = n.mac.next_sequence;
         n.mac.next_sequence = (sequence + 1) % 4096;
         n.mac.op = Some(TxOp {

@@ -12,13 +12,12 @@
 //! transmission reaches every neighbour's PHY.
 
 pub mod dcf;
-pub mod frame;
 pub mod hop_control;
 pub mod queue;
 pub mod state;
 pub mod timing;
 
-pub use frame::{Frame, FrameKind, BROADCAST};
+pub use crate::wire::ieee80211::{Frame, FrameKind, BROADCAST};
 pub use queue::{InterfaceQueue, Queued};
 pub use state::{Exchange, Mac, TxOp};
 pub use timing::MacTiming;

@@ -1,6 +1,6 @@
 //! Per-node MAC state.
 
-use super::frame::Frame;
+use crate::wire::ieee80211::Frame;
 use super::queue::{InterfaceQueue, Queued};
 use crate::net::NodeId;
 use crate::time::SimTime;
@@ -73,7 +73,7 @@ pub struct Mac {
     /// A CTS, DATA or ACK to send SIFS after the frame that asked for it.
     pub pending_response: Option<Frame>,
     /// The kind of the frame this node is transmitting right now.
-    pub transmitting_kind: Option<super::frame::FrameKind>,
+    pub transmitting_kind: Option<crate::wire::ieee80211::FrameKind>,
     /// Duplicate detection: last sequence number received per transmitter.
     pub last_received_sequence: BTreeMap<NodeId, u16>,
 }

@@ -1,7 +1,7 @@
 //! DCF timing (IEEE 802.11-2016 10.3.2.3, 10.3.7 and the DSSS PHY of clause
 //! 15): interframe spaces, airtimes, timeouts.
 
-use super::frame::{ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
+use crate::wire::ieee80211::{ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
 use crate::scenario::{MacConfig, RadioConfig};
 use crate::time::SimDuration;
 

@@ -127,7 +127,7 @@ impl World {
     }
 
     fn net_deliver(&mut self, packet: Packet) {
-        if packet.tcp.is_some() {
+        if packet.tcp().is_some() {
             if self.flows[packet.flow as usize].semitcp.is_some() {
                 self.semitcp_deliver(packet);
             } else {

@@ -7,8 +7,7 @@
 
 pub mod aodv;
 pub mod forward;
-pub mod packet;
 pub mod routing;
 
-pub use packet::{NodeId, Packet, PacketKind, IP_HEADER_BYTES, UDP_HEADER_BYTES};
+pub use crate::wire::{NodeId, Packet, PacketKind, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 pub use routing::{Routing, StaticRoutes};

@@ -10,7 +10,7 @@
 //! receive threshold, and frames arriving while the node transmits, are
 //! locked onto like any other but marked corrupted.
 
-use crate::mac::frame::Frame;
+use crate::wire::ieee80211::Frame;
 use crate::time::SimTime;
 
 /// Why a locked frame will not be decoded.
@@ -111,7 +111,7 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mac::frame::{FrameKind, BROADCAST};
+    use crate::wire::ieee80211::{FrameKind, BROADCAST};
     use crate::net::NodeId;
     use crate::time::SimDuration;
 

@@ -2,7 +2,7 @@
 //! 3561 section 6.3), expanding ring search (6.4), retries with binary
 //! exponential backoff, RREQ_RATELIMIT, and local repair (6.12).
 
-use super::packet::{AodvMessage, Rreq};
+use crate::wire::aodv::{AodvMessage, Rreq};
 use super::{Discovery, Repair, RoutingTimerKind, SeqNumber};
 use crate::mac::BROADCAST;
 use crate::net::NodeId;

@@ -3,7 +3,7 @@
 //! section 6.11 case (i)), local repair (6.12), the HELLO timer (6.9), and
 //! the dispatch of AODV's timers.
 
-use super::packet::{AodvMessage, Rrep};
+use crate::wire::aodv::{AodvMessage, Rrep};
 use super::table::RouteState;
 use super::{Repair, RoutingTimerKind, SeqNumber};
 use crate::mac::BROADCAST;
@@ -21,7 +21,7 @@ impl World {
         if packet.is_control() {
             // ns-2's rt_ll_failed: a failed routing packet is just dropped;
             // 6.8: a failed RREP may blacklist its next hop.
-            if blacklist && matches!(packet.routing, Some(AodvMessage::Rrep(r)) if !r.is_hello()) {
+            if blacklist && matches!(packet.aodv(), Some(AodvMessage::Rrep(r)) if !r.is_hello()) {
                 self.aodv().nodes[node.index()].neighbours.blacklist(next_hop, now + blacklist_timeout);
             }
             return;

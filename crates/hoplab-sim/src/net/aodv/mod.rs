@@ -57,15 +57,13 @@ pub mod forward;
 pub mod id_cache;
 pub mod maintenance;
 pub mod neighbours;
-pub mod packet;
 pub mod receive;
 pub mod request_queue;
-pub mod seqno;
 pub mod table;
 
 pub use config::{AodvConfig, AodvParams};
-pub use packet::AodvMessage;
-pub use seqno::SeqNumber;
+pub use crate::wire::aodv::AodvMessage;
+pub use crate::wire::seqno::SeqNumber;
 
 use crate::engine::{RngStreams, Stream, StreamPurpose};
 use crate::net::{NodeId, Packet};

@@ -3,7 +3,7 @@
 //! control packets.
 
 use super::config::times;
-use super::packet::{AodvMessage, Rerr, Rrep, Rreq};
+use crate::wire::aodv::{AodvMessage, Rerr, Rrep, Rreq};
 use super::table::RouteInfo;
 use super::{PendingSend, RoutingTimerKind, CONTROL_FLOW};
 use crate::mac::BROADCAST;
@@ -14,7 +14,7 @@ use crate::world::{Event, World};
 impl World {
     /// A routing packet from neighbour `from` reached `node`.
     pub(crate) fn aodv_receive(&mut self, node: NodeId, packet: Packet, from: NodeId) {
-        let Some(message) = packet.routing else { return };
+        let Some(&message) = packet.aodv() else { return };
         match message {
             AodvMessage::Rreq(q) => self.aodv_receive_rreq(node, q, packet.ttl, from),
             AodvMessage::Rrep(p) if p.is_hello() => self.aodv_receive_hello(node, p, from),
@@ -214,7 +214,7 @@ impl World {
     /// Broadcast RERRs (TTL 1) for `unreachable`, several if they do not fit
     /// in one; each counts against RERR_RATELIMIT (6.11).
     pub(crate) fn aodv_send_rerr(&mut self, node: NodeId, unreachable: &[(NodeId, super::SeqNumber)], no_delete: bool) {
-        for chunk in unreachable.chunks(super::packet::RERR_INLINE_DESTINATIONS) {
+        for chunk in unreachable.chunks(crate::wire::aodv::RERR_INLINE_DESTINATIONS) {
             let now = self.now();
             let limit = self.aodv().params.rerr_ratelimit;
             let n = &mut self.aodv().nodes[node.index()];
@@ -248,8 +248,8 @@ impl World {
             header_bytes: UDP_HEADER_BYTES + IP_HEADER_BYTES,
             created: now,
             ttl,
-            tcp: None,
-            routing: Some(message),
+            transport: crate::wire::TransportHeader::Udp,
+            routing: crate::wire::RoutingHeader::Aodv(message),
         };
         let aodv = self.aodv();
         let max_jitter = aodv.params.broadcast_jitter;
@@ -275,7 +275,7 @@ impl World {
         let in_window = now >= self.warmup;
         let n = &mut self.aodv().nodes[node.index()];
         let s = &mut n.stats;
-        match packet.routing {
+        match packet.aodv() {
             Some(AodvMessage::Rreq(_)) => s.rreq_sent += 1,
             Some(AodvMessage::Rrep(r)) if r.is_hello() => s.hello_sent += 1,
             Some(AodvMessage::Rrep(_)) => s.rrep_sent += 1,
@@ -286,7 +286,7 @@ impl World {
         if in_window {
             s.window_control_bytes_sent += packet.size_bytes() as u64;
         }
-        let hello = matches!(packet.routing, Some(AodvMessage::Rrep(r)) if r.is_hello());
+        let hello = matches!(packet.aodv(), Some(AodvMessage::Rrep(r)) if r.is_hello());
         if next_hop == BROADCAST && !hello {
             n.last_broadcast = Some(now);
         }

@@ -93,8 +93,8 @@ mod tests {
             header_bytes: 28,
             created: SimTime::ZERO,
             ttl: 64,
-            tcp: None,
-            routing: None,
+            transport: crate::wire::TransportHeader::Udp,
+            routing: crate::wire::RoutingHeader::None,
         }
     }
 

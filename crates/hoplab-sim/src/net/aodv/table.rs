@@ -14,7 +14,7 @@
 //! longer; an invalid one is then deleted). The table is a pure function of the events it saw, whenever it
 //! is looked at.
 
-use super::seqno::SeqNumber;
+use crate::wire::seqno::SeqNumber;
 use crate::net::NodeId;
 use crate::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;

@@ -17,7 +17,7 @@ use crate::mac::dcf::TxDone;
 use crate::net::{NodeId, Packet};
 use crate::time::SimDuration;
 use crate::transport::tcp::receiver::Receiver;
-use crate::transport::tcp::segment::SegmentKind;
+use crate::wire::tcp::SegmentKind;
 use crate::world::{Event, World};
 
 /// How the source paces itself.
@@ -124,7 +124,7 @@ impl World {
     pub(crate) fn semitcp_deliver(&mut self, packet: Packet) {
         let now = self.now();
         let flow = packet.flow;
-        let header = packet.tcp.expect("a semi-TCP packet");
+        let header = packet.tcp().copied().expect("a semi-TCP packet");
         if packet.is_reverse() {
             self.flows[flow as usize].stats.acks_delivered += 1;
             self.semitcp(flow).sender.on_ack(now, &header);

@@ -17,7 +17,7 @@
 
 use crate::time::SimTime;
 use crate::transport::tcp::rtt::RttEstimator;
-use crate::transport::tcp::segment::{SegmentKind, TcpHeader};
+use crate::wire::tcp::{SegmentKind, TcpHeader};
 use crate::transport::tcp::sender::{SenderCounters, TcpParams};
 use std::collections::{BTreeMap, VecDeque};
 

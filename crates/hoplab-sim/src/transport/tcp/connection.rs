@@ -3,7 +3,7 @@
 //! segments into network packets (impl World).
 
 use super::receiver::Receiver;
-use super::segment::{SegmentKind, TcpHeader, TCP_HEADER_BYTES};
+use crate::wire::tcp::{SegmentKind, TcpHeader, TCP_HEADER_BYTES};
 use super::sender::Sender;
 use crate::engine::Timer;
 use crate::net::{NodeId, Packet, PacketKind, IP_HEADER_BYTES};
@@ -73,8 +73,8 @@ impl World {
             header_bytes: TCP_HEADER_BYTES + header.sack.option_bytes() + IP_HEADER_BYTES,
             created: now,
             ttl: crate::app::DEFAULT_TTL,
-            tcp: Some(header),
-            routing: None,
+            transport: crate::wire::TransportHeader::Tcp(header),
+            routing: crate::wire::RoutingHeader::None,
         };
         if packet.is_reverse() {
             f.stats.acks_sent += 1;
@@ -91,7 +91,7 @@ impl World {
     pub(crate) fn tcp_deliver(&mut self, packet: Packet) {
         let now = self.now();
         let flow = packet.flow;
-        let header = packet.tcp.expect("a TCP packet");
+        let header = packet.tcp().copied().expect("a TCP packet");
         if packet.is_reverse() {
             self.flows[flow as usize].stats.acks_delivered += 1;
             let before = self.loss_marker(flow);

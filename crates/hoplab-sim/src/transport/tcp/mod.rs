@@ -8,5 +8,4 @@ pub mod congestion;
 pub mod connection;
 pub mod receiver;
 pub mod rtt;
-pub mod segment;
 pub mod sender;

@@ -12,7 +12,7 @@
 //! most recently (section 4: "the most recently received").
 
 use super::congestion::LossHint;
-use super::segment::{SackBlocks, SegmentKind, TcpHeader, MAX_SACK_BLOCKS};
+use crate::wire::tcp::{SackBlocks, SegmentKind, TcpHeader, MAX_SACK_BLOCKS};
 use crate::time::{SimDuration, SimTime};
 use std::collections::BTreeMap;
 

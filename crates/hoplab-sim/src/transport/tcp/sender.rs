@@ -41,7 +41,7 @@
 
 use super::congestion::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use super::rtt::RttEstimator;
-use super::segment::{SegmentKind, TcpHeader};
+use crate::wire::tcp::{SegmentKind, TcpHeader};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -650,7 +650,7 @@ mod tests {
     }
 
     fn sack_ack(s: &mut Sender, now: SimTime, next_expected: u64, blocks: &[(u64, u64)]) {
-        let mut sack = crate::transport::tcp::segment::SackBlocks::default();
+        let mut sack = crate::wire::tcp::SackBlocks::default();
         for &(start, end) in blocks {
             sack.push(start, end);
         }

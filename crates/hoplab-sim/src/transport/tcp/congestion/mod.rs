@@ -62,14 +62,7 @@ pub enum CwndEvent {
     RecoveryComplete,
 }
 
-/// A receiver's classification of a loss, carried back in an ACK option
-/// (receiver-aided schemes such as TCP-RA, SPEC.md section 4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LossHint {
-    Congestion,
-    Wireless,
-    Dubious,
-}
+pub use crate::wire::tcp::LossHint;
 
 /// What a controller sees of the connection. The socket updates it before
 /// each hook; controllers change `cwnd` (and nothing else) in

@@ -2,11 +2,11 @@
 //! change behaviour (kind, addresses, Duration/NAV, sequence number, retry
 //! bit) and the sizes that set airtime. IEEE 802.11-2016 clause 9.3.
 
-use crate::net::{NodeId, Packet};
+use super::{NodeId, Packet};
 use crate::time::SimDuration;
 
 /// Receiver address of a broadcast frame.
-pub const BROADCAST: NodeId = NodeId(u32::MAX);
+pub const BROADCAST: NodeId = NodeId::BROADCAST;
 
 /// RTS: frame control, duration, RA, TA, FCS (9.3.1.2): 20 bytes = 160 bits.
 pub const RTS_BYTES: u32 = 20;

@@ -9,7 +9,7 @@
 //! Addresses: node `i` is IPv4 10.0.0.0 + i + 1 on the wire.
 
 use super::seqno::SeqNumber;
-use crate::net::NodeId;
+use super::NodeId;
 
 /// RREQ: type, flags, hop count, RREQ ID, destination and originator
 /// addresses and sequence numbers (section 5.1).

@@ -1,4 +1,5 @@
-//! AODV sequence numbers (RFC 3561 section 6.1).
+//! 32-bit sequence numbers compared with wrap-around: AODV's (RFC 3561
+//! section 6.1).
 //!
 //! A 32-bit unsigned counter that wraps (4294967295 + 1 = 0); freshness is
 //! decided by signed 32-bit subtraction: `a` is newer than `b` when

@@ -1,8 +1,16 @@
 //! The TCP header as the simulator needs it (segment-numbered, as ns-2's
 //! one-way TCP): the fields that change behaviour, and the sizes.
 
-use super::congestion::LossHint;
 use crate::time::SimTime;
+
+/// A receiver's classification of a loss, carried back in an ACK option
+/// (receiver-aided schemes such as TCP-RA, SPEC.md section 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossHint {
+    Congestion,
+    Wireless,
+    Dubious,
+}
 
 /// TCP header without options: 20 bytes.
 pub const TCP_HEADER_BYTES: u32 = 20;

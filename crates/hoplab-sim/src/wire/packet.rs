@@ -1,0 +1,107 @@
+//! The network packet: what travels end to end inside DATA frames, with
+//! its transport and routing headers as protocol-neutral enums, so that the
+//! layers below the transport move packets without knowing TCP, and the
+//! layers below routing without knowing AODV.
+
+use super::aodv::AodvMessage;
+use super::tcp::{SegmentKind, TcpHeader};
+use super::NodeId;
+use crate::time::SimTime;
+
+/// IPv4 header without options: 20 bytes (160 bits, seed 003 Table 1).
+pub const IP_HEADER_BYTES: u32 = 20;
+/// UDP header: 8 bytes.
+pub const UDP_HEADER_BYTES: u32 = 8;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PacketKind {
+    /// Application data of a flow.
+    Data,
+    /// Routing control (jumps the interface queue).
+    Control,
+}
+
+/// One network packet. `Copy`: the simulator moves headers, not payloads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Packet {
+    /// Unique over the run; identifies copies of the same packet.
+    pub uid: u64,
+    pub kind: PacketKind,
+    /// Flow index (scenario order).
+    pub flow: u32,
+    /// Sequence number within the flow (0, 1, ...).
+    pub sequence: u64,
+    pub src: NodeId,
+    pub dst: NodeId,
+    /// Application payload.
+    pub payload_bytes: u32,
+    /// Transport + network headers.
+    pub header_bytes: u32,
+    /// When the application created it (for end-to-end delay).
+    pub created: SimTime,
+    pub ttl: u8,
+    pub transport: TransportHeader,
+    pub routing: RoutingHeader,
+}
+
+/// The transport header of a packet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum TransportHeader {
+    /// UDP (8 bytes): application datagrams, and routing messages (AODV
+    /// runs on UDP port 654).
+    Udp,
+    /// A TCP (or semi-TCP) segment.
+    Tcp(TcpHeader),
+}
+
+/// What the routing protocol carries in a packet: its control message (the
+/// whole payload of a routing packet), or nothing.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RoutingHeader {
+    None,
+    /// An AODV message (RREQ, RREP, RERR) in a control packet.
+    Aodv(AodvMessage),
+}
+
+impl RoutingHeader {
+    /// The message's name ("rreq", "rrep", "rerr", "hello"), if any.
+    pub fn message_name(&self) -> Option<&'static str> {
+        match self {
+            RoutingHeader::None => None,
+            RoutingHeader::Aodv(m) => Some(m.name()),
+        }
+    }
+}
+
+impl Packet {
+    /// Size handed to the MAC: payload + transport and IP headers.
+    pub fn size_bytes(&self) -> u32 {
+        self.payload_bytes + self.header_bytes
+    }
+
+    pub fn is_control(&self) -> bool {
+        self.kind == PacketKind::Control
+    }
+
+    /// Travels from the flow's destination back to its source (TCP ACKs
+    /// and SYN-ACKs), as opposed to the flow's data direction.
+    pub fn is_reverse(&self) -> bool {
+        matches!(self.transport, TransportHeader::Tcp(h) if matches!(h.kind, SegmentKind::Ack | SegmentKind::SynAck))
+    }
+
+    /// The TCP header of a TCP segment.
+    pub fn tcp(&self) -> Option<&TcpHeader> {
+        match &self.transport {
+            TransportHeader::Tcp(h) => Some(h),
+            TransportHeader::Udp => None,
+        }
+    }
+
+    /// The AODV message of an AODV control packet.
+    pub fn aodv(&self) -> Option<&AodvMessage> {
+        match &self.routing {
+            RoutingHeader::Aodv(m) => Some(m),
+            RoutingHeader::None => None,
+        }
+    }
+}
