@@ -208,6 +208,9 @@ pub struct World {
     pub series_interval: SimDuration,
     pub series: Vec<SeriesRow>,
     pub trace: Option<Vec<TraceEntry>>,
+    /// Nodes whose semi-TCP congestion state is to be re-evaluated at the
+    /// end of the current event.
+    pub hop_dirty: Vec<NodeId>,
     pub config_hash: String,
     pub name: String,
     pub seed: u64,
@@ -394,6 +397,7 @@ impl World {
             series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
             series: Vec::new(),
             trace: None,
+            hop_dirty: Vec::new(),
             config_hash: config_hash(scenario),
             name: scenario.name.clone(),
             seed,
@@ -479,6 +483,9 @@ impl World {
             Event::LinkArrive { link, direction } => self.link_arrive(link, direction),
             Event::Sample => self.sample_series(),
             Event::Routing { node, kind, arg } => self.routing_timer(node, kind, arg),
+        }
+        if !self.hop_dirty.is_empty() {
+            self.hop_flush();
         }
     }
 

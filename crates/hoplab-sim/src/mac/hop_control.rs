@@ -320,8 +320,27 @@ impl crate::world::World {
         excused
     }
 
-    /// Re-evaluate whether `node` is congested (after its data packets changed).
+    /// Note that `node`'s held data may have changed; its congestion state
+    /// is re-evaluated once the current event is complete
+    /// ([`World::hop_flush`]).
     pub(crate) fn hop_update(&mut self, node: NodeId) {
+        if self.hop_control.is_some() && !self.hop_dirty.contains(&node) {
+            self.hop_dirty.push(node);
+        }
+    }
+
+    /// Re-evaluate the congestion state of the nodes whose held data
+    /// changed during the event just processed.
+    pub(crate) fn hop_flush(&mut self) {
+        let mut dirty = std::mem::take(&mut self.hop_dirty);
+        for &node in &dirty {
+            self.hop_evaluate(node);
+        }
+        dirty.clear();
+        self.hop_dirty = dirty;
+    }
+
+    fn hop_evaluate(&mut self, node: NodeId) {
         let Some(control) = &self.hop_control else { return };
         let now = self.now();
         // Packets waiting for a route count too (SPEC.md section 2).
