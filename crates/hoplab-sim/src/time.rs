@@ -46,6 +46,11 @@ impl SimDuration {
     pub fn from_secs_f64(seconds: f64) -> SimDuration {
         SimDuration((seconds * 1e9).round() as u64)
     }
+    /// From milliseconds (the unit of most scenario keys); the same as
+    /// `from_secs_f64(ms / 1000)`, to the nanosecond.
+    pub fn from_millis_f64(ms: f64) -> SimDuration {
+        SimDuration::from_secs_f64(ms / 1e3)
+    }
     pub fn as_nanos(self) -> u64 {
         self.0
     }

@@ -9,7 +9,7 @@
 
 use crate::net::{NodeId, Packet, PacketKind, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::scenario::AppKind;
-use crate::world::{Event, World};
+use crate::world::{Event, Layer, World};
 
 /// Initial TTL of data packets.
 pub const DEFAULT_TTL: u8 = 64;
@@ -31,7 +31,7 @@ impl World {
             AppKind::Cbr => {
                 let next = now + f.interval;
                 if next < f.stop {
-                    self.queue.schedule(next, Event::AppSend { flow });
+                    self.queue.schedule(next, Event::new(flow, Layer::App, 0));
                 }
                 self.app_originate(flow);
             }

@@ -14,3 +14,35 @@ pub mod rng;
 
 pub use queue::{EventQueue, Timer};
 pub use rng::{RngStreams, Stream, StreamPurpose};
+
+/// Where a layer's state machine requests its timers. A request is carried
+/// out at once (a layer's outputs are carried out in the order it wrote
+/// them, and nothing it writes before a timer request can cause anything
+/// before the layer's step ends): re-arming replaces the timer, and an
+/// armed timer fires at most once.
+pub trait TimerRequests<T> {
+    fn arm(&mut self, timer: T, at: crate::time::SimTime);
+    fn cancel(&mut self, timer: T);
+}
+
+/// Timer requests written down in order (tests of a single layer).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecordedTimers<T> {
+    /// (timer, Some(deadline)) for an arming, (timer, None) for a cancel.
+    pub requests: Vec<(T, Option<crate::time::SimTime>)>,
+}
+
+impl<T> TimerRequests<T> for RecordedTimers<T> {
+    fn arm(&mut self, timer: T, at: crate::time::SimTime) {
+        self.requests.push((timer, Some(at)));
+    }
+    fn cancel(&mut self, timer: T) {
+        self.requests.push((timer, None));
+    }
+}
+
+/// Where a layer's state machine writes what it wants done (frames to send,
+/// timers to arm, indications for the layers above or below), in order.
+/// Up to 4 entries (what one input causes, but for rare bursts) live
+/// inline, so handling an event does not allocate.
+pub type Outputs<T> = smallvec::SmallVec<[T; 4]>;

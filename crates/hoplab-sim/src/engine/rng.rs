@@ -31,6 +31,10 @@ pub enum StreamPurpose {
     Routing = 6,
     /// Packet loss of one wired link (index = link number).
     LinkLoss = 7,
+    /// A queue discipline's random decisions (active queue management) at
+    /// one node's interface (index = node) or a wired link's direction
+    /// (index = 2 x link + direction + node count).
+    Queue = 8,
 }
 
 /// Derives the streams of one run.

@@ -11,9 +11,9 @@
 use crate::engine::Stream;
 use crate::net::{NodeId, Packet};
 use crate::scenario::LinkConfig;
-use crate::stats::DropCause;
+use crate::loss::DropCause;
 use crate::time::{SimDuration, SimTime};
-use crate::world::{Event, World};
+use crate::world::{Event, Layer, World};
 use std::collections::VecDeque;
 
 /// One direction of a link.
@@ -103,7 +103,7 @@ impl World {
         let d = &mut l.directions[direction as usize];
         d.transmitting = Some(packet);
         d.packets_sent += 1;
-        self.queue.schedule(done, Event::LinkTxEnd { link, direction });
+        self.queue.schedule(done, Event::new(link, Layer::Link, direction as u32));
     }
 
     /// The last bit is on the wire: it arrives after the propagation delay;
@@ -115,7 +115,7 @@ impl World {
         let d = &mut l.directions[direction as usize];
         let packet = d.transmitting.take().expect("a packet in transmission");
         d.propagating.push_back(packet);
-        self.queue.schedule(arrival, Event::LinkArrive { link, direction });
+        self.queue.schedule(arrival, Event::new(link, Layer::Link, 2 + direction as u32));
         let d = &mut self.links[link as usize].directions[direction as usize];
         let old = d.queue.len();
         if let Some(next) = d.queue.pop_front() {

@@ -1,23 +1,415 @@
 //! The MAC: IEEE 802.11 DCF (IEEE 802.11-2016 clause 10.3) with RTS/CTS.
 //!
-//! Owns: the interface queue, the packet in service and its retry counters,
-//! the contention window and backoff, the NAV, IFS choice (DIFS / EIFS), the
-//! frame exchange RTS -> CTS -> DATA -> ACK with its timeouts, duplicate
-//! detection, and the per-node MAC statistics. Reads the PHY's carrier sense
-//! (locked reception or own transmission); never touches routing tables.
+//! Owns: the interface queue (a [`QueueDiscipline`]), the packet in
+//! service and its retry counters, the contention window and backoff, the
+//! NAV, IFS choice (DIFS / EIFS), the frame exchange RTS -> CTS -> DATA ->
+//! ACK with its timeouts, duplicate detection, the per-node MAC statistics,
+//! and semi-TCP's hop-by-hop control ([`hop_control`], behind the
+//! [`HopControl`] trait). Reads the PHY's carrier sense; never touches
+//! routing tables or transports: what the layers above must know leaves as
+//! a [`MacIndication`].
 //!
-//! `hop_control.rs` is semi-TCP's hop-by-hop congestion control, behind a
-//! few hooks in the DCF. `state.rs` holds the per-node state; `dcf.rs` the behaviour (channel
-//! access, then frame exchange), as methods on the `World` because a
-//! transmission reaches every neighbour's PHY.
+//! One node's MAC is a sans-IO state machine: [`Mac::handle`] takes a
+//! [`MacInput`] (a packet to send, a PHY indication, one of its timers),
+//! requests timers, and writes [`MacOutput`]s: a frame to transmit,
+//! indications for the layers above. The world hands the outputs on, in
+//! order, before anything else happens.
+//!
+//! Where the layers above must react before the MAC goes on, the MAC stops
+//! after its indication and asks to be resumed ([`MacOutput::Resume`]): at
+//! the retry limit (routing takes back the packets queued toward the broken
+//! next hop before the next one is served), when a packet's service ends
+//! (a source may refill, or change its rate, before the next packet enters
+//! service), when a packet enters service (a source refills before the
+//! MAC contends), and after a reception that went up (a node forwarding
+//! the packet it just received sees the medium as it was). ns-2's
+//! `Mac802_11` does the same through its callbacks and `tx_resume()`.
+//!
+//! Files: `access.rs` (carrier sense, NAV, backoff, slot boundaries),
+//! `exchange.rs` (frames sent and received, timeouts, retries),
+//! `service.rs` (the queue and the packet in service), `timing.rs`
+//! (interframe spaces, airtimes), `stats.rs`, `hop_control/`.
 
-pub mod dcf;
+pub mod access;
+pub mod exchange;
 pub mod hop_control;
-pub mod queue;
-pub mod state;
+pub mod service;
+pub mod stats;
 pub mod timing;
 
 pub use crate::wire::ieee80211::{Frame, FrameKind, BROADCAST};
-pub use queue::{InterfaceQueue, Queued};
-pub use state::{Exchange, Mac, TxOp};
+pub use hop_control::{HopControl, HopControlKind, RtsAnswer};
+pub use stats::MacStats;
 pub use timing::MacTiming;
+
+use crate::engine::{Stream, TimerRequests};
+use arrayvec::ArrayVec;
+use crate::loss::DropCause;
+use crate::phy::{Phy, PhyIndication};
+use crate::queue::{QueueDisc, QueueDiscipline, Queued};
+use crate::time::{SimDuration, SimTime};
+use crate::wire::{NodeId, Packet};
+use std::collections::BTreeMap;
+
+/// Where the node is in a frame exchange it started.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exchange {
+    /// Not in an exchange: may contend for the medium.
+    Idle,
+    /// Sending (or sent) an RTS, waiting for the CTS.
+    WaitCts,
+    /// Sending (or sent) a unicast DATA, waiting for the ACK.
+    WaitAck,
+    /// Sending a broadcast DATA (no response expected).
+    Broadcast,
+}
+
+/// How the last failed attempt of the packet in service was lost (ground
+/// truth for the drop cause; the sender itself only sees a timeout).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttemptLoss {
+    /// No response: collision, hidden terminal, busy or refusing receiver.
+    NoResponse,
+    /// The DATA frame was destroyed by the frame error model.
+    ChannelError,
+}
+
+/// The packet at the head of the MAC, being served.
+#[derive(Debug, Clone, Copy)]
+pub struct TxOp {
+    pub item: Queued,
+    /// RTS/CTS precedes the DATA (unicast and longer than the RTS threshold).
+    pub uses_rts: bool,
+    /// Short retry count (SRC, 10.3.4.4): failed RTS, or DATA sent without RTS.
+    pub short_retries: u32,
+    /// Long retry count (LRC): failed DATA sent after a CTS.
+    pub long_retries: u32,
+    /// RTS transmissions so far (APR).
+    pub rts_attempts: u32,
+    /// DATA transmissions so far.
+    pub data_attempts: u32,
+    /// When the packet reached the head of the queue (MST starts here).
+    pub head_since: SimTime,
+    pub sequence: u16,
+    pub last_loss: AttemptLoss,
+    /// When the latest RTS (or DATA without RTS) attempt went out.
+    pub last_attempt_at: SimTime,
+}
+
+/// The MAC's timers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
+pub enum MacTimer {
+    /// Backoff reached zero at a slot boundary: transmit.
+    Access = 0,
+    /// The NAV expires.
+    NavEnd = 1,
+    /// No CTS / ACK arrived in time.
+    ResponseTimeout = 2,
+    /// SIFS has passed: send the pending CTS / DATA / ACK.
+    SendResponse = 3,
+    /// A semi-TCP deferral (overheard RTSC / CTSC) may have ended.
+    HoldRelease = 4,
+}
+
+impl MacTimer {
+    pub const COUNT: usize = 5;
+    pub const ALL: [MacTimer; 5] =
+        [MacTimer::Access, MacTimer::NavEnd, MacTimer::ResponseTimeout, MacTimer::SendResponse, MacTimer::HoldRelease];
+}
+
+/// Names a packet carried by an output (an index into
+/// [`MacOutputs::packets`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketRef(pub u8);
+
+/// How one unicast packet's service ended (DESIGN.md, "MAC -> net": TxOk /
+/// TxFailed): its MAC service time (head of queue to ACK or drop) and
+/// attempt counts.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TxDone {
+    pub packet: PacketRef,
+    pub next_hop: NodeId,
+    /// Acknowledged (TxOk); false: dropped at the retry limit (TxFailed).
+    pub acknowledged: bool,
+    pub service_time: SimDuration,
+    pub rts_attempts: u32,
+    pub data_attempts: u32,
+}
+
+/// What the MAC tells the layers above.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MacIndication {
+    /// A frame from `from` was decoded (addressed here or overheard): a
+    /// sign of life of that neighbour (AODV's HELLO neighbours).
+    Heard { from: NodeId },
+    /// A packet arrived from neighbour `from`.
+    Delivered { packet: PacketRef, from: NodeId },
+    /// A packet left the queue and entered service (a source may refill).
+    ServiceStarted { packet: PacketRef },
+    /// The packet in service reached its retry limit toward `next_hop`:
+    /// link-layer feedback for routing. `sequence` and `data_attempts` let
+    /// the world check whether the next hop did receive the DATA (only its
+    /// ACKs were lost); `last_loss` is the ground truth of the last attempt.
+    RetryLimit { packet: PacketRef, next_hop: NodeId, sequence: u16, data_attempts: u32, last_loss: AttemptLoss },
+    /// A unicast packet's service ended (acknowledged or dropped).
+    TxDone(TxDone),
+    /// The queue refused or pushed out a packet.
+    Dropped { packet: PacketRef, cause: DropCause },
+    /// The data packets this node holds changed: semi-TCP re-evaluates its
+    /// congestion state at the end of the event (only with hop control).
+    HeldChanged,
+}
+
+/// Steps the MAC resumes with once the layers above have reacted to its
+/// last indication (see the module doc).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// After `RetryLimit`: end the failed packet's service.
+    AfterRetryLimit,
+    /// After `TxDone`: post-backoff, then serve the next packet;
+    /// `after_timeout` when the service ended in a response timeout.
+    AfterServiceEnd { after_timeout: bool },
+    /// After a reception or transmission ended and what it caused above:
+    /// re-read carrier sense.
+    MediumCheck,
+    /// After `ServiceStarted`: contend for the medium, then finish what
+    /// took the packet into service.
+    AfterServiceStart(ServiceTail),
+}
+
+/// What remains to do after a packet entered service, by what took it in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServiceTail {
+    /// A packet arrived at an idle MAC.
+    Enqueued,
+    /// The previous packet's service ended (`after_timeout`: in a response
+    /// timeout).
+    ServiceEnded { after_timeout: bool },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MacInput {
+    /// A packet from the network layer, for `next_hop`.
+    Enqueue(Queued),
+    Phy(PhyIndication),
+    Timer(MacTimer),
+    Resume(Resume),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum MacOutput {
+    /// Put [`Mac::frame_on_air`] on the air.
+    Transmit,
+    Indication(MacIndication),
+    /// Hand this input back to the MAC once the outputs before it are done.
+    Resume(Resume),
+}
+
+/// What one MAC step asks for: its outputs in order, and the packets its
+/// indications carry, kept beside the list so that each output stays a few
+/// words (an indication names its packet by [`PacketRef`]). Fixed
+/// capacities: one step writes at most 8 outputs and 3 packets. (Timers
+/// are requested through the context.)
+#[derive(Debug, Default)]
+pub struct MacOutputs {
+    pub list: ArrayVec<MacOutput, 8>,
+    pub packets: ArrayVec<Packet, 3>,
+    /// An indication was emitted whose handling may come back to this MAC
+    /// (a delivered packet forwarded, a refill, a route repair).
+    reentrant: bool,
+}
+
+impl MacOutputs {
+    pub fn push(&mut self, output: MacOutput) {
+        self.list.push(output);
+    }
+
+    /// Keep a packet for an indication.
+    pub fn packet(&mut self, packet: Packet) -> PacketRef {
+        self.packets.push(packet);
+        PacketRef((self.packets.len() - 1) as u8)
+    }
+
+    pub fn indicate(&mut self, indication: MacIndication) {
+        self.reentrant |= !matches!(indication, MacIndication::Heard { .. } | MacIndication::HeldChanged);
+        self.list.push(MacOutput::Indication(indication));
+    }
+}
+
+/// What the MAC reads of its surroundings while handling an input, and
+/// where it requests its timers.
+pub struct MacContext<'a> {
+    pub timing: &'a MacTiming,
+    /// The node's PHY (carrier sense, half duplex).
+    pub phy: &'a Phy,
+    pub timers: &'a mut dyn TimerRequests<MacTimer>,
+}
+
+/// One node's MAC.
+#[derive(Debug, Clone)]
+pub struct Mac {
+    pub node: NodeId,
+    pub queue: QueueDiscipline,
+    pub op: Option<TxOp>,
+    /// Current contention window (CW), from cw_min doubling to cw_max.
+    pub cw: u32,
+    /// Backoff slots still to count down; None when no backoff is pending.
+    pub backoff_slots: Option<u32>,
+    pub exchange: Exchange,
+    /// Virtual carrier sense: the medium is reserved until this time.
+    pub nav_until: SimTime,
+    /// The medium as channel access last saw it (physical or virtual busy).
+    pub medium_busy: bool,
+    /// The first backoff slot boundary of the current idle period.
+    pub countdown_from: SimTime,
+    /// After a frame received in error, access waits at least until here
+    /// (its end + EIFS); cleared by a correctly received frame (10.3.2.3.7).
+    pub eifs_until: SimTime,
+    pub next_sequence: u16,
+    /// A CTS, DATA or ACK to send SIFS after the frame that asked for it.
+    pub pending_response: Option<Frame>,
+    /// The frame this node is transmitting right now.
+    pub on_air: Option<Frame>,
+    /// Duplicate detection: last sequence number received per transmitter.
+    pub last_received_sequence: BTreeMap<NodeId, u16>,
+    /// The access timer is armed (a backoff is counting down).
+    access_armed: bool,
+    pub hop: HopControlKind,
+    pub stats: MacStats,
+    backoff_rng: Stream,
+    queue_rng: Stream,
+}
+
+impl Mac {
+    pub fn new(node: NodeId, queue: QueueDiscipline, cw_min: u32, hop: HopControlKind, backoff_rng: Stream, queue_rng: Stream) -> Mac {
+        Mac {
+            node,
+            queue,
+            op: None,
+            cw: cw_min,
+            backoff_slots: None,
+            exchange: Exchange::Idle,
+            nav_until: SimTime::ZERO,
+            medium_busy: false,
+            countdown_from: SimTime::ZERO,
+            eifs_until: SimTime::ZERO,
+            next_sequence: 0,
+            pending_response: None,
+            on_air: None,
+            last_received_sequence: BTreeMap::new(),
+            access_armed: false,
+            hop,
+            stats: MacStats::default(),
+            backoff_rng,
+            queue_rng,
+        }
+    }
+
+    pub fn handle(&mut self, now: SimTime, input: MacInput, ctx: &mut MacContext, out: &mut MacOutputs) {
+        match input {
+            MacInput::Enqueue(item) => self.enqueue(now, item, ctx, out),
+            MacInput::Phy(PhyIndication::RxStart | PhyIndication::TxStart) => self.update_medium(now, ctx),
+            MacInput::Phy(PhyIndication::Captured { airtime }) => {
+                // ns-2 Mac802_11::capture: the ignored frame still defers
+                // the node for EIFS + its duration.
+                self.set_nav(now, now + ctx.timing.eifs + airtime, ctx);
+            }
+            MacInput::Phy(PhyIndication::RxEnd { error }) => {
+                let phy = ctx.phy;
+                self.rx_end(now, phy.received(), error.is_none(), ctx, out);
+                self.medium_after(now, ctx, out);
+            }
+            MacInput::Phy(PhyIndication::TxEnd) => {
+                self.tx_end(now, ctx, out);
+                self.medium_after(now, ctx, out);
+            }
+            MacInput::Timer(timer) => {
+                if timer == MacTimer::Access {
+                    self.access_armed = false;
+                }
+                match timer {
+                    MacTimer::Access => self.access_granted(now, ctx, out),
+                    MacTimer::NavEnd => self.update_medium(now, ctx),
+                    MacTimer::ResponseTimeout => self.response_timeout(now, ctx, out),
+                    MacTimer::SendResponse => self.send_response(now, out),
+                    MacTimer::HoldRelease => self.hop_release(now, ctx),
+                }
+            }
+            MacInput::Resume(Resume::AfterRetryLimit) => self.finish_service(now, service::ServiceEnd::Dropped, true, ctx, out),
+            MacInput::Resume(Resume::AfterServiceEnd { after_timeout }) => self.after_service_end(now, after_timeout, ctx, out),
+            MacInput::Resume(Resume::MediumCheck) => self.update_medium(now, ctx),
+            MacInput::Resume(Resume::AfterServiceStart(tail)) => self.after_service_start(now, tail, ctx, out),
+        }
+    }
+
+    /// A reception or transmission ended: re-read carrier sense, after
+    /// what went up has been handled if anything did (a node forwarding
+    /// the packet it just received still sees the medium as it was).
+    fn medium_after(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        if out.reentrant {
+            out.push(MacOutput::Resume(Resume::MediumCheck));
+        } else {
+            self.update_medium(now, ctx);
+        }
+    }
+
+    fn arm(&mut self, timer: MacTimer, at: SimTime, ctx: &mut MacContext) {
+        if timer == MacTimer::Access {
+            self.access_armed = true;
+        }
+        ctx.timers.arm(timer, at);
+    }
+
+    fn cancel(&mut self, timer: MacTimer, ctx: &mut MacContext) {
+        if timer == MacTimer::Access {
+            self.access_armed = false;
+        }
+        ctx.timers.cancel(timer);
+    }
+
+    /// The frame of the last `Transmit` output.
+    pub fn frame_on_air(&self) -> &Frame {
+        self.on_air.as_ref().expect("a frame on the air")
+    }
+
+    /// Ground truth from the receiving PHY: the latest DATA attempt of
+    /// packet `uid` was destroyed by the frame error model.
+    pub fn note_channel_loss(&mut self, uid: u64) {
+        if let Some(op) = self.op.as_mut() {
+            if op.item.packet.uid == uid {
+                op.last_loss = AttemptLoss::ChannelError;
+            }
+        }
+    }
+
+    /// Whether this node has received DATA sequence `sequence` from `from`
+    /// last (ground truth: a sender whose ACKs were lost still counts its
+    /// packet as delivered here).
+    pub fn received_last(&self, from: NodeId, sequence: u16) -> bool {
+        self.last_received_sequence.get(&from) == Some(&sequence)
+    }
+
+    /// The packets queued (not in service), in service order.
+    pub fn queued(&self) -> impl Iterator<Item = &Queued> {
+        self.queue.fifo().iter()
+    }
+
+    /// Take back the packets queued toward `next_hop` (the link to it
+    /// broke).
+    pub fn take_queued_toward(&mut self, now: SimTime, next_hop: NodeId) -> Vec<Packet> {
+        let taken = self.queue.fifo_mut().take_toward(next_hop);
+        if !taken.is_empty() {
+            let len = self.queue.len();
+            self.stats.queue_changed(now, len);
+        }
+        taken.into_iter().map(|q| q.packet).collect()
+    }
+
+    /// Data packets the MAC holds (queued and in service) that semi-TCP's
+    /// hop control counts.
+    pub fn held_data(&self) -> usize {
+        let in_service = self.op.iter().map(|op| &op.item);
+        self.queued().chain(in_service).filter(|q| self.hop.counts(&q.packet)).count()
+    }
+}

@@ -5,9 +5,10 @@
 use super::aodv::RoutingTimerKind;
 use super::routing::Routing;
 use super::{NodeId, Packet};
-use crate::mac::Queued;
+use crate::mac::MacInput;
+use crate::queue::Queued;
 use crate::stats::report::RoutingReport;
-use crate::stats::DropCause;
+use crate::loss::DropCause;
 use crate::world::World;
 
 impl World {
@@ -97,32 +98,22 @@ impl World {
                 return;
             }
         }
-        self.mac_enqueue(node, Queued { packet, next_hop });
+        self.mac_input(node, MacInput::Enqueue(Queued { packet, next_hop }));
     }
 
     /// Take back the packets `node`'s MAC queued toward `next_hop` (the
     /// link to it broke).
     pub(crate) fn mac_take_queued_toward(&mut self, node: NodeId, next_hop: NodeId) -> Vec<Packet> {
         let now = self.now();
-        let n = &mut self.nodes[node.index()];
-        let taken = n.mac.queue.take_toward(next_hop);
-        if !taken.is_empty() {
-            let len = n.mac.queue.len();
-            n.stats.queue_changed(now, len);
-        }
-        taken.into_iter().map(|q| q.packet).collect()
+        self.nodes[node.index()].mac.take_queued_toward(now, next_hop)
     }
 
     /// The MAC finished serving a unicast packet (acknowledged or dropped).
     /// The hook where per-packet MAC figures reach the layers above (semi-TCP's
     /// rate control samples the source's MST and APR here).
-    pub(crate) fn net_mac_tx_done(&mut self, node: NodeId, done: crate::mac::dcf::TxDone) {
-        let interval = &mut self.nodes[node.index()].stats.interval;
-        interval.packets_served += 1;
-        interval.service_time_total_ns += done.service_time.as_nanos() as u128;
-        interval.rts_attempts_total += done.rts_attempts as u64;
-        if !done.packet.is_control() && self.flows[done.packet.flow as usize].semitcp.is_some() {
-            self.semitcp_mac_sample(node, &done);
+    pub(crate) fn net_mac_tx_done(&mut self, node: NodeId, done: &crate::mac::TxDone, packet: &Packet) {
+        if !packet.is_control() && self.flows[packet.flow as usize].semitcp.is_some() {
+            self.semitcp_mac_sample(node, done, packet);
         }
     }
 
@@ -157,7 +148,7 @@ impl World {
             }
             return;
         }
-        *self.nodes[node.index()].stats.drops.entry(cause).or_default() += 1;
+        *self.nodes[node.index()].drops.entry(cause).or_default() += 1;
         let stats = &mut self.flows[packet.flow as usize].stats;
         let losses = if packet.is_reverse() { &mut stats.ack_losses } else { &mut stats.losses };
         *losses.entry(cause).or_default() += 1;

@@ -6,9 +6,9 @@ use crate::wire::aodv::{AodvMessage, Rreq};
 use super::{Discovery, Repair, RoutingTimerKind, SeqNumber};
 use crate::mac::BROADCAST;
 use crate::net::NodeId;
-use crate::stats::DropCause;
+use crate::loss::DropCause;
 use crate::time::{SimDuration, SimTime};
-use crate::world::{Event, World};
+use crate::world::{Event, Layer, World};
 
 impl World {
     /// Start discovering a route from `node` to `dst` unless a discovery
@@ -43,7 +43,7 @@ impl World {
         if let Some(d) = self.aodv().nodes[node.index()].discoveries.get_mut(&dst) {
             d.timer_at = at;
             d.awaiting_reply = awaiting_reply;
-            self.queue.schedule(at, Event::Routing { node, kind: RoutingTimerKind::Discovery, arg: dst.0 });
+            self.queue.schedule(at, Event::new(node.0, Layer::Routing, dst.0 << 2 | RoutingTimerKind::Discovery as u32));
         }
     }
 

@@ -5,7 +5,7 @@
 use super::{Aodv, CONTROL_FLOW};
 use crate::net::routing::Routing;
 use crate::net::{NodeId, Packet};
-use crate::stats::DropCause;
+use crate::loss::DropCause;
 use crate::world::World;
 
 impl World {

@@ -8,9 +8,9 @@ use super::table::RouteState;
 use super::{Repair, RoutingTimerKind, SeqNumber};
 use crate::mac::BROADCAST;
 use crate::net::{NodeId, Packet};
-use crate::stats::DropCause;
+use crate::loss::DropCause;
 use crate::time::{SimDuration, SimTime};
-use crate::world::{Event, World};
+use crate::world::{Event, Layer, World};
 
 impl World {
     /// on_link_failure: the MAC gave up on `packet` toward `next_hop`.
@@ -125,7 +125,7 @@ impl World {
         let jitter = SimDuration::from_nanos((n.rng.uniform_f64() * max_jitter.as_nanos() as f64) as u64);
         let next = now + (p.hello_interval - jitter);
         n.hello_at = next;
-        self.queue.schedule(next, Event::Routing { node, kind: RoutingTimerKind::Hello, arg: 0 });
+        self.queue.schedule(next, Event::new(node.0, Layer::Routing, RoutingTimerKind::Hello as u32));
         let n = &mut self.aodv().nodes[node.index()];
         let quiet = match n.last_broadcast {
             Some(t) => now.since(t) >= p.hello_interval,
@@ -160,7 +160,7 @@ impl World {
             let n = &mut self.aodv().nodes[i];
             let at = SimTime::ZERO + SimDuration::from_nanos((n.rng.uniform_f64() * interval.as_nanos() as f64) as u64);
             n.hello_at = at;
-            self.queue.schedule(at, Event::Routing { node: NodeId(i as u32), kind: RoutingTimerKind::Hello, arg: 0 });
+            self.queue.schedule(at, Event::new(i as u32, Layer::Routing, RoutingTimerKind::Hello as u32));
         }
     }
 

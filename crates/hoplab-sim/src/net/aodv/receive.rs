@@ -9,7 +9,7 @@ use super::{PendingSend, RoutingTimerKind, CONTROL_FLOW};
 use crate::mac::BROADCAST;
 use crate::net::{NodeId, Packet, PacketKind, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use crate::time::SimDuration;
-use crate::world::{Event, World};
+use crate::world::{Event, Layer, World};
 
 impl World {
     /// A routing packet from neighbour `from` reached `node`.
@@ -257,7 +257,7 @@ impl World {
             let draw = aodv.nodes[node.index()].rng.uniform_f64();
             let delay = SimDuration::from_nanos((draw * max_jitter.as_nanos() as f64) as u64);
             let slot = aodv.park(PendingSend { packet, next_hop });
-            self.queue.schedule(now + delay, Event::Routing { node, kind: RoutingTimerKind::Send, arg: slot });
+            self.queue.schedule(now + delay, Event::new(node.0, Layer::Routing, slot << 2 | RoutingTimerKind::Send as u32));
         } else {
             self.aodv_transmit_control(node, packet, next_hop);
         }

@@ -13,12 +13,12 @@
 use super::rate_control::BinarySearchRateControl;
 use super::sender::SemiTcpSender;
 use crate::engine::Timer;
-use crate::mac::dcf::TxDone;
+use crate::mac::TxDone;
 use crate::net::{NodeId, Packet};
 use crate::time::SimDuration;
 use crate::transport::tcp::receiver::Receiver;
 use crate::wire::tcp::SegmentKind;
-use crate::world::{Event, World};
+use crate::world::{Event, Layer, World};
 
 /// How the source paces itself.
 pub enum Pacing {
@@ -94,7 +94,7 @@ impl World {
     /// queue or for a route (AODV's request queue).
     fn waiting_of_flow(&self, node: NodeId, flow: u32) -> usize {
         let of_flow = |p: &Packet| p.flow == flow && !p.is_reverse() && !p.is_control();
-        self.nodes[node.index()].mac.queue.iter().filter(|q| of_flow(&q.packet)).count()
+        self.nodes[node.index()].mac.queued().filter(|q| of_flow(&q.packet)).count()
             + self.routing_held(node, of_flow)
     }
 
@@ -160,9 +160,9 @@ impl World {
     }
 
     /// Algorithm 1 samples every packet of the flow served by the source MAC.
-    pub(crate) fn semitcp_mac_sample(&mut self, node: NodeId, done: &TxDone) {
-        let flow = done.packet.flow;
-        if self.flows[flow as usize].src != node || done.packet.is_reverse() {
+    pub(crate) fn semitcp_mac_sample(&mut self, node: NodeId, done: &TxDone, packet: &Packet) {
+        let flow = packet.flow;
+        if self.flows[flow as usize].src != node || packet.is_reverse() {
             return;
         }
         let c = self.semitcp(flow);
@@ -184,7 +184,7 @@ impl World {
         let timer = &mut c.timers[SemiTcpTimer::Retransmission as usize];
         match rto {
             Some(at) if !(timer.is_armed() && timer.deadline() == at) => {
-                timer.arm(&mut self.queue, at, Event::SemiTcpTimer { flow, timer: SemiTcpTimer::Retransmission });
+                timer.arm(&mut self.queue, at, Event::new(flow, Layer::Transport, 2));
             }
             None if timer.is_armed() => timer.cancel(),
             _ => {}
@@ -193,7 +193,7 @@ impl World {
         let send = &mut c.timers[SemiTcpTimer::Send as usize];
         match interval {
             Some(period) if !send.is_armed() || c.armed_interval != Some(period) => {
-                send.arm(&mut self.queue, now + period, Event::SemiTcpTimer { flow, timer: SemiTcpTimer::Send });
+                send.arm(&mut self.queue, now + period, Event::new(flow, Layer::Transport, 3));
                 c.armed_interval = Some(period);
             }
             None if send.is_armed() => {

@@ -7,7 +7,7 @@ use crate::wire::tcp::{SegmentKind, TcpHeader, TCP_HEADER_BYTES};
 use super::sender::Sender;
 use crate::engine::Timer;
 use crate::net::{NodeId, Packet, PacketKind, IP_HEADER_BYTES};
-use crate::world::{Event, World};
+use crate::world::{Event, Layer, World};
 
 /// The timers of one connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,7 +200,7 @@ impl World {
             let timer = &mut connection.timers[kind as usize];
             match deadline {
                 Some(at) if !(timer.is_armed() && timer.deadline() == at) => {
-                    timer.arm(&mut self.queue, at, Event::FlowTimer { flow, timer: kind });
+                    timer.arm(&mut self.queue, at, Event::new(flow, Layer::Transport, kind as u32));
                 }
                 None if timer.is_armed() => timer.cancel(),
                 _ => {}

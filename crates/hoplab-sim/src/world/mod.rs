@@ -8,18 +8,21 @@
 //! without shared mutable references.
 
 use crate::api::{ApiError, RunOptions};
-use crate::engine::{EventQueue, RngStreams, Stream, StreamPurpose, Timer};
+use crate::engine::{EventQueue, RngStreams, StreamPurpose, Timer};
 use crate::link::Link;
-use crate::mac::hop_control::{HopControl, HopState};
-use crate::mac::{Frame, FrameKind, Mac, MacTiming};
+use crate::loss::DropCause;
+use crate::mac::hop_control::{HopControl, HopControlKind, SemiTcpHop};
+use crate::mac::{Frame, FrameKind, Mac, MacTimer, MacTiming};
 use crate::net::aodv::{Aodv, RoutingTimerKind};
 use crate::net::routing::Routing;
 use crate::net::{NodeId, StaticRoutes};
-use crate::phy::receiver::Receiver;
-use crate::phy::{Channel, RadioModel};
+use crate::phy::error_model::ErrorModel;
+use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
+use crate::phy::{Channel, Phy, PhyTimer, RadioModel};
+use crate::queue::{DropTail, QueueDisc, QueueDiscipline};
 use crate::scenario::{AppKind, ConfigError, ErrorModelKind, RoutingProtocol, Scenario, Transport};
 use crate::stats::report::{FlowReport, NodeReport, RunReport, SeriesRow};
-use crate::stats::{FlowStats, NodeStats};
+use crate::stats::FlowStats;
 use crate::scenario::RateControlKind;
 use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection, SemiTcpTimer};
 use crate::transport::semitcp::rate_control::BinarySearchRateControl;
@@ -32,65 +35,102 @@ use crate::time::{SimDuration, SimTime};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Per-node timers (one slot each; re-arming cancels).
+pub mod radio;
+
+/// The layer an event is for (the `layer` of an [`Event`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
-pub enum TimerKind {
-    /// The frame the PHY is locked onto ends.
-    RxEnd = 0,
-    /// Our own transmission ends.
-    TxEnd = 1,
-    /// Backoff reached zero at a slot boundary: transmit.
-    Access = 2,
-    /// The NAV expires.
-    NavEnd = 3,
-    /// No CTS / ACK arrived in time.
-    ResponseTimeout = 4,
-    /// SIFS has passed: send the pending CTS / DATA / ACK.
-    SendResponse = 5,
-    /// A semi-TCP deferral (overheard RTSC / CTSC) may have ended.
-    HoldRelease = 6,
+pub enum Layer {
+    /// The channel delivers a frame to a node: `id` is the frame's slot
+    /// in the on-air table.
+    Channel = 0,
+    Phy = 1,
+    Mac = 2,
+    /// A wired link: `owner` is the link, `id` = 2 x kind + direction.
+    Link = 3,
+    /// A routing protocol's timer: `id` is the protocol's.
+    Routing = 4,
+    /// A flow's transport: `owner` is the flow.
+    Transport = 5,
+    /// A flow's application: `owner` is the flow.
+    App = 6,
+    /// Time-series sampling.
+    Stats = 7,
 }
 
-const TIMER_KINDS: usize = 7;
+impl Layer {
+    const ALL: [Layer; 8] =
+        [Layer::Channel, Layer::Phy, Layer::Mac, Layer::Link, Layer::Routing, Layer::Transport, Layer::App, Layer::Stats];
+}
 
-#[derive(Debug, Clone, Copy)]
-pub enum Event {
-    /// A frame (index into the on-air table) starts arriving at a node.
-    RxStart { node: NodeId, frame: u32 },
-    Timer { node: NodeId, timer: TimerKind },
-    /// A flow's application produces its next packet (or a TCP flow starts).
-    AppSend { flow: u32 },
-    /// A TCP connection's timer.
-    FlowTimer { flow: u32, timer: TcpTimer },
-    /// A semi-TCP flow's timer.
-    SemiTcpTimer { flow: u32, timer: SemiTcpTimer },
-    /// A wired link finished serialising a packet in one direction.
-    LinkTxEnd { link: u32, direction: u8 },
-    /// A packet reaches the far end of a wired link.
-    LinkArrive { link: u32, direction: u8 },
-    /// Time-series sampling.
-    Sample,
-    /// A routing protocol's timer at a node (AODV: `kind` and its argument).
-    Routing { node: NodeId, kind: RoutingTimerKind, arg: u32 },
+/// Cancellable timer slots of one node: the PHY's, then the MAC's.
+const NODE_TIMERS: usize = PhyTimer::COUNT + MacTimer::COUNT;
+
+fn timer_slot(layer: Layer, id: u32) -> usize {
+    match layer {
+        Layer::Mac => PhyTimer::COUNT + id as usize,
+        _ => id as usize,
+    }
+}
+
+/// A node's timer slots of one layer, as that layer's
+/// [`TimerRequests`](crate::engine::TimerRequests): arming schedules an
+/// [`Event`] for the layer at once.
+pub(crate) struct SlotTimers<'a> {
+    pub queue: &'a mut EventQueue<Event>,
+    pub slots: &'a mut [Timer; NODE_TIMERS],
+    pub owner: u32,
+}
+
+impl crate::engine::TimerRequests<MacTimer> for SlotTimers<'_> {
+    fn arm(&mut self, timer: MacTimer, at: SimTime) {
+        let id = timer as u32;
+        self.slots[timer_slot(Layer::Mac, id)].arm(self.queue, at, Event::new(self.owner, Layer::Mac, id));
+    }
+    fn cancel(&mut self, timer: MacTimer) {
+        self.slots[timer_slot(Layer::Mac, timer as u32)].cancel();
+    }
+}
+
+/// One event of the simulation, protocol-neutral: a layer's timer (or the
+/// channel's delivery of a frame) at one owner, with the layer's own
+/// number. Packed in 8 bytes (owner; layer in the top 3 bits, id in the
+/// other 29), so the event queue's entries stay small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    /// The node (channel, PHY, MAC, routing), link or flow (transport,
+    /// application) the event is for.
+    pub owner: u32,
+    layer_and_id: u32,
+}
+
+impl Event {
+    const ID_BITS: u32 = 29;
+    /// The largest `id` an event can carry.
+    pub const MAX_ID: u32 = (1 << Event::ID_BITS) - 1;
+
+    pub fn new(owner: u32, layer: Layer, id: u32) -> Event {
+        debug_assert!(id <= Event::MAX_ID, "event id {id} does not fit");
+        Event { owner, layer_and_id: (layer as u32) << Event::ID_BITS | (id & Event::MAX_ID) }
+    }
+
+    pub fn layer(self) -> Layer {
+        Layer::ALL[(self.layer_and_id >> Event::ID_BITS) as usize]
+    }
+
+    pub fn id(self) -> u32 {
+        self.layer_and_id & Event::MAX_ID
+    }
 }
 
 pub struct Node {
     pub id: NodeId,
-    pub rx: Receiver,
+    pub phy: Phy,
     pub mac: Mac,
-    pub timers: [Timer; TIMER_KINDS],
-    pub backoff_rng: Stream,
-    pub error_rng: Stream,
-    pub stats: NodeStats,
-    /// Semi-TCP hop-by-hop control state (idle unless enabled).
-    pub hop: HopState,
-}
-
-impl Node {
-    pub fn timer(&mut self, kind: TimerKind) -> &mut Timer {
-        &mut self.timers[kind as usize]
-    }
+    /// The PHY's and the MAC's timer slots.
+    pub timers: [Timer; NODE_TIMERS],
+    /// Packets this node dropped, by cause (any layer).
+    pub drops: BTreeMap<DropCause, u64>,
 }
 
 /// A flow's configuration as the simulator uses it.
@@ -176,14 +216,18 @@ impl OnAir {
         links.binary_search_by_key(&node, |n| n.node).ok().map(|i| links[i])
     }
 
-    /// Hand the frame to one receiver; the slot is freed after the last.
-    fn take(&mut self, slot: u32) -> Frame {
+    /// The frame of a slot.
+    fn frame(&self, slot: u32) -> &Frame {
+        &self.frames[slot as usize].0
+    }
+
+    /// One receiver is done with the frame; the slot is freed after the last.
+    fn release(&mut self, slot: u32) {
         let entry = &mut self.frames[slot as usize];
         entry.1 -= 1;
         if entry.1 == 0 {
             self.free.push(slot);
         }
-        entry.0
     }
 }
 
@@ -202,9 +246,6 @@ pub struct World {
     pub next_uid: u64,
     pub end: SimTime,
     pub warmup: SimTime,
-    pub packet_error_rate: f64,
-    /// Semi-TCP's hop-by-hop control in every MAC, when enabled.
-    pub hop_control: Option<HopControl>,
     pub series_interval: SimDuration,
     pub series: Vec<SeriesRow>,
     pub trace: Option<Vec<TraceEntry>>,
@@ -359,23 +400,41 @@ impl World {
                 &streams,
             ))),
         };
+        let hop_control = scenario.semitcp.hop_control && scenario.flows.iter().any(|f| f.transport == Transport::Semitcp);
+        let capture_ratio = channel.radio.capture_ratio;
         let nodes = (0..channel.node_count() as u32)
-            .map(|i| Node {
-                id: NodeId(i),
-                rx: Receiver::default(),
-                mac: Mac::new(scenario.mac.queue_packets as usize, scenario.mac.cw_min),
-                timers: [Timer::default(); TIMER_KINDS],
-                backoff_rng: streams.stream(StreamPurpose::Backoff, i as u64),
-                error_rng: streams.stream(StreamPurpose::ErrorModel, i as u64),
-                stats: NodeStats::default(),
-                hop: HopState::default(),
+            .map(|i| {
+                let id = NodeId(i);
+                let errors = match scenario.errors.model {
+                    ErrorModelKind::None => ErrorModel::None,
+                    ErrorModelKind::Uniform => ErrorModel::Uniform {
+                        packet_error_rate: scenario.errors.packet_error_rate.unwrap_or(0.0),
+                        rng: streams.stream(StreamPurpose::ErrorModel, i as u64),
+                    },
+                };
+                let reception = ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio));
+                let hop = if hop_control {
+                    HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone()))
+                } else {
+                    HopControlKind::Off
+                };
+                let queue = QueueDiscipline::DropTail(DropTail::new(scenario.mac.queue_packets as usize, true));
+                Node {
+                    id,
+                    phy: Phy::new(id, reception, errors),
+                    mac: Mac::new(
+                        id,
+                        queue,
+                        scenario.mac.cw_min,
+                        hop,
+                        streams.stream(StreamPurpose::Backoff, i as u64),
+                        streams.stream(StreamPurpose::Queue, i as u64),
+                    ),
+                    timers: [Timer::default(); NODE_TIMERS],
+                    drops: BTreeMap::new(),
+                }
             })
             .collect();
-
-        let packet_error_rate = match scenario.errors.model {
-            ErrorModelKind::None => 0.0,
-            ErrorModelKind::Uniform => scenario.errors.packet_error_rate.unwrap_or(0.0),
-        };
 
         let mut world = World {
             queue: EventQueue::new(),
@@ -390,10 +449,6 @@ impl World {
             next_uid: 0,
             end,
             warmup: SimTime::from_secs_f64(scenario.warmup_s),
-            packet_error_rate,
-            hop_control: (scenario.semitcp.hop_control
-                && scenario.flows.iter().any(|f| f.transport == Transport::Semitcp))
-            .then(|| HopControl::new(&scenario.semitcp.mac)),
             series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
             series: Vec::new(),
             trace: None,
@@ -408,11 +463,11 @@ impl World {
         }
         for i in 0..world.flows.len() {
             let start = world.flows[i].start;
-            world.queue.schedule(start, Event::AppSend { flow: i as u32 });
+            world.queue.schedule(start, Event::new(i as u32, Layer::App, 0));
         }
         if world.series_interval > SimDuration::ZERO {
             let first = SimTime::ZERO + world.series_interval;
-            world.queue.schedule(first, Event::Sample);
+            world.queue.schedule(first, Event::new(0, Layer::Stats, 0));
         }
         Ok(world)
     }
@@ -453,51 +508,52 @@ impl World {
     }
 
     fn dispatch(&mut self, seq: u64, event: Event) {
-        match event {
-            Event::RxStart { node, frame: slot } => {
-                let link = self.on_air.link(slot, node);
-                let frame = self.on_air.take(slot);
-                // A relocated receiver may have left since the frame went out.
-                if let Some(link) = link.or_else(|| self.channel.static_link(frame.transmitter, node)) {
-                    self.phy_rx_start(node, frame, link);
-                }
-            }
-            Event::Timer { node, timer } => {
-                if !self.nodes[node.index()].timer(timer).fire(seq) {
+        let (owner, id) = (event.owner, event.id());
+        match event.layer() {
+            Layer::Channel => self.frame_arrives(NodeId(owner), id),
+            layer @ (Layer::Phy | Layer::Mac) => {
+                let node = NodeId(owner);
+                if !self.nodes[node.index()].timers[timer_slot(layer, id)].fire(seq) {
                     return; // cancelled or re-armed since
                 }
-                match timer {
-                    TimerKind::RxEnd => self.phy_rx_end(node),
-                    TimerKind::TxEnd => self.mac_tx_end(node),
-                    TimerKind::Access => self.mac_access_granted(node),
-                    TimerKind::NavEnd => self.mac_update_medium(node),
-                    TimerKind::ResponseTimeout => self.mac_response_timeout(node),
-                    TimerKind::SendResponse => self.mac_send_response(node),
-                    TimerKind::HoldRelease => self.hop_release(node),
+                if layer == Layer::Phy {
+                    self.phy_input(node, crate::phy::PhyInput::Timer(PhyTimer::ALL[id as usize]));
+                } else {
+                    self.mac_input(node, crate::mac::MacInput::Timer(MacTimer::ALL[id as usize]));
                 }
             }
-            Event::AppSend { flow } => self.app_send(flow),
-            Event::FlowTimer { flow, timer } => self.tcp_timer(flow, timer, seq),
-            Event::SemiTcpTimer { flow, timer } => self.semitcp_timer(flow, timer, seq),
-            Event::LinkTxEnd { link, direction } => self.link_tx_end(link, direction),
-            Event::LinkArrive { link, direction } => self.link_arrive(link, direction),
-            Event::Sample => self.sample_series(),
-            Event::Routing { node, kind, arg } => self.routing_timer(node, kind, arg),
+            Layer::App => self.app_send(owner),
+            Layer::Transport => match id {
+                0 => self.tcp_timer(owner, TcpTimer::Retransmission, seq),
+                1 => self.tcp_timer(owner, TcpTimer::DelayedAck, seq),
+                2 => self.semitcp_timer(owner, SemiTcpTimer::Retransmission, seq),
+                _ => self.semitcp_timer(owner, SemiTcpTimer::Send, seq),
+            },
+            Layer::Link => {
+                let direction = (id & 1) as u8;
+                if id >> 1 == 0 {
+                    self.link_tx_end(owner, direction)
+                } else {
+                    self.link_arrive(owner, direction)
+                }
+            }
+            Layer::Stats => self.sample_series(),
+            Layer::Routing => {
+                let kind = [RoutingTimerKind::Discovery, RoutingTimerKind::Hello, RoutingTimerKind::Send][(id & 3) as usize];
+                self.routing_timer(NodeId(owner), kind, id >> 2)
+            }
         }
         if !self.hop_dirty.is_empty() {
             self.hop_flush();
         }
     }
 
-    /// Arm a node's timer.
-    pub fn arm(&mut self, node: NodeId, kind: TimerKind, at: SimTime) {
-        let timer = &mut self.nodes[node.index()].timers[kind as usize];
-        timer.arm(&mut self.queue, at, Event::Timer { node, timer: kind });
+    /// Arm a node's cancellable timer (re-arming replaces it).
+    pub(crate) fn arm_timer(&mut self, node: NodeId, layer: Layer, id: u32, at: SimTime) {
+        let timer = &mut self.nodes[node.index()].timers[timer_slot(layer, id)];
+        timer.arm(&mut self.queue, at, Event::new(node.0, layer, id));
     }
 
-    pub fn cancel(&mut self, node: NodeId, kind: TimerKind) {
-        self.nodes[node.index()].timers[kind as usize].cancel();
-    }
 
     pub fn record(&mut self, node: NodeId, what: TraceWhat, frame: &Frame) {
         if let Some(trace) = &mut self.trace {
@@ -558,7 +614,7 @@ impl World {
             }
         }
         for node in &mut self.nodes {
-            let interval = std::mem::take(&mut node.stats.interval);
+            let interval = std::mem::take(&mut node.mac.stats.interval);
             let mut push = |metric: &str, value: f64| {
                 self.series.push(SeriesRow {
                     time_s: now.as_secs_f64(),
@@ -579,7 +635,7 @@ impl World {
         }
         let next = now + self.series_interval;
         if next <= self.end {
-            self.queue.schedule(next, Event::Sample);
+            self.queue.schedule(next, Event::new(0, Layer::Stats, 0));
         }
     }
 
@@ -591,8 +647,13 @@ impl World {
         let in_macs = self.nodes.iter().flat_map(|node| {
             // A packet in service whose DATA the next hop already received
             // (only the ACK was lost) lives on there: count it there once.
-            let in_service = node.mac.op.iter().filter(|op| !self.mac_next_hop_has(node.id, op)).map(|op| &op.item);
-            node.mac.queue.iter().chain(in_service).map(|item| &item.packet)
+            let in_service = node
+                .mac
+                .op
+                .iter()
+                .filter(|op| !self.next_hop_has(node.id, op.item.next_hop, op.sequence, op.data_attempts))
+                .map(|op| &op.item);
+            node.mac.queued().chain(in_service).map(|item| &item.packet)
         });
         // Packets waiting for a route (AODV's request queues).
         let buffered = self.nodes.iter().flat_map(|node| self.routing.buffered(node.id));
@@ -611,7 +672,7 @@ impl World {
         let now = self.end;
         for node in &mut self.nodes {
             let len = node.mac.queue.len();
-            node.stats.queue_changed(now, len);
+            node.mac.stats.queue_changed(now, len);
         }
         let window_s = self.end.since(self.warmup).as_secs_f64();
         let in_flight = self.in_flight_per_flow();
@@ -693,7 +754,8 @@ impl World {
             .nodes
             .iter()
             .map(|n| {
-                let s = &n.stats;
+                let s = &n.mac.stats;
+                let hop = n.mac.hop.stats(self.end);
                 let served = s.packets_served.max(1) as f64;
                 let pos = positions[n.id.index()];
                 let routing = self.routing.node_stats(n.id);
@@ -711,17 +773,17 @@ impl World {
                     rts_dropped: s.rts_dropped,
                     data_dropped: s.data_dropped,
                     data_retries: s.data_retries,
-                    rtsc_sent: n.hop.rtsc_sent,
-                    ctsc_sent: n.hop.ctsc_sent,
+                    rtsc_sent: hop.rtsc_sent,
+                    ctsc_sent: hop.ctsc_sent,
                     rtsc_ratio: if s.frames_sent[FrameKind::Rts as usize] > 0 {
-                        n.hop.rtsc_sent as f64 / s.frames_sent[FrameKind::Rts as usize] as f64
+                        hop.rtsc_sent as f64 / s.frames_sent[FrameKind::Rts as usize] as f64
                     } else {
                         0.0
                     },
                     rts_drop_ratio: if s.packets_served > 0 { s.rts_dropped as f64 / served } else { 0.0 },
-                    congested_fraction: n.hop.congested_ns(self.end) as f64 / run_ns,
-                    rts_refused: n.hop.rts_refused,
-                    hold_deferrals: n.hop.deferrals,
+                    congested_fraction: hop.congested_ns as f64 / run_ns,
+                    rts_refused: hop.rts_refused,
+                    hold_deferrals: hop.deferrals,
                     mac_service_time_ms: if s.packets_served > 0 {
                         s.service_time_total_ns as f64 / served / 1e6
                     } else {
@@ -730,7 +792,7 @@ impl World {
                     queue_mean: s.queue_area as f64 / run_ns,
                     packets_served: s.packets_served,
                     frames_sent,
-                    drops: cause_map(&s.drops),
+                    drops: cause_map(&n.drops),
                     tx_time_fraction: s.tx_time_ns as f64 / run_ns,
                     rreq_sent: routing.map_or(0, |r| r.rreq_sent),
                     rrep_sent: routing.map_or(0, |r| r.rrep_sent),
@@ -758,7 +820,7 @@ impl World {
     }
 }
 
-fn cause_map(causes: &BTreeMap<crate::stats::DropCause, u64>) -> BTreeMap<String, u64> {
+fn cause_map(causes: &BTreeMap<DropCause, u64>) -> BTreeMap<String, u64> {
     causes.iter().map(|(cause, &count)| (cause.name().to_string(), count)).collect()
 }
 

@@ -1,4 +1,4 @@
-//! The ns-2 threshold receiver of one node (SPEC.md 1.1; ns-2
+//! The ns-2 threshold reception model of one node (SPEC.md 1.1; ns-2
 //! `Mac802_11::recv`, `capture`, `collision`, `recv_timer`).
 //!
 //! A node locks onto the first frame that reaches it while it is idle and
@@ -10,50 +10,27 @@
 //! receive threshold, and frames arriving while the node transmits, are
 //! locked onto like any other but marked corrupted.
 
-use crate::wire::ieee80211::Frame;
+use super::{Arrival, Corruption, Lock, Reception};
 use crate::time::SimTime;
-
-/// Why a locked frame will not be decoded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Corruption {
-    /// Received power below the receive threshold (sensed, not decodable).
-    BelowRxThreshold,
-    /// It arrived or was still arriving while this node transmitted.
-    HalfDuplex,
-    /// Another frame overlapped it without being captured.
-    Collision,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Lock {
-    pub frame: Frame,
-    pub power_w: f64,
-    pub end: SimTime,
-    pub corruption: Option<Corruption>,
-}
-
-/// What became of a frame that arrived.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arrival {
-    /// The node was idle and locked onto it; its end is the lock's end.
-    Locked,
-    /// The locked frame captured the medium: the newcomer is ignored, but
-    /// defers the node (ns-2: NAV = EIFS + newcomer duration).
-    Captured,
-    /// Both are lost; the lock continues until the later end, which is
-    /// `extended` if the newcomer ends after the locked frame.
-    Collided { extended: bool },
-}
+use crate::wire::ieee80211::Frame;
 
 #[derive(Debug, Clone, Default)]
-pub struct Receiver {
+pub struct ThresholdReceiver {
     pub lock: Option<Lock>,
     pub transmitting: bool,
+    /// Power ratio for capture (ns-2 CPThresh_, 10 dB -> 10.0).
+    pub capture_ratio: f64,
 }
 
-impl Receiver {
-    /// A frame starts arriving at this node.
-    pub fn arrive(&mut self, frame: Frame, power_w: f64, end: SimTime, decodable: bool, capture_ratio: f64) -> Arrival {
+impl ThresholdReceiver {
+    pub fn new(capture_ratio: f64) -> ThresholdReceiver {
+        ThresholdReceiver { lock: None, transmitting: false, capture_ratio }
+    }
+}
+
+impl Reception for ThresholdReceiver {
+    fn arrive(&mut self, frame: Frame, power_w: f64, end: SimTime, decodable: bool) -> Arrival {
+        let capture_ratio = self.capture_ratio;
         let mut corruption = None;
         if !decodable {
             corruption = Some(Corruption::BelowRxThreshold);
@@ -84,26 +61,24 @@ impl Receiver {
         }
     }
 
-    /// This node starts transmitting: a frame being received is lost
-    /// (ns-2 `Mac802_11::transmit` forces the error bit).
-    pub fn start_transmit(&mut self) {
+    /// ns-2 `Mac802_11::transmit` forces the error bit of a frame being
+    /// received.
+    fn start_transmit(&mut self) {
         self.transmitting = true;
         if let Some(lock) = &mut self.lock {
             lock.corruption = Some(Corruption::HalfDuplex);
         }
     }
 
-    pub fn end_transmit(&mut self) {
+    fn end_transmit(&mut self) {
         self.transmitting = false;
     }
 
-    /// The locked frame has ended: release and return it.
-    pub fn release(&mut self) -> Option<Lock> {
+    fn release(&mut self) -> Option<Lock> {
         self.lock.take()
     }
 
-    /// Physical carrier sense: busy while transmitting or locked on a frame.
-    pub fn is_busy(&self) -> bool {
+    fn is_busy(&self) -> bool {
         self.transmitting || self.lock.is_some()
     }
 }
@@ -112,7 +87,7 @@ impl Receiver {
 mod tests {
     use super::*;
     use crate::wire::ieee80211::{FrameKind, BROADCAST};
-    use crate::net::NodeId;
+    use crate::wire::NodeId;
     use crate::time::SimDuration;
 
     fn frame(from: u32) -> Frame {
@@ -126,14 +101,14 @@ mod tests {
             retry: false,
             packet: None,
             congestion_mark: false,
-        needs_no_buffer: false,
+            needs_no_buffer: false,
         }
     }
 
     #[test]
     fn idle_receiver_locks_and_decodes() {
-        let mut r = Receiver::default();
-        assert_eq!(r.arrive(frame(1), 1e-9, SimTime(100), true, 10.0), Arrival::Locked);
+        let mut r = ThresholdReceiver::new(10.0);
+        assert_eq!(r.arrive(frame(1), 1e-9, SimTime(100), true), Arrival::Locked);
         assert!(r.is_busy());
         let lock = r.release().unwrap();
         assert_eq!(lock.corruption, None);
@@ -142,16 +117,16 @@ mod tests {
 
     #[test]
     fn sensed_only_frame_is_locked_but_corrupted() {
-        let mut r = Receiver::default();
-        r.arrive(frame(1), 2e-11, SimTime(100), false, 10.0);
+        let mut r = ThresholdReceiver::new(10.0);
+        r.arrive(frame(1), 2e-11, SimTime(100), false);
         assert_eq!(r.release().unwrap().corruption, Some(Corruption::BelowRxThreshold));
     }
 
     #[test]
     fn ten_db_stronger_frame_captures() {
-        let mut r = Receiver::default();
-        r.arrive(frame(1), 1e-8, SimTime(100), true, 10.0);
-        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true, 10.0), Arrival::Captured);
+        let mut r = ThresholdReceiver::new(10.0);
+        r.arrive(frame(1), 1e-8, SimTime(100), true);
+        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true), Arrival::Captured);
         let lock = r.release().unwrap();
         assert_eq!(lock.frame.transmitter, NodeId(1));
         assert_eq!(lock.corruption, None);
@@ -159,24 +134,24 @@ mod tests {
 
     #[test]
     fn weaker_margin_collides_and_keeps_the_later_end() {
-        let mut r = Receiver::default();
-        r.arrive(frame(1), 5e-9, SimTime(100), true, 10.0);
-        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true, 10.0), Arrival::Collided { extended: true });
+        let mut r = ThresholdReceiver::new(10.0);
+        r.arrive(frame(1), 5e-9, SimTime(100), true);
+        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true), Arrival::Collided { extended: true });
         let lock = r.release().unwrap();
         assert_eq!(lock.end, SimTime(200));
         assert_eq!(lock.corruption, Some(Corruption::Collision));
         // A newcomer that ends earlier does not extend the lock.
-        r.arrive(frame(1), 1e-9, SimTime(300), true, 10.0);
-        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(250), true, 10.0), Arrival::Collided { extended: false });
+        r.arrive(frame(1), 1e-9, SimTime(300), true);
+        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(250), true), Arrival::Collided { extended: false });
     }
 
     #[test]
     fn transmitting_corrupts_reception_both_ways() {
-        let mut r = Receiver::default();
-        r.arrive(frame(1), 1e-8, SimTime(100), true, 10.0);
+        let mut r = ThresholdReceiver::new(10.0);
+        r.arrive(frame(1), 1e-8, SimTime(100), true);
         r.start_transmit();
         assert_eq!(r.release().unwrap().corruption, Some(Corruption::HalfDuplex));
-        r.arrive(frame(1), 1e-8, SimTime(100), true, 10.0);
+        r.arrive(frame(1), 1e-8, SimTime(100), true);
         assert_eq!(r.release().unwrap().corruption, Some(Corruption::HalfDuplex));
     }
 }

@@ -1,0 +1,44 @@
+//! Why packets are lost: the vocabulary in which every layer reports a
+//! drop. The cause is ground truth (DESIGN.md, "Every drop has a cause"),
+//! what loss-differentiation schemes are scored against; it sits at the
+//! bottom of the stack so that each layer can name its own drops.
+
+/// Why a packet was lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum DropCause {
+    /// The interface queue was full (drop-tail).
+    QueueOverflow,
+    /// The MAC gave up after its retry limit (collisions, hidden terminals).
+    RetryLimit,
+    /// The MAC gave up after its retry limit and the last attempt was lost
+    /// to the frame error model (a wireless, not a congestion, loss); or a
+    /// wired link's random loss.
+    ChannelError,
+    /// No route to the destination: no static route, or (AODV) the route
+    /// discovery failed or the request queue overflowed or timed out.
+    NoRoute,
+    /// The packet's route broke under it (AODV): its next hop failed or
+    /// moved out of range and there was no other way (dropped where the
+    /// break was found, or after a failed local repair).
+    RouteBreak,
+    /// Time to live exhausted.
+    Ttl,
+}
+
+impl DropCause {
+    /// Every cause, in report order.
+    pub const ALL: [DropCause; 6] =
+        [DropCause::QueueOverflow, DropCause::RetryLimit, DropCause::ChannelError, DropCause::NoRoute, DropCause::RouteBreak, DropCause::Ttl];
+
+    /// The name in reports (`losses`, `drops`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DropCause::QueueOverflow => "queue_overflow",
+            DropCause::RetryLimit => "retry_limit",
+            DropCause::ChannelError => "channel_error",
+            DropCause::NoRoute => "no_route",
+            DropCause::RouteBreak => "route_break",
+            DropCause::Ttl => "ttl",
+        }
+    }
+}

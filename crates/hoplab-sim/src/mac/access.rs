@@ -1,0 +1,146 @@
+//! Channel access (IEEE 802.11-2016 10.3.2, 10.3.4):
+//! - The medium is busy while the PHY is locked on a frame or transmitting
+//!   (physical carrier sense) or while the NAV runs (virtual carrier sense).
+//! - An idle period's first backoff slot boundary is DIFS after it began, or
+//!   later if a frame received in error asks for EIFS (`eifs_until`), or a
+//!   CTS/ACK timeout ended later (the timeout counts as the end of a busy
+//!   period, as in ns-3's ChannelAccessManager).
+//! - Slot boundaries follow the rule of 10.22.2.4: at each boundary a
+//!   station either decrements its backoff counter or, at zero, transmits;
+//!   a counter of k transmits at `countdown_from + k slots`, and a busy
+//!   period starting after boundary j leaves k - (j + 1). This is the
+//!   behaviour Bianchi's model (IEEE JSAC 2000) assumes.
+//! - A packet reaching an idle MAC with no backoff pending goes out at the
+//!   first boundary (immediate access after DIFS); after every transmission
+//!   attempt, success or failure, a new backoff is drawn from [0, CW]
+//!   (post-backoff), so saturated stations always back off.
+
+use super::hop_control::HopControl;
+use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacOutputs, MacTimer, BROADCAST};
+use crate::time::{SimDuration, SimTime};
+
+impl Mac {
+    /// Re-evaluate carrier sense: freeze the backoff when the medium turns
+    /// busy, restart the countdown when it turns idle.
+    pub(crate) fn update_medium(&mut self, now: SimTime, ctx: &mut MacContext) {
+        let busy = ctx.phy.is_busy() || self.nav_until > now;
+        if busy == self.medium_busy {
+            return;
+        }
+        self.medium_busy = busy;
+        if busy {
+            if self.access_armed {
+                self.cancel(MacTimer::Access, ctx);
+                // Each boundary countdown_from + j slots reached while idle
+                // took one slot off the counter, including one at this very
+                // instant (the medium was idle in the slot before it).
+                let slot = ctx.timing.slot.as_nanos();
+                let boundaries_passed =
+                    if now >= self.countdown_from { (now.since(self.countdown_from).as_nanos() / slot) as u32 + 1 } else { 0 };
+                if let Some(k) = self.backoff_slots {
+                    self.backoff_slots = Some(k.saturating_sub(boundaries_passed));
+                }
+            }
+        } else {
+            self.countdown_from = (now + ctx.timing.difs).max(self.eifs_until);
+            self.schedule_access(now, ctx);
+        }
+    }
+
+    /// Arm the access timer if the node has a backoff to count down and may
+    /// contend now.
+    pub(crate) fn schedule_access(&mut self, now: SimTime, ctx: &mut MacContext) {
+        if self.medium_busy || self.exchange != Exchange::Idle || self.pending_response.is_some() || ctx.phy.is_transmitting() {
+            return;
+        }
+        let Some(slots) = self.backoff_slots else {
+            return;
+        };
+        let at = self.countdown_from.max(now) + ctx.timing.slot * slots as u64;
+        self.arm(MacTimer::Access, at, ctx);
+    }
+
+    pub(crate) fn draw_backoff(&mut self) {
+        self.backoff_slots = Some(self.backoff_rng.uniform_inclusive(self.cw));
+    }
+
+    /// The timeout ends a busy period for channel access (ns-3's
+    /// ChannelAccessManager): the countdown restarts DIFS after it.
+    pub(crate) fn resume_after_timeout(&mut self, now: SimTime, ctx: &mut MacContext) {
+        if !self.medium_busy {
+            self.countdown_from = (now + ctx.timing.difs).max(self.eifs_until);
+            self.schedule_access(now, ctx);
+        }
+    }
+
+    pub(crate) fn set_nav(&mut self, now: SimTime, until: SimTime, ctx: &mut MacContext) {
+        if until > self.nav_until {
+            self.nav_until = until;
+            self.arm(MacTimer::NavEnd, until, ctx);
+            self.update_medium(now, ctx);
+        }
+    }
+
+    /// The backoff counter is zero at a slot boundary: transmit.
+    pub(crate) fn access_granted(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        self.backoff_slots = None;
+        let Some(op) = self.op else {
+            return; // post-backoff done
+        };
+        if op.uses_rts && self.hop_defers(now, op.item.next_hop, ctx) {
+            return;
+        }
+        // Semi-TCP: a congested node sends its RTS as an RTSC.
+        let congestion_mark = op.uses_rts && self.hop.marks_rts();
+        let timing = ctx.timing;
+        let node = self.node;
+        let needs_no_buffer = op.item.packet.is_control() || op.item.packet.dst == op.item.next_hop || self.hop.exempts(&op.item.packet);
+        let op = self.op.as_mut().expect("checked above");
+        op.last_loss = super::AttemptLoss::NoResponse;
+        op.last_attempt_at = now;
+        let broadcast = op.item.next_hop == BROADCAST;
+        let data_airtime = timing.data_airtime(op.item.packet.size_bytes(), broadcast);
+        let frame = if broadcast {
+            self.exchange = Exchange::Broadcast;
+            op.data_attempts += 1;
+            data_frame(node, op, data_airtime, SimDuration::ZERO)
+        } else if op.uses_rts {
+            self.exchange = Exchange::WaitCts;
+            op.rts_attempts += 1;
+            // 10.3.2.5: the RTS reserves CTS + DATA + ACK and three SIFS.
+            let duration = timing.sifs * 3 + timing.cts_airtime() + data_airtime + timing.ack_airtime();
+            Frame {
+                kind: FrameKind::Rts,
+                transmitter: node,
+                receiver: op.item.next_hop,
+                duration,
+                airtime: timing.rts_airtime(),
+                sequence: 0,
+                retry: false,
+                packet: None,
+                congestion_mark,
+                needs_no_buffer,
+            }
+        } else {
+            self.exchange = Exchange::WaitAck;
+            op.data_attempts += 1;
+            data_frame(node, op, data_airtime, timing.sifs + timing.ack_airtime())
+        };
+        self.transmit(frame, out);
+    }
+}
+
+pub(crate) fn data_frame(node: crate::wire::NodeId, op: &super::TxOp, airtime: SimDuration, duration: SimDuration) -> Frame {
+    Frame {
+        kind: FrameKind::Data,
+        transmitter: node,
+        receiver: op.item.next_hop,
+        duration,
+        airtime,
+        sequence: op.sequence,
+        retry: op.data_attempts > 1,
+        packet: Some(op.item.packet),
+        congestion_mark: false,
+        needs_no_buffer: false,
+    }
+}

@@ -1,0 +1,220 @@
+//! Frame exchange (IEEE 802.11-2016 10.3.2.5 - 10.3.2.9, 10.3.4.4):
+//! RTS -> CTS -> DATA -> ACK separated by SIFS, broadcast DATA alone; the
+//! short retry count (SRC) counts failed RTS (and failed DATA sent without
+//! RTS) up to `short_retry_limit`, reset when a CTS arrives; the long retry
+//! count (LRC) counts failed DATA sent after a CTS up to `long_retry_limit`;
+//! CW doubles on each failure and resets on success or drop. A station
+//! answers an RTS with a CTS only if its NAV is idle and it is not in an
+//! exchange of its own; it always answers a DATA with an ACK; retransmitted
+//! duplicates are acknowledged and discarded.
+//!
+//! Simplifications (README, "Model fidelity"): no NAV reset after an RTS
+//! without a following DATA (10.3.2.4 allows it; ns-2 does not do it
+//! either); no fragmentation; one sequence-number counter per station.
+
+use super::access::data_frame;
+use super::hop_control::{HopControl, RtsAnswer};
+use super::service::ServiceEnd;
+use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacIndication, MacOutput, MacOutputs, MacTimer, Resume};
+use crate::time::{SimDuration, SimTime};
+
+impl Mac {
+    /// Put a frame on the air (the world hands it to the PHY and the
+    /// channel).
+    pub(crate) fn transmit(&mut self, frame: Frame, out: &mut MacOutputs) {
+        self.stats.frames_sent[frame.kind as usize] += 1;
+        self.stats.tx_time_ns += frame.airtime.as_nanos();
+        self.on_air = Some(frame);
+        out.push(MacOutput::Transmit);
+    }
+
+    /// The PHY finished sending our frame.
+    pub(crate) fn tx_end(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        let sent = self.on_air.take().map(|f| f.kind);
+        match (sent, self.exchange) {
+            (Some(FrameKind::Rts), Exchange::WaitCts) => {
+                let at = now + ctx.timing.response_timeout(ctx.timing.cts_airtime());
+                self.arm(MacTimer::ResponseTimeout, at, ctx);
+            }
+            (Some(FrameKind::Data), Exchange::WaitAck) => {
+                let at = now + ctx.timing.response_timeout(ctx.timing.ack_airtime());
+                self.arm(MacTimer::ResponseTimeout, at, ctx);
+            }
+            (Some(FrameKind::Data), Exchange::Broadcast) => {
+                self.exchange = Exchange::Idle;
+                self.finish_service(now, ServiceEnd::BroadcastSent, false, ctx, out);
+            }
+            _ => {} // a CTS or ACK we sent as a responder
+        }
+    }
+
+    /// SIFS after a frame that asked for it: send the CTS, DATA or ACK.
+    pub(crate) fn send_response(&mut self, _now: SimTime, out: &mut MacOutputs) {
+        let Some(frame) = self.pending_response.take() else {
+            return;
+        };
+        if frame.kind == FrameKind::Data {
+            self.exchange = Exchange::WaitAck;
+        }
+        self.transmit(frame, out);
+    }
+
+    fn respond_after_sifs(&mut self, now: SimTime, frame: Frame, ctx: &mut MacContext) {
+        self.pending_response = Some(frame);
+        self.arm(MacTimer::SendResponse, now + ctx.timing.sifs, ctx);
+    }
+
+    /// The frame the PHY was locked onto ended: decoded or not.
+    pub(crate) fn rx_end(&mut self, now: SimTime, frame: &Frame, decoded: bool, ctx: &mut MacContext, out: &mut MacOutputs) {
+        if decoded {
+            self.eifs_until = SimTime::ZERO;
+            self.receive(now, frame, ctx, out);
+        } else {
+            // 10.3.2.3.7: after a frame received in error, wait EIFS.
+            self.eifs_until = now + ctx.timing.eifs;
+        }
+    }
+
+    /// A frame was decoded.
+    fn receive(&mut self, now: SimTime, frame: &Frame, ctx: &mut MacContext, out: &mut MacOutputs) {
+        self.hop_heard(now, frame, ctx);
+        out.indicate(MacIndication::Heard { from: frame.transmitter });
+        if frame.receiver != self.node && !frame.is_broadcast() {
+            // Overheard: virtual carrier sense (10.3.2.4).
+            self.set_nav(now, now + frame.duration, ctx);
+            return;
+        }
+        match frame.kind {
+            FrameKind::Rts => {
+                let may_answer = (self.nav_until <= now || ctx.timing.cts_ignores_nav)
+                    && self.exchange == Exchange::Idle
+                    && self.pending_response.is_none()
+                    && !ctx.phy.is_transmitting();
+                let own_next_hop = self.op.map(|op| op.item.next_hop);
+                let answer = if may_answer { self.hop.answer_rts(frame, own_next_hop) } else { RtsAnswer::Refuse };
+                if answer != RtsAnswer::Refuse {
+                    let cts_airtime = ctx.timing.cts_airtime();
+                    let cts = Frame {
+                        kind: FrameKind::Cts,
+                        transmitter: self.node,
+                        receiver: frame.transmitter,
+                        duration: frame.duration - ctx.timing.sifs - cts_airtime,
+                        airtime: cts_airtime,
+                        sequence: 0,
+                        retry: false,
+                        packet: None,
+                        congestion_mark: answer == RtsAnswer::Ctsc,
+                        needs_no_buffer: false,
+                    };
+                    self.respond_after_sifs(now, cts, ctx);
+                }
+            }
+            FrameKind::Cts => {
+                let expected = self.exchange == Exchange::WaitCts && self.op.is_some_and(|op| op.item.next_hop == frame.transmitter);
+                if !expected {
+                    return;
+                }
+                self.cancel(MacTimer::ResponseTimeout, ctx);
+                let node = self.node;
+                let op = self.op.as_mut().expect("checked above");
+                op.short_retries = 0; // 10.3.4.4: SRC resets when a CTS arrives
+                op.data_attempts += 1;
+                let airtime = ctx.timing.data_airtime(op.item.packet.size_bytes(), false);
+                let data = data_frame(node, op, airtime, ctx.timing.sifs + ctx.timing.ack_airtime());
+                self.respond_after_sifs(now, data, ctx);
+            }
+            FrameKind::Data => {
+                let packet = frame.packet.as_ref().expect("DATA carries a packet");
+                if frame.is_broadcast() {
+                    let packet = out.packet(*packet);
+                    out.indicate(MacIndication::Delivered { packet, from: frame.transmitter });
+                    return;
+                }
+                let ack = Frame {
+                    kind: FrameKind::Ack,
+                    transmitter: self.node,
+                    receiver: frame.transmitter,
+                    duration: SimDuration::ZERO,
+                    airtime: ctx.timing.ack_airtime(),
+                    sequence: 0,
+                    retry: false,
+                    packet: None,
+                    congestion_mark: false,
+                    needs_no_buffer: false,
+                };
+                self.respond_after_sifs(now, ack, ctx);
+                let duplicate = frame.retry && self.last_received_sequence.get(&frame.transmitter) == Some(&frame.sequence);
+                self.last_received_sequence.insert(frame.transmitter, frame.sequence);
+                if !duplicate {
+                    let packet = out.packet(*packet);
+                    out.indicate(MacIndication::Delivered { packet, from: frame.transmitter });
+                }
+            }
+            FrameKind::Ack => {
+                let expected = self.exchange == Exchange::WaitAck && self.op.is_some_and(|op| op.item.next_hop == frame.transmitter);
+                if expected {
+                    self.cancel(MacTimer::ResponseTimeout, ctx);
+                    self.exchange = Exchange::Idle;
+                    self.finish_service(now, ServiceEnd::Acknowledged, false, ctx, out);
+                }
+            }
+        }
+    }
+
+    /// No CTS or ACK came back in time.
+    pub(crate) fn response_timeout(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        let timing = ctx.timing;
+        let waited_for = self.exchange;
+        self.exchange = Exchange::Idle;
+        let Some(op) = self.op else { return };
+        let (next_hop, sent_at) = (op.item.next_hop, op.last_attempt_at);
+        if waited_for == Exchange::WaitCts && self.hop.excuses_failure(next_hop, sent_at) {
+            // Semi-TCP: the next hop announced its congestion; the attempt
+            // does not count and the window stays (SPEC.md section 2).
+            self.draw_backoff();
+            self.resume_after_timeout(now, ctx);
+            return;
+        }
+        let op = self.op.as_mut().expect("checked above");
+        let limit_reached = match waited_for {
+            Exchange::WaitCts => {
+                op.short_retries += 1;
+                op.short_retries >= timing.short_retry_limit
+            }
+            Exchange::WaitAck if op.uses_rts => {
+                op.long_retries += 1;
+                op.long_retries >= timing.long_retry_limit
+            }
+            Exchange::WaitAck => {
+                op.short_retries += 1;
+                op.short_retries >= timing.short_retry_limit
+            }
+            Exchange::Idle | Exchange::Broadcast => return,
+        };
+        if limit_reached {
+            // The layers above react (routing takes back what waits for
+            // this next hop) before the service ends: resumed in
+            // `finish_service`, which then ends the timeout's busy period.
+            let op = *op;
+            if waited_for == Exchange::WaitCts {
+                self.stats.rts_dropped += 1;
+            } else {
+                self.stats.data_dropped += 1;
+            }
+            self.stats.link_failures += 1;
+            let packet = out.packet(op.item.packet);
+            out.indicate(MacIndication::RetryLimit {
+                packet,
+                next_hop: op.item.next_hop,
+                sequence: op.sequence,
+                data_attempts: op.data_attempts,
+                last_loss: op.last_loss,
+            });
+            out.push(MacOutput::Resume(Resume::AfterRetryLimit));
+            return;
+        }
+        self.cw = ((self.cw + 1) * 2 - 1).min(timing.cw_max);
+        self.draw_backoff();
+        self.resume_after_timeout(now, ctx);
+    }
+}

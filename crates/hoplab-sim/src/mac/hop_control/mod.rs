@@ -1,0 +1,197 @@
+//! Hop-by-hop congestion control inside the MAC: the rules a MAC follows
+//! to push congestion back toward the source (semi-TCP's RTSC / CTSC).
+//!
+//! The DCF asks the control questions (must this RTS wait? does it carry
+//! the congestion mark? how to answer an RTS? does an unanswered RTS
+//! count?) and tells it what it heard and how many data packets the node
+//! holds; the control never reaches into the transport or the routing
+//! layer (the world counts the packets routing holds for it).
+//!
+//! - [`semitcp`]: semi-TCP (Cai et al. 2013; seed 000 section 2).
+//!
+//! **Adding a scheme**: one file here implementing [`HopControl`], a
+//! variant of [`HopControlKind`] with its arms below, and its scenario keys.
+
+pub mod semitcp;
+
+pub use semitcp::{HopControlConfig, SemiTcpHop};
+
+use super::{Mac, MacContext, MacTimer};
+use crate::time::SimTime;
+use crate::wire::ieee80211::Frame;
+use crate::wire::{NodeId, Packet};
+
+/// How a node answers an RTS addressed to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtsAnswer {
+    Cts,
+    /// Congested, but mutually blocked with the sender: a CTSC.
+    Ctsc,
+    /// Congested: no answer.
+    Refuse,
+}
+
+/// The control's counters for the run report.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct HopStats {
+    pub rtsc_sent: u64,
+    pub ctsc_sent: u64,
+    pub rts_refused: u64,
+    pub deferrals: u64,
+    pub congested_ns: u64,
+}
+
+/// A hop-by-hop congestion control scheme (one per node).
+pub trait HopControl {
+    fn is_enabled(&self) -> bool;
+    /// Whether a packet counts as held data (and needs the receiver's
+    /// buffer).
+    fn counts(&self, packet: &Packet) -> bool;
+    /// Whether an RTS for this packet may be answered by a congested
+    /// receiver (the packet needs no buffer there).
+    fn exempts(&self, packet: &Packet) -> bool;
+    /// At access: whether the RTS carries the congestion mark (RTSC).
+    fn marks_rts(&mut self) -> bool;
+    /// Whether an RTS to `next_hop` must wait now, and until when at most.
+    fn deferral(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime>;
+    /// The head-of-line RTS is held back by a deferral.
+    fn park(&mut self);
+    fn is_parked(&self) -> bool;
+    fn unpark(&mut self);
+    /// An RTS addressed to this node was decoded; `own_next_hop` is where
+    /// the node's packet in service goes.
+    fn answer_rts(&mut self, rts: &Frame, own_next_hop: Option<NodeId>) -> RtsAnswer;
+    /// A frame was decoded; true if that releases a parked RTS now.
+    fn heard(&mut self, now: SimTime, frame: &Frame) -> bool;
+    /// An RTS to `next_hop` sent at `sent_at` went unanswered: true if the
+    /// attempt does not count toward the retry limit.
+    fn excuses_failure(&mut self, next_hop: NodeId, sent_at: SimTime) -> bool;
+    /// The node now holds `held` counted data packets.
+    fn update(&mut self, now: SimTime, held: usize);
+    fn stats(&self, end: SimTime) -> HopStats;
+}
+
+/// The schemes, dispatched without allocation or dynamic dispatch.
+#[derive(Debug, Clone)]
+pub enum HopControlKind {
+    /// Plain 802.11.
+    Off,
+    SemiTcp(SemiTcpHop),
+}
+
+impl HopControl for HopControlKind {
+    fn is_enabled(&self) -> bool {
+        matches!(self, HopControlKind::SemiTcp(_))
+    }
+    fn counts(&self, packet: &Packet) -> bool {
+        match self {
+            HopControlKind::Off => !packet.is_control(),
+            HopControlKind::SemiTcp(h) => h.counts(packet),
+        }
+    }
+    fn exempts(&self, packet: &Packet) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.exempts(packet),
+        }
+    }
+    fn marks_rts(&mut self) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.marks_rts(),
+        }
+    }
+    fn deferral(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
+        match self {
+            HopControlKind::Off => None,
+            HopControlKind::SemiTcp(h) => h.deferral(now, next_hop),
+        }
+    }
+    fn park(&mut self) {
+        if let HopControlKind::SemiTcp(h) = self {
+            h.park()
+        }
+    }
+    fn is_parked(&self) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.is_parked(),
+        }
+    }
+    fn unpark(&mut self) {
+        if let HopControlKind::SemiTcp(h) = self {
+            h.unpark()
+        }
+    }
+    fn answer_rts(&mut self, rts: &Frame, own_next_hop: Option<NodeId>) -> RtsAnswer {
+        match self {
+            HopControlKind::Off => RtsAnswer::Cts,
+            HopControlKind::SemiTcp(h) => h.answer_rts(rts, own_next_hop),
+        }
+    }
+    fn heard(&mut self, now: SimTime, frame: &Frame) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.heard(now, frame),
+        }
+    }
+    fn excuses_failure(&mut self, next_hop: NodeId, sent_at: SimTime) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.excuses_failure(next_hop, sent_at),
+        }
+    }
+    fn update(&mut self, now: SimTime, held: usize) {
+        if let HopControlKind::SemiTcp(h) = self {
+            h.update(now, held)
+        }
+    }
+    fn stats(&self, end: SimTime) -> HopStats {
+        match self {
+            HopControlKind::Off => HopStats::default(),
+            HopControlKind::SemiTcp(h) => h.stats(end),
+        }
+    }
+}
+
+impl Mac {
+    /// At access: must the RTS to `next_hop` wait? If so, park it until the
+    /// hold ends (or DATA frames release it earlier).
+    pub(crate) fn hop_defers(&mut self, now: SimTime, next_hop: NodeId, ctx: &mut MacContext) -> bool {
+        let Some(until) = self.hop.deferral(now, next_hop) else { return false };
+        self.hop.park();
+        self.arm(MacTimer::HoldRelease, until, ctx);
+        true
+    }
+
+    /// The hold ended or DATA frames released it: contend again with a
+    /// fresh backoff, unless a newer announcement still holds the node.
+    /// (On release the node draws a fresh backoff from its current window,
+    /// so that the nodes released by one DATA frame do not all send at
+    /// once: the SPEC leaves the re-entry open; this is the hoplab reading.)
+    pub(crate) fn hop_release(&mut self, now: SimTime, ctx: &mut MacContext) {
+        if !self.hop.is_parked() {
+            return;
+        }
+        let Some(op) = self.op else {
+            self.hop.unpark();
+            return;
+        };
+        if let Some(until) = self.hop.deferral(now, op.item.next_hop) {
+            self.arm(MacTimer::HoldRelease, until, ctx);
+            return;
+        }
+        self.hop.unpark();
+        self.cancel(MacTimer::HoldRelease, ctx);
+        self.draw_backoff();
+        self.schedule_access(now, ctx);
+    }
+
+    /// A frame was decoded: the control notes congestion announcements and
+    /// the DATA frames that end a hold.
+    pub(crate) fn hop_heard(&mut self, now: SimTime, frame: &Frame, ctx: &mut MacContext) {
+        if self.hop.heard(now, frame) {
+            self.hop_release(now, ctx);
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Semi-TCP's hop-by-hop congestion control in the MAC (Cai et al. 2013;
+//! seed 000 section 2; SPEC.md section 2). Each rule below is a parameter
+//! with its default named.
+//!
+//! - **Congested**: a node holding `congestion_threshold + 1` data packets
+//!   (interface queue + the frame in service + packets waiting for a
+//!   route) is congested; the threshold
+//!   (default 1) keeps one place for transient traffic.
+//! - **RTSC**: a congested node sends every RTS with the congestion mark
+//!   (the public ns-2 implementation sets the frame-control order bit).
+//! - **Refusal**: a congested node does not answer an RTS (no CTS), unless
+//!   the packet needs no place in its buffer: a routing packet (SPEC: "an
+//!   RTS that is always answered") or, a hoplab **Decision**
+//!   (`accept_final_hop`, default on), a packet addressed to the receiver
+//!   itself. Without it the source, which is congested by construction
+//!   (R + 1 packets held), would refuse every end-to-end ACK. A second
+//!   **Decision** (`acks_exempt`, default on): end-to-end ACKs are the
+//!   transport's control traffic, like routing packets they neither count
+//!   as held data nor are refused; counted and refused, they starve behind
+//!   the data stream (every relay holding one segment and one ACK would be
+//!   congested) and overflow the destination's queue. Mutual
+//!   blocking: if the RTS is an RTSC from the very neighbour its own
+//!   head-of-line packet is addressed to, it answers with a CTSC, once per
+//!   neighbour per congestion episode, so that one of the two proceeds.
+//! - **Deferral**: a node that decodes an RTSC or CTSC from neighbour X
+//!   (overheard, or addressed to it: either way X announced its
+//!   congestion) records it. For `hold` (default 6 ms,
+//!   about one four-way handshake) or until it has overheard
+//!   `release_data_frames` (K, default 1) DATA frames from X: a node that is
+//!   not congested defers its own RTS; a congested node defers an RTS to X.
+//!   An RTS to X that went unanswered when X had announced its congestion
+//!   within a hold time before it (or did so while it waited) does not
+//!   count toward the retry limit and does not double the window.
+//! - On release the node draws a fresh backoff from its current window, so
+//!   that the nodes released by one DATA frame do not all send at once
+//!   (the SPEC leaves the re-entry open; this is the hoplab reading).
+//!
+//! Congestion thus propagates back to the source, whose transport stops
+//! because its reserved buffer is full, and is released as queues drain.
+
+use super::{HopControl, HopStats, RtsAnswer};
+use crate::time::{SimDuration, SimTime};
+use crate::wire::ieee80211::{Frame, FrameKind};
+use crate::wire::{NodeId, Packet};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// `[semitcp.mac]`: the rules of the hop-by-hop control (SPEC.md section 2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HopControlConfig {
+    /// Congested at `congestion_threshold + 1` data packets held.
+    pub congestion_threshold: u32,
+    /// How long an overheard RTSC / CTSC defers the node.
+    pub hold_ms: f64,
+    /// Overheard DATA frames from the congested neighbour that end the hold early.
+    pub release_data_frames: u32,
+    /// Answer an RTSC from the neighbour one's own packet waits for (mutual blocking).
+    pub mutual_blocking_ctsc: bool,
+    /// A congested node still answers an RTS whose packet ends at it.
+    pub accept_final_hop: bool,
+    /// End-to-end ACKs (pure ACK segments) neither count as held data nor
+    /// are refused: the back-pressure governs the data stream.
+    pub acks_exempt: bool,
+}
+
+impl Default for HopControlConfig {
+    fn default() -> Self {
+        HopControlConfig {
+            congestion_threshold: 1,
+            hold_ms: 6.0,
+            release_data_frames: 1,
+            mutual_blocking_ctsc: true,
+            accept_final_hop: true,
+            acks_exempt: true,
+        }
+    }
+}
+
+/// A congestion announcement overheard from a neighbour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Heard {
+    pub from: NodeId,
+    pub at: SimTime,
+    pub data_frames_since: u32,
+}
+
+/// One node's hop-by-hop control: the rules and the node's state.
+#[derive(Debug, Clone)]
+pub struct SemiTcpHop {
+    pub config: HopControlConfig,
+    /// `config.hold_ms` as a duration.
+    hold: SimDuration,
+    pub congested: bool,
+    pub congested_since: SimTime,
+    pub congested_total_ns: u64,
+    pub heard: Option<Heard>,
+    /// Neighbours answered with a CTSC in this congestion episode.
+    pub ctsc_answered: BTreeSet<NodeId>,
+    /// The head-of-line RTS is held back by a deferral.
+    pub parked: bool,
+    pub rtsc_sent: u64,
+    pub ctsc_sent: u64,
+    pub rtsc_overheard: u64,
+    pub ctsc_overheard: u64,
+    pub rts_refused: u64,
+    pub deferrals: u64,
+    pub uncounted_attempts: u64,
+}
+
+impl SemiTcpHop {
+    pub fn new(config: HopControlConfig) -> SemiTcpHop {
+        SemiTcpHop {
+            hold: SimDuration::from_millis_f64(config.hold_ms),
+            config,
+            congested: false,
+            congested_since: SimTime::ZERO,
+            congested_total_ns: 0,
+            heard: None,
+            ctsc_answered: BTreeSet::new(),
+            parked: false,
+            rtsc_sent: 0,
+            ctsc_sent: 0,
+            rtsc_overheard: 0,
+            ctsc_overheard: 0,
+            rts_refused: 0,
+            deferrals: 0,
+            uncounted_attempts: 0,
+        }
+    }
+
+    fn congested_at(&self) -> usize {
+        self.config.congestion_threshold as usize + 1
+    }
+
+    /// Time congested up to `now`.
+    pub fn congested_ns(&self, now: SimTime) -> u64 {
+        self.congested_total_ns + if self.congested { now.since(self.congested_since).as_nanos() } else { 0 }
+    }
+}
+
+impl HopControl for SemiTcpHop {
+    fn is_enabled(&self) -> bool {
+        true
+    }
+
+    fn counts(&self, packet: &Packet) -> bool {
+        !packet.is_control() && !(self.config.acks_exempt && packet.is_reverse())
+    }
+
+    fn exempts(&self, packet: &Packet) -> bool {
+        !self.counts(packet)
+    }
+
+    fn marks_rts(&mut self) -> bool {
+        if self.congested {
+            self.rtsc_sent += 1;
+        }
+        self.congested
+    }
+
+    fn deferral(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
+        let heard = self.heard?;
+        let until = heard.at + self.hold;
+        let active = now < until && heard.data_frames_since < self.config.release_data_frames;
+        let relevant = !self.congested || heard.from == next_hop;
+        (active && relevant).then_some(until)
+    }
+
+    fn park(&mut self) {
+        self.parked = true;
+        self.deferrals += 1;
+    }
+
+    fn is_parked(&self) -> bool {
+        self.parked
+    }
+
+    fn unpark(&mut self) {
+        self.parked = false;
+    }
+
+    fn answer_rts(&mut self, rts: &Frame, own_next_hop: Option<NodeId>) -> RtsAnswer {
+        if !self.congested || (rts.needs_no_buffer && self.config.accept_final_hop) {
+            return RtsAnswer::Cts;
+        }
+        let mutual = rts.congestion_mark
+            && self.config.mutual_blocking_ctsc
+            && own_next_hop == Some(rts.transmitter)
+            && !self.ctsc_answered.contains(&rts.transmitter);
+        if mutual {
+            self.ctsc_answered.insert(rts.transmitter);
+            self.ctsc_sent += 1;
+            RtsAnswer::Ctsc
+        } else {
+            self.rts_refused += 1;
+            RtsAnswer::Refuse
+        }
+    }
+
+    fn heard(&mut self, now: SimTime, frame: &Frame) -> bool {
+        match frame.kind {
+            FrameKind::Rts | FrameKind::Cts if frame.congestion_mark => {
+                if frame.kind == FrameKind::Rts {
+                    self.rtsc_overheard += 1;
+                } else {
+                    self.ctsc_overheard += 1;
+                }
+                self.heard = Some(Heard { from: frame.transmitter, at: now, data_frames_since: 0 });
+                false
+            }
+            FrameKind::Data => match &mut self.heard {
+                Some(heard) if heard.from == frame.transmitter => {
+                    heard.data_frames_since += 1;
+                    heard.data_frames_since >= self.config.release_data_frames && self.parked
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn excuses_failure(&mut self, next_hop: NodeId, sent_at: SimTime) -> bool {
+        // The next hop announced its congestion after the RTS went out, or
+        // within a hold time before: it was (or still is) refusing.
+        let hold = self.hold;
+        let excused = self.heard.is_some_and(|h| h.from == next_hop && h.at + hold >= sent_at);
+        if excused {
+            self.uncounted_attempts += 1;
+        }
+        excused
+    }
+
+    fn update(&mut self, now: SimTime, held: usize) {
+        let congested = held >= self.congested_at();
+        if congested == self.congested {
+            return;
+        }
+        self.congested = congested;
+        if congested {
+            self.congested_since = now;
+        } else {
+            self.congested_total_ns += now.since(self.congested_since).as_nanos();
+            self.ctsc_answered.clear();
+        }
+    }
+
+    fn stats(&self, end: SimTime) -> HopStats {
+        HopStats {
+            rtsc_sent: self.rtsc_sent,
+            ctsc_sent: self.ctsc_sent,
+            rts_refused: self.rts_refused,
+            deferrals: self.deferrals,
+            congested_ns: self.congested_ns(end),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn congested_at_threshold_plus_one() {
+        let mut s = SemiTcpHop::new(HopControlConfig::default());
+        s.update(SimTime(0), 1);
+        assert!(!s.congested);
+        s.update(SimTime(10), 2);
+        assert!(s.congested);
+        s.update(SimTime(30), 1);
+        assert!(!s.congested, "released");
+        assert_eq!(s.congested_ns(SimTime(50)), 20);
+    }
+
+    #[test]
+    fn deferral_lasts_the_hold_or_until_k_data_frames() {
+        let mut s = SemiTcpHop::new(HopControlConfig::default());
+        s.heard = Some(Heard { from: NodeId(3), at: SimTime(1_000), data_frames_since: 0 });
+        let until = SimTime(1_000) + SimDuration::from_millis_f64(6.0);
+        // Not congested: every RTS waits.
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(9)), Some(until));
+        // After the hold, or after K = 1 DATA frame from node 3, nothing waits.
+        assert_eq!(s.deferral(until, NodeId(9)), None);
+        s.heard.as_mut().unwrap().data_frames_since = 1;
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(9)), None);
+        // Congested: only an RTS to the congested neighbour waits.
+        s.heard.as_mut().unwrap().data_frames_since = 0;
+        s.congested = true;
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(9)), None);
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(3)), Some(until));
+    }
+}

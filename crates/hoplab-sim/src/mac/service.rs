@@ -1,0 +1,143 @@
+//! The interface queue and the packet in service: a packet from the network
+//! layer is queued (or dropped by the queue discipline), taken into service
+//! when the MAC is free, and leaves service acknowledged, sent (broadcast)
+//! or dropped at the retry limit, after which the next one is served.
+
+use super::hop_control::HopControl;
+use super::{AttemptLoss, Mac, MacContext, MacIndication, MacOutput, MacOutputs, Resume, ServiceTail, TxDone, TxOp, BROADCAST};
+use crate::queue::{Admission, QueueDisc, Queued};
+use crate::time::SimTime;
+use crate::wire::ieee80211::DATA_HEADER_BYTES;
+
+/// How the service of the head-of-line packet ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ServiceEnd {
+    Acknowledged,
+    BroadcastSent,
+    Dropped,
+}
+
+impl Mac {
+    /// A packet from the network layer.
+    pub(crate) fn enqueue(&mut self, now: SimTime, item: Queued, ctx: &mut MacContext, out: &mut MacOutputs) {
+        let evicted = match self.queue.enqueue(now, item, &mut self.queue_rng) {
+            Admission::Queued => None,
+            Admission::QueuedEvicting { evicted, cause } => Some((evicted, cause)),
+            Admission::Dropped { item, cause } => {
+                let packet = out.packet(item.packet);
+                out.indicate(MacIndication::Dropped { packet, cause });
+                return;
+            }
+        };
+        let len = self.queue.len();
+        self.stats.queue_changed(now, len);
+        if let Some((evicted, cause)) = evicted {
+            let packet = out.packet(evicted.packet);
+            out.indicate(MacIndication::Dropped { packet, cause });
+        }
+        if !self.start_next(now, ServiceTail::Enqueued, ctx, out) {
+            self.held_changed(out);
+        }
+    }
+
+    /// Take the next packet into service if the MAC is free: true if one
+    /// entered (the step then ends; `after_service_start` goes on with
+    /// `tail` once the layers above have seen it).
+    fn start_next(&mut self, now: SimTime, tail: ServiceTail, ctx: &mut MacContext, out: &mut MacOutputs) -> bool {
+        if self.op.is_some() {
+            return false;
+        }
+        let Some(item) = self.queue.dequeue(now) else {
+            return false;
+        };
+        let len = self.queue.len();
+        self.stats.queue_changed(now, len);
+        let broadcast = item.next_hop == BROADCAST;
+        let mpdu_bytes = DATA_HEADER_BYTES + item.packet.size_bytes();
+        let sequence = self.next_sequence;
+        self.next_sequence = (sequence + 1) % 4096;
+        self.op = Some(TxOp {
+            item,
+            uses_rts: !broadcast && ctx.timing.uses_rts(mpdu_bytes),
+            short_retries: 0,
+            long_retries: 0,
+            rts_attempts: 0,
+            data_attempts: 0,
+            head_since: now,
+            sequence,
+            last_loss: AttemptLoss::NoResponse,
+            last_attempt_at: now,
+        });
+        if self.backoff_slots.is_none() {
+            if self.medium_busy {
+                self.draw_backoff();
+            } else {
+                // Immediate access: first slot boundary after DIFS.
+                self.backoff_slots = Some(0);
+            }
+        }
+        let packet = out.packet(item.packet);
+        out.indicate(MacIndication::ServiceStarted { packet });
+        out.push(MacOutput::Resume(Resume::AfterServiceStart(tail)));
+        true
+    }
+
+    /// The packet that entered service has been seen above: contend, then
+    /// finish the step that took it in.
+    pub(crate) fn after_service_start(&mut self, now: SimTime, tail: ServiceTail, ctx: &mut MacContext, out: &mut MacOutputs) {
+        self.schedule_access(now, ctx);
+        self.held_changed(out);
+        if let ServiceTail::ServiceEnded { after_timeout } = tail {
+            self.after_next_started(now, after_timeout, ctx);
+        }
+    }
+
+    /// The packet in service leaves it. A unicast packet's end goes up as
+    /// `TxDone`, and the MAC resumes (`after_service_end`) once the layers
+    /// above have reacted.
+    pub(crate) fn finish_service(&mut self, now: SimTime, end: ServiceEnd, after_timeout: bool, ctx: &mut MacContext, out: &mut MacOutputs) {
+        let op = self.op.take().expect("a packet in service");
+        self.cw = ctx.timing.cw_min;
+        if end == ServiceEnd::BroadcastSent {
+            return self.after_service_end(now, after_timeout, ctx, out);
+        }
+        let service_time = now.since(op.head_since);
+        self.stats.packet_served(service_time, op.rts_attempts, op.data_attempts);
+        let packet = out.packet(op.item.packet);
+        out.indicate(MacIndication::TxDone(TxDone {
+            packet,
+            next_hop: op.item.next_hop,
+            acknowledged: end == ServiceEnd::Acknowledged,
+            service_time,
+            rts_attempts: op.rts_attempts,
+            data_attempts: op.data_attempts,
+        }));
+        out.push(MacOutput::Resume(Resume::AfterServiceEnd { after_timeout }));
+    }
+
+    /// Post-backoff (10.3.4.3), then the next packet.
+    pub(crate) fn after_service_end(&mut self, now: SimTime, after_timeout: bool, ctx: &mut MacContext, out: &mut MacOutputs) {
+        self.draw_backoff();
+        if !self.start_next(now, ServiceTail::ServiceEnded { after_timeout }, ctx, out) {
+            self.held_changed(out);
+            self.after_next_started(now, after_timeout, ctx);
+        }
+    }
+
+    /// The end of a service's aftermath: contend (a timeout's busy period
+    /// has ended).
+    fn after_next_started(&mut self, now: SimTime, after_timeout: bool, ctx: &mut MacContext) {
+        self.schedule_access(now, ctx);
+        if after_timeout {
+            self.resume_after_timeout(now, ctx);
+        }
+    }
+
+    /// The data held changed: semi-TCP re-evaluates congestion at the end
+    /// of the event.
+    pub(crate) fn held_changed(&self, out: &mut MacOutputs) {
+        if self.hop.is_enabled() {
+            out.indicate(MacIndication::HeldChanged);
+        }
+    }
+}

@@ -1,0 +1,142 @@
+//! Drop-tail: a capacity in packets; an arriving packet that finds the
+//! queue full is dropped (`queue_overflow`). With `priority_control` (the
+//! 802.11 interface queue, ns-2 `Queue/DropTail/PriQueue`), routing packets
+//! go ahead of data, and one that finds the queue full pushes out the last
+//! data packet instead (ns-2 `PriQueue::recvHighPriority`); it is dropped
+//! only if the queue holds nothing but routing packets.
+
+use super::{Admission, Fifo, QueueDisc, Queued};
+use crate::engine::Stream;
+use crate::loss::DropCause;
+use crate::time::SimTime;
+
+#[derive(Debug, Clone)]
+pub struct DropTail {
+    fifo: Fifo,
+    capacity: usize,
+    priority_control: bool,
+}
+
+impl DropTail {
+    pub fn new(capacity: usize, priority_control: bool) -> DropTail {
+        DropTail { fifo: Fifo::with_capacity(capacity), capacity, priority_control }
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.fifo.len() >= self.capacity
+    }
+}
+
+impl QueueDisc for DropTail {
+    fn enqueue(&mut self, _now: SimTime, item: Queued, _rng: &mut Stream) -> Admission {
+        if item.packet.is_control() && self.priority_control {
+            let evicted = if self.is_full() {
+                match self.fifo.pop_last_data() {
+                    Some(last) => Some(last),
+                    None => return Admission::Dropped { item, cause: DropCause::QueueOverflow },
+                }
+            } else {
+                None
+            };
+            self.fifo.push_control(item);
+            return match evicted {
+                Some(evicted) => Admission::QueuedEvicting { evicted, cause: DropCause::QueueOverflow },
+                None => Admission::Queued,
+            };
+        }
+        if self.is_full() {
+            return Admission::Dropped { item, cause: DropCause::QueueOverflow };
+        }
+        if item.packet.is_control() {
+            self.fifo.push_control(item);
+        } else {
+            self.fifo.push_data(item);
+        }
+        Admission::Queued
+    }
+
+    fn dequeue(&mut self, _now: SimTime) -> Option<Queued> {
+        self.fifo.pop()
+    }
+
+    fn fifo(&self) -> &Fifo {
+        &self.fifo
+    }
+
+    fn fifo_mut(&mut self) -> &mut Fifo {
+        &mut self.fifo
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{RngStreams, StreamPurpose};
+    use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader};
+
+    fn item(uid: u64, kind: PacketKind) -> Queued {
+        let packet = Packet {
+            uid,
+            kind,
+            flow: 0,
+            sequence: uid,
+            src: NodeId(0),
+            dst: NodeId(2),
+            payload_bytes: 512,
+            header_bytes: 28,
+            created: SimTime::ZERO,
+            ttl: 64,
+            transport: TransportHeader::Udp,
+            routing: RoutingHeader::None,
+        };
+        Queued { packet, next_hop: NodeId(1) }
+    }
+
+    fn uids(q: &DropTail) -> Vec<u64> {
+        q.fifo().iter().map(|i| i.packet.uid).collect()
+    }
+
+    #[test]
+    fn full_queue_drops_the_newcomer() {
+        let mut rng = RngStreams::new(1).stream(StreamPurpose::Backoff, 0);
+        let mut q = DropTail::new(2, false);
+        let t = SimTime::ZERO;
+        assert!(matches!(q.enqueue(t, item(1, PacketKind::Data), &mut rng), Admission::Queued));
+        assert!(matches!(q.enqueue(t, item(2, PacketKind::Data), &mut rng), Admission::Queued));
+        let dropped = q.enqueue(t, item(3, PacketKind::Data), &mut rng);
+        assert!(matches!(dropped, Admission::Dropped { item, cause: DropCause::QueueOverflow } if item.packet.uid == 3));
+        assert_eq!(q.dequeue(t).map(|i| i.packet.uid), Some(1));
+    }
+
+    #[test]
+    fn priority_routing_packets_jump_ahead_and_push_out_the_last_data_packet() {
+        let mut rng = RngStreams::new(1).stream(StreamPurpose::Backoff, 0);
+        let mut q = DropTail::new(3, true);
+        let t = SimTime::ZERO;
+        for uid in 1..=3 {
+            q.enqueue(t, item(uid, PacketKind::Data), &mut rng);
+        }
+        let a = q.enqueue(t, item(10, PacketKind::Control), &mut rng);
+        assert!(matches!(a, Admission::QueuedEvicting { evicted, .. } if evicted.packet.uid == 3));
+        assert_eq!(uids(&q), vec![10, 1, 2]);
+        // Only routing packets left: a further one is dropped.
+        let mut q = DropTail::new(1, true);
+        q.enqueue(t, item(20, PacketKind::Control), &mut rng);
+        assert!(matches!(q.enqueue(t, item(21, PacketKind::Control), &mut rng), Admission::Dropped { .. }));
+    }
+
+    #[test]
+    fn take_toward_removes_one_next_hops_packets_in_order() {
+        let mut rng = RngStreams::new(1).stream(StreamPurpose::Backoff, 0);
+        let mut q = DropTail::new(10, true);
+        let t = SimTime::ZERO;
+        for uid in 1..=4 {
+            let mut i = item(uid, PacketKind::Data);
+            i.next_hop = NodeId(if uid % 2 == 0 { 5 } else { 1 });
+            q.enqueue(t, i, &mut rng);
+        }
+        let taken: Vec<u64> = q.fifo_mut().take_toward(NodeId(5)).iter().map(|i| i.packet.uid).collect();
+        assert_eq!(taken, vec![2, 4]);
+        assert_eq!(uids(&q), vec![1, 3]);
+    }
+}

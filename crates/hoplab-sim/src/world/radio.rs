@@ -1,0 +1,175 @@
+//! Wiring of the radio layers: the channel delivers frames to PHYs, each
+//! PHY's outputs go to its timers and its MAC, each MAC's outputs go to the
+//! PHY and channel (a frame to send), its timers, and the network layer.
+//!
+//! Outputs are carried out in the order the layer wrote them, each
+//! completely (with whatever it causes in other layers) before the next.
+//! The world also keeps the ground truth no single node knows: whether a
+//! frame was lost to the error model (the sender's eventual drop cause),
+//! whether a next hop holds the packet whose ACKs were lost, whether it
+//! moved out of range.
+
+use super::{Layer, SlotTimers, TraceWhat, World};
+use crate::loss::DropCause;
+use crate::mac::hop_control::HopControl;
+use crate::mac::{AttemptLoss, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
+use crate::phy::{PhyIndication, PhyInput, PhyOutputs, RxError};
+use crate::wire::{NodeId, Packet};
+
+impl World {
+    /// A frame (slot `slot` of the on-air table) starts arriving at `node`.
+    pub(crate) fn frame_arrives(&mut self, node: NodeId, slot: u32) {
+        let now = self.now();
+        let frame = self.on_air.frame(slot);
+        let link = self.on_air.link(slot, node).or_else(|| self.channel.static_link(frame.transmitter, node));
+        // A relocated receiver may have left since the frame went out.
+        let out = link.map(|link| {
+            let input = PhyInput::Arrival { frame, power_w: link.rx_power_w, decodable: link.decodable };
+            self.nodes[node.index()].phy.handle(now, input)
+        });
+        self.on_air.release(slot);
+        if let Some(out) = out {
+            self.phy_outputs(node, out);
+        }
+    }
+
+    /// Hand an input to `node`'s PHY and carry out its outputs.
+    pub(crate) fn phy_input(&mut self, node: NodeId, input: PhyInput<'_>) {
+        let now = self.now();
+        let out = self.nodes[node.index()].phy.handle(now, input);
+        self.phy_outputs(node, out);
+    }
+
+    #[inline]
+    fn phy_outputs(&mut self, node: NodeId, out: PhyOutputs) {
+        if let Some((timer, at)) = out.timer {
+            self.arm_timer(node, Layer::Phy, timer as u32, at);
+        }
+        if let Some(indication) = out.indication {
+            self.phy_indication(node, indication);
+        }
+    }
+
+    #[inline]
+    fn phy_indication(&mut self, node: NodeId, indication: PhyIndication) {
+        if let PhyIndication::RxEnd { error } = indication {
+            let frame = self.nodes[node.index()].phy.received();
+            if error == Some(RxError::ChannelError) {
+                // Ground truth for the sender's eventual drop cause.
+                if let Some(uid) = frame.packet.map(|p| p.uid) {
+                    let transmitter = frame.transmitter;
+                    self.nodes[transmitter.index()].mac.note_channel_loss(uid);
+                }
+            }
+            if self.trace.is_some() {
+                let frame = *self.nodes[node.index()].phy.received();
+                self.record(node, if error.is_none() { TraceWhat::RxOk } else { TraceWhat::RxError }, &frame);
+            }
+        }
+        self.mac_input(node, MacInput::Phy(indication));
+    }
+
+    /// Hand an input to `node`'s MAC and carry out its outputs.
+    pub(crate) fn mac_input(&mut self, node: NodeId, input: MacInput) {
+        let now = self.now();
+        let mut out = MacOutputs::default();
+        {
+            let n = &mut self.nodes[node.index()];
+            let mut timers = SlotTimers { queue: &mut self.queue, slots: &mut n.timers, owner: node.0 };
+            let mut ctx = MacContext { timing: &self.timing, phy: &n.phy, timers: &mut timers };
+            n.mac.handle(now, input, &mut ctx, &mut out);
+        }
+        if out.list.is_empty() {
+            return;
+        }
+        for output in out.list.drain(..) {
+            match output {
+                MacOutput::Transmit => self.transmit(node),
+                MacOutput::Indication(indication) => self.mac_indication(node, indication, &out.packets),
+                MacOutput::Resume(step) => self.mac_input(node, MacInput::Resume(step)),
+            }
+        }
+    }
+
+    /// Put a frame on the air: the PHY starts transmitting, and every node
+    /// in carrier-sense range starts receiving it after its propagation
+    /// delay.
+    fn transmit(&mut self, node: NodeId) {
+        let now = self.now();
+        let frame = *self.nodes[node.index()].mac.frame_on_air();
+        self.record(node, TraceWhat::Tx, &frame);
+        self.phy_input(node, PhyInput::Transmit { airtime: frame.airtime });
+        // Moving nodes: the receivers and their links as of now, kept with
+        // the frame for its receptions.
+        let mobile = self.channel.is_mobile();
+        let links = self.channel.neighbours_at(node, now);
+        if !links.is_empty() {
+            let slot = self.on_air.insert(frame, links.len() as u32);
+            if mobile {
+                self.on_air.store_links(slot, links);
+            }
+            for link in links {
+                self.queue.schedule(now + link.delay, super::Event::new(link.node.0, Layer::Channel, slot));
+            }
+        }
+    }
+
+    fn mac_indication(&mut self, node: NodeId, indication: MacIndication, packets: &[Packet]) {
+        match indication {
+            MacIndication::Heard { from } => self.routing_heard(node, from),
+            MacIndication::Delivered { packet, from } => self.net_receive(node, packets[packet.0 as usize], from),
+            MacIndication::ServiceStarted { packet } => self.app_packet_entered_service(node, &packets[packet.0 as usize]),
+            MacIndication::RetryLimit { packet, next_hop, sequence, data_attempts, last_loss } => {
+                let packet = &packets[packet.0 as usize];
+                // If the next hop did receive the DATA (only its ACKs were
+                // lost), the packet lives on there: not a loss.
+                if !self.next_hop_has(node, next_hop, sequence, data_attempts) {
+                    let cause = match last_loss {
+                        AttemptLoss::ChannelError => DropCause::ChannelError,
+                        AttemptLoss::NoResponse => DropCause::RetryLimit,
+                    };
+                    // Ground truth: a next hop that moved out of decoding
+                    // range broke the route; it was not contention.
+                    let now = self.now();
+                    let moved_away = self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
+                    let cause = if moved_away { DropCause::RouteBreak } else { cause };
+                    self.drop_packet(node, packet, cause);
+                }
+                self.net_link_failure(node, packet, next_hop);
+            }
+            MacIndication::TxDone(done) => self.net_mac_tx_done(node, &done, &packets[done.packet.0 as usize]),
+            MacIndication::Dropped { packet, cause } => self.drop_packet(node, &packets[packet.0 as usize], cause),
+            MacIndication::HeldChanged => self.hop_update(node),
+        }
+    }
+
+    /// Whether `next_hop` already received DATA `sequence` from `node`
+    /// (its ACK was lost): ground truth for conservation, not something the
+    /// sender knows.
+    pub(crate) fn next_hop_has(&self, node: NodeId, next_hop: NodeId, sequence: u16, data_attempts: u32) -> bool {
+        data_attempts > 0 && next_hop != BROADCAST && self.nodes[next_hop.index()].mac.received_last(node, sequence)
+    }
+
+    /// Note that `node`'s held data may have changed; its congestion state
+    /// is re-evaluated once the current event is complete ([`World::hop_flush`]).
+    pub(crate) fn hop_update(&mut self, node: NodeId) {
+        if self.nodes[node.index()].mac.hop.is_enabled() && !self.hop_dirty.contains(&node) {
+            self.hop_dirty.push(node);
+        }
+    }
+
+    /// Re-evaluate the congestion state of the nodes whose held data
+    /// changed during the event just processed: the data packets in the
+    /// MAC and those waiting for a route (SPEC.md section 2).
+    pub(crate) fn hop_flush(&mut self) {
+        let now = self.now();
+        let mut dirty = std::mem::take(&mut self.hop_dirty);
+        for &node in &dirty {
+            let mac = &self.nodes[node.index()].mac;
+            let held = mac.held_data() + self.routing_held(node, |p| mac.hop.counts(p));
+            self.nodes[node.index()].mac.hop.update(now, held);
+        }
+        dirty.clear();
+        self.hop_dirty = dirty;
+    }
+}
