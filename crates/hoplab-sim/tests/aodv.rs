@@ -7,7 +7,7 @@
 
 use hoplab_sim::api::{simulate, simulate_json, RunOptions};
 use hoplab_sim::mac::FrameKind;
-use hoplab_sim::net::{NodeId, Routing};
+use hoplab_sim::net::{NodeId, RoutingProtocol};
 use hoplab_sim::scenario::Scenario;
 use hoplab_sim::stats::report::RunReport;
 use hoplab_sim::time::SimTime;
@@ -110,11 +110,11 @@ fn buffered_packets_are_sent_once_the_route_exists() {
             "flows": [{"src": 0, "dst": 3, "rate_kbps": 163.84, "packet_bytes": 512, "start_s": 1.0, "stop_s": 2.0}]}"#,
     );
     w.run_until(t(1.2));
-    let waiting: Vec<u64> = w.routing.buffered(NodeId(0)).map(|p| p.sequence).collect();
+    let waiting: Vec<u64> = w.routing_buffered(NodeId(0)).map(|p| p.sequence).collect();
     assert_eq!(waiting, (0..9).collect::<Vec<u64>>(), "buffered while the TTL-1 RREQ waits");
     assert_eq!(w.route_next_hop(NodeId(0), NodeId(3)), None);
     w.run_until(t(4.0));
-    assert_eq!(w.routing.buffered(NodeId(0)).count(), 0);
+    assert_eq!(w.routing_buffered(NodeId(0)).count(), 0);
     assert_eq!(w.route_next_hop(NodeId(0), NodeId(3)), Some(NodeId(1)));
     let r = w.report(0.0, Default::default());
     assert_eq!((r.flows[0].sent, r.flows[0].delivered), (40, 40));
@@ -124,8 +124,8 @@ fn buffered_packets_are_sent_once_the_route_exists() {
 /// The AODV routing-table entry of `node` for `dst`: (valid, seq, hops, next hop).
 fn entry(w: &mut World, node: u32, dst: u32) -> Option<(bool, u32, u8, u32)> {
     let now = w.now();
-    let Routing::Aodv(aodv) = &mut w.routing else { panic!("an AODV world") };
-    aodv.nodes[node as usize].table.get(NodeId(dst), now).map(|e| (e.is_valid(), e.seq.0, e.hops, e.next_hop.0))
+    let RoutingProtocol::Aodv(aodv) = &mut w.routing[node as usize] else { panic!("an AODV world") };
+    aodv.table.get(NodeId(dst), now).map(|e| (e.is_valid(), e.seq.0, e.hops, e.next_hop.0))
 }
 
 /// A 3-hop route 0 - 1 - X - 3 with two choices of X (2 or 4), both in

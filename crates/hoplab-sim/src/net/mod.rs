@@ -1,13 +1,15 @@
-//! The network layer: packets, hop-by-hop forwarding and routing.
+//! The network layer: routing.
 //!
-//! Owns: the packet's end-to-end identity (flow, sequence, size, TTL), the
-//! choice of next hop ([`routing`]: static shortest paths or [`aodv`]).
-//! Does not own: how a hop is crossed (the MAC) or what
-//! the payload means (transport and applications).
+//! Owns: the choice of next hop, per node, behind the [`Routing`] trait
+//! ([`routing`]): static shortest paths ([`static_routes`]) or AODV
+//! ([`aodv`]). Does not own: how a hop is crossed (the MAC or a wired
+//! link) or what the payload means (transport and applications). The
+//! packet itself is a [`wire`](crate::wire) type.
 
 pub mod aodv;
-pub mod forward;
 pub mod routing;
+pub mod static_routes;
 
 pub use crate::wire::{NodeId, Packet, PacketKind, IP_HEADER_BYTES, UDP_HEADER_BYTES};
-pub use routing::{Routing, StaticRoutes};
+pub use routing::{Routing, RoutingProtocol};
+pub use static_routes::StaticRoutes;

@@ -1,146 +1,222 @@
-//! The routing protocols ([`Routing`], a closed set) and static
-//! shortest-path routing over the graph of decodable links.
+//! The routing interface every protocol answers (DESIGN.md, "Routing
+//! trait"), one state machine per node:
 //!
-//! Every protocol answers the same four questions, as methods of the world
-//! in `forward.rs`: route_output (a packet originated here), route_input (a
-//! packet to forward), on_link_failure (the MAC gave up on a next hop) and
-//! on_timer (a protocol timer fired).
+//! - `route_output`: a packet originated here; `route_input`: a packet to
+//!   forward; `on_delivered`: a packet for this node arrived (a route used);
+//! - `on_control`: a routing packet arrived; `on_heard`: any frame was
+//!   decoded from a neighbour (a sign of life);
+//! - `on_link_failure`: the MAC gave up on a packet toward a next hop;
+//!   `on_link_broken`: the protocol declared that link broken and the
+//!   interface handed back the packets it had queued toward it;
+//! - `on_timer`: one of the protocol's timers fired; `start`: the run
+//!   begins (periodic timers);
+//! - `buffered`: the data packets waiting for a route.
 //!
-//! Next hops are computed by breadth-first search from each destination
-//! that a flow uses (O(destinations x links), not all pairs). Ties between
-//! equally short paths go to the neighbour with the lowest id, so routes
-//! are deterministic and independent of the seed.
+//! A protocol writes [`RoutingOutput`]s (packets to send, drops, timers,
+//! broken links) and never touches another layer; the world carries them
+//! out in order. Protocols are variants of [`RoutingProtocol`], dispatched
+//! without allocation or dynamic dispatch.
+//!
+//! **Adding a protocol** (e.g. DSR): a folder beside `aodv/` with its state
+//! machine implementing [`Routing`], a variant of [`RoutingProtocol`] with
+//! its arm in each method below, its scenario keys, and its control
+//! packets in `wire/` (as [`RoutingHeader`](crate::wire::RoutingHeader)).
 
-use super::aodv::{Aodv, AodvStats};
-use super::{NodeId, Packet};
-use std::collections::{BTreeMap, VecDeque};
+use super::aodv::AodvNode;
+use super::static_routes::StaticNode;
+use crate::engine::Outputs;
+use crate::loss::DropCause;
+use crate::time::SimTime;
+use crate::wire::{NodeId, Packet};
+use std::collections::BTreeMap;
 
-/// The routing protocol of the world (`routing.protocol`).
+/// What a routing protocol asks for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RoutingOutput {
+    /// Hand a packet to the interface toward `next_hop` (or
+    /// [`NodeId::BROADCAST`]).
+    Send { packet: Packet, next_hop: NodeId },
+    /// A packet is lost here.
+    Drop { packet: Packet, cause: DropCause },
+    /// Call `on_timer(id)` at `at` (a plain timer: the protocol tells the
+    /// stale ones apart).
+    Timer { id: u32, at: SimTime },
+    /// The link to `neighbour` is broken: the interface is to hand back
+    /// what it queued toward it (`on_link_broken`). `failed`: the packet
+    /// whose MAC failure revealed it.
+    LinkBroken { neighbour: NodeId, failed: Option<Packet> },
+    /// The data packets this node holds for want of a route changed.
+    BufferChanged,
+    /// A packet this node originated was given up for want of a route: its
+    /// source may send another (as when a packet enters service).
+    SourceMayRefill { packet: Packet },
+}
+
+/// What a protocol gets from its surroundings.
+pub struct RoutingContext<'a> {
+    pub node: NodeId,
+    /// The run's packet identities: a protocol creating a packet takes the
+    /// next one.
+    pub next_uid: &'a mut u64,
+    /// Start of the measurement window (window counters).
+    pub warmup: SimTime,
+}
+
+impl RoutingContext<'_> {
+    pub fn new_uid(&mut self) -> u64 {
+        let uid = *self.next_uid;
+        *self.next_uid += 1;
+        uid
+    }
+}
+
+/// One node's routing counters, in the protocol's own message names.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RoutingCounters {
+    /// Control messages transmitted, by name ("rreq", "rrep", ...), every
+    /// hop counted.
+    pub messages_sent: BTreeMap<&'static str, u64>,
+    /// IP bytes of every routing packet sent (each hop counts).
+    pub control_bytes_sent: u64,
+    /// The same, sent in the measurement window.
+    pub window_control_bytes_sent: u64,
+    /// Routing packets this node dropped (queue overflow, no route, MAC).
+    pub control_drops: u64,
+    /// Route requests this node originated (discovery attempts).
+    pub requests_originated: u64,
+    /// Route errors not sent because of a rate limit.
+    pub errors_rate_limited: u64,
+    /// Route discoveries started, by destination (local repairs excluded).
+    pub discoveries: BTreeMap<NodeId, u64>,
+    pub local_repairs: u64,
+    pub discoveries_failed: u64,
+    pub discoveries_succeeded: u64,
+    pub discovery_time_total_ns: u128,
+    /// Routes lost to a received route error, by destination.
+    pub errors_received: BTreeMap<NodeId, u64>,
+    /// Links found broken (MAC feedback or neighbour loss).
+    pub link_breaks: u64,
+}
+
+impl RoutingCounters {
+    pub fn message_sent(&mut self, name: &'static str) {
+        *self.messages_sent.entry(name).or_default() += 1;
+    }
+}
+
+/// A routing protocol at one node.
+pub trait Routing {
+    fn name(&self) -> &'static str;
+    fn start(&mut self, now: SimTime, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
+    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
+    fn route_input(&mut self, now: SimTime, packet: Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
+    fn on_delivered(&mut self, now: SimTime, packet: &Packet, from: NodeId);
+    fn on_control(&mut self, now: SimTime, packet: Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
+    fn on_heard(&mut self, now: SimTime, from: NodeId);
+    fn on_link_failure(&mut self, now: SimTime, packet: &Packet, next_hop: NodeId, out: &mut Outputs<RoutingOutput>);
+    fn on_link_broken(
+        &mut self,
+        now: SimTime,
+        neighbour: NodeId,
+        failed: Option<&Packet>,
+        queued: Vec<Packet>,
+        ctx: &mut RoutingContext,
+        out: &mut Outputs<RoutingOutput>,
+    );
+    fn on_timer(&mut self, now: SimTime, id: u32, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
+    /// A routing packet this node sent was dropped below (counted).
+    fn on_control_dropped(&mut self);
+    /// The next hop a packet for `dst` would take now, if any.
+    fn next_hop(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId>;
+    /// Data packets held while a route is looked for.
+    fn buffered(&self) -> Buffered<'_>;
+    fn counters(&self) -> Option<&RoutingCounters>;
+}
+
+/// The packets a protocol holds for want of a route (an iterator over
+/// them, without allocation).
+pub enum Buffered<'a> {
+    None,
+    Aodv(super::aodv::request_queue::Iter<'a>),
+}
+
+impl<'a> Iterator for Buffered<'a> {
+    type Item = &'a Packet;
+    fn next(&mut self) -> Option<&'a Packet> {
+        match self {
+            Buffered::None => None,
+            Buffered::Aodv(i) => i.next(),
+        }
+    }
+}
+
+/// The protocols (`routing.protocol`).
 #[derive(Debug, Clone)]
-pub enum Routing {
+pub enum RoutingProtocol {
     /// Shortest paths computed once from the initial positions.
-    Static(StaticRoutes),
-    /// AODV (RFC 3561) in every node.
-    Aodv(Box<Aodv>),
+    Static(StaticNode),
+    /// AODV (RFC 3561).
+    Aodv(Box<AodvNode>),
 }
 
-impl Routing {
-    pub fn name(&self) -> &'static str {
-        match self {
-            Routing::Static(_) => "static",
-            Routing::Aodv(_) => "aodv",
+macro_rules! each {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            RoutingProtocol::Static($r) => $e,
+            RoutingProtocol::Aodv($r) => $e,
         }
-    }
-
-    /// Data packets `node` holds while it looks for a route.
-    pub fn buffered(&self, node: NodeId) -> impl Iterator<Item = &Packet> {
-        let aodv = match self {
-            Routing::Aodv(aodv) => Some(aodv.buffered(node)),
-            Routing::Static(_) => None,
-        };
-        aodv.into_iter().flatten()
-    }
-
-    /// AODV's counters at `node` (None for static routing).
-    pub fn node_stats(&self, node: NodeId) -> Option<&AodvStats> {
-        match self {
-            Routing::Aodv(aodv) => Some(&aodv.nodes[node.index()].stats),
-            Routing::Static(_) => None,
-        }
-    }
+    };
 }
 
-pub const UNREACHABLE: u32 = u32::MAX;
-
-#[derive(Debug, Clone, Default)]
-pub struct StaticRoutes {
-    /// For each destination: (next hop, hops to destination) per node.
-    tables: BTreeMap<NodeId, Vec<(NodeId, u32)>>,
-}
-
-impl StaticRoutes {
-    /// `adjacency[u]`: the nodes that can decode u's frames (and vice versa:
-    /// the threshold model is symmetric), sorted by id.
-    pub fn compute(adjacency: &[Vec<NodeId>], destinations: impl IntoIterator<Item = NodeId>) -> StaticRoutes {
-        let mut tables = BTreeMap::new();
-        for dst in destinations {
-            tables.entry(dst).or_insert_with(|| bfs_toward(adjacency, dst));
-        }
-        StaticRoutes { tables }
+impl Routing for RoutingProtocol {
+    fn name(&self) -> &'static str {
+        each!(self, r => r.name())
     }
-
-    /// The next hop from `at` toward `dst`, if `dst` is reachable.
-    pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<NodeId> {
-        let table = self.tables.get(&dst)?;
-        let (next, hops) = table[at.index()];
-        (hops != UNREACHABLE && at != dst).then_some(next)
+    fn start(&mut self, now: SimTime, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        each!(self, r => r.start(now, ctx, out))
     }
-
-    /// Hops from `at` to `dst` (None if unreachable or not a destination).
-    pub fn hops(&self, at: NodeId, dst: NodeId) -> Option<u32> {
-        let table = self.tables.get(&dst)?;
-        let hops = table[at.index()].1;
-        (hops != UNREACHABLE).then_some(hops)
+    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        each!(self, r => r.route_output(now, packet, ctx, out))
     }
-}
-
-fn bfs_toward(adjacency: &[Vec<NodeId>], dst: NodeId) -> Vec<(NodeId, u32)> {
-    let mut table = vec![(NodeId(u32::MAX), UNREACHABLE); adjacency.len()];
-    table[dst.index()] = (dst, 0);
-    let mut frontier = VecDeque::from([dst]);
-    while let Some(u) = frontier.pop_front() {
-        let hops = table[u.index()].1;
-        // Neighbours in ascending id: the first to reach v is the lowest-id
-        // next hop among v's shortest paths.
-        for &v in &adjacency[u.index()] {
-            if table[v.index()].1 == UNREACHABLE {
-                table[v.index()] = (u, hops + 1);
-                frontier.push_back(v);
-            }
-        }
+    fn route_input(&mut self, now: SimTime, packet: Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        each!(self, r => r.route_input(now, packet, from, ctx, out))
     }
-    table
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn adj(edges: &[(u32, u32)], n: usize) -> Vec<Vec<NodeId>> {
-        let mut a = vec![Vec::new(); n];
-        for &(u, v) in edges {
-            a[u as usize].push(NodeId(v));
-            a[v as usize].push(NodeId(u));
-        }
-        for l in &mut a {
-            l.sort();
-        }
-        a
+    fn on_delivered(&mut self, now: SimTime, packet: &Packet, from: NodeId) {
+        each!(self, r => r.on_delivered(now, packet, from))
     }
-
-    #[test]
-    fn chain_routes_hop_by_hop() {
-        let a = adj(&[(0, 1), (1, 2), (2, 3)], 4);
-        let r = StaticRoutes::compute(&a, [NodeId(3)]);
-        assert_eq!(r.next_hop(NodeId(0), NodeId(3)), Some(NodeId(1)));
-        assert_eq!(r.next_hop(NodeId(2), NodeId(3)), Some(NodeId(3)));
-        assert_eq!(r.hops(NodeId(0), NodeId(3)), Some(3));
-        assert_eq!(r.next_hop(NodeId(3), NodeId(3)), None);
+    fn on_control(&mut self, now: SimTime, packet: Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        each!(self, r => r.on_control(now, packet, from, ctx, out))
     }
-
-    #[test]
-    fn ties_go_to_the_lowest_id() {
-        // 0 reaches 3 through 1 or 2, both two hops.
-        let a = adj(&[(0, 2), (0, 1), (1, 3), (2, 3)], 4);
-        let r = StaticRoutes::compute(&a, [NodeId(3)]);
-        assert_eq!(r.next_hop(NodeId(0), NodeId(3)), Some(NodeId(1)));
+    fn on_heard(&mut self, now: SimTime, from: NodeId) {
+        each!(self, r => r.on_heard(now, from))
     }
-
-    #[test]
-    fn unreachable_is_none() {
-        let a = adj(&[(0, 1)], 3);
-        let r = StaticRoutes::compute(&a, [NodeId(2)]);
-        assert_eq!(r.next_hop(NodeId(0), NodeId(2)), None);
-        assert_eq!(r.hops(NodeId(0), NodeId(2)), None);
+    fn on_link_failure(&mut self, now: SimTime, packet: &Packet, next_hop: NodeId, out: &mut Outputs<RoutingOutput>) {
+        each!(self, r => r.on_link_failure(now, packet, next_hop, out))
+    }
+    fn on_link_broken(
+        &mut self,
+        now: SimTime,
+        neighbour: NodeId,
+        failed: Option<&Packet>,
+        queued: Vec<Packet>,
+        ctx: &mut RoutingContext,
+        out: &mut Outputs<RoutingOutput>,
+    ) {
+        each!(self, r => r.on_link_broken(now, neighbour, failed, queued, ctx, out))
+    }
+    fn on_timer(&mut self, now: SimTime, id: u32, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        each!(self, r => r.on_timer(now, id, ctx, out))
+    }
+    fn on_control_dropped(&mut self) {
+        each!(self, r => r.on_control_dropped())
+    }
+    fn next_hop(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId> {
+        each!(self, r => r.next_hop(now, dst))
+    }
+    fn buffered(&self) -> Buffered<'_> {
+        each!(self, r => r.buffered())
+    }
+    fn counters(&self) -> Option<&RoutingCounters> {
+        each!(self, r => r.counters())
     }
 }

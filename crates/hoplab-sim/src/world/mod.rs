@@ -13,14 +13,14 @@ use crate::link::Link;
 use crate::loss::DropCause;
 use crate::mac::hop_control::{HopControl, HopControlKind, SemiTcpHop};
 use crate::mac::{Frame, FrameKind, Mac, MacTimer, MacTiming};
-use crate::net::aodv::{Aodv, RoutingTimerKind};
-use crate::net::routing::Routing;
+use crate::net::aodv::{AodvNode, AodvParams};
+use crate::net::routing::{Routing, RoutingProtocol};
 use crate::net::{NodeId, StaticRoutes};
 use crate::phy::error_model::ErrorModel;
 use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
 use crate::phy::{Channel, Phy, PhyTimer, RadioModel};
 use crate::queue::{DropTail, QueueDisc, QueueDiscipline};
-use crate::scenario::{AppKind, ConfigError, ErrorModelKind, RoutingProtocol, Scenario, Transport};
+use crate::scenario::{AppKind, ConfigError, ErrorModelKind, Scenario, Transport};
 use crate::stats::report::{FlowReport, NodeReport, RunReport, SeriesRow};
 use crate::stats::FlowStats;
 use crate::scenario::RateControlKind;
@@ -35,6 +35,7 @@ use crate::time::{SimDuration, SimTime};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod network;
 pub mod radio;
 
 /// The layer an event is for (the `layer` of an [`Event`]).
@@ -237,8 +238,8 @@ pub struct World {
     pub channel: Channel,
     pub nodes: Vec<Node>,
     pub flows: Vec<Flow>,
-    /// The routing protocol of every node.
-    pub routing: Routing,
+    /// Each node's routing protocol.
+    pub routing: Vec<RoutingProtocol>,
     pub links: Vec<Link>,
     /// (node, next hop) -> (link, direction) for wired interfaces.
     pub wired_interfaces: BTreeMap<(NodeId, NodeId), (u32, u8)>,
@@ -392,13 +393,16 @@ impl World {
             });
         }
 
-        let routing = match scenario.routing.protocol {
-            RoutingProtocol::Static => Routing::Static(routes),
-            RoutingProtocol::Aodv => Routing::Aodv(Box::new(Aodv::new(
-                &scenario.routing.aodv.clone().unwrap_or_default(),
-                channel.node_count(),
-                &streams,
-            ))),
+        let routing: Vec<RoutingProtocol> = match scenario.routing.protocol {
+            crate::scenario::RoutingProtocol::Static => {
+                (0..channel.node_count() as u32).map(|i| RoutingProtocol::Static(routes.node(NodeId(i)))).collect()
+            }
+            crate::scenario::RoutingProtocol::Aodv => {
+                let params = AodvParams::new(&scenario.routing.aodv.clone().unwrap_or_default());
+                (0..channel.node_count())
+                    .map(|i| RoutingProtocol::Aodv(Box::new(AodvNode::new(params.clone(), streams.stream(StreamPurpose::Routing, i as u64)))))
+                    .collect()
+            }
         };
         let hop_control = scenario.semitcp.hop_control && scenario.flows.iter().any(|f| f.transport == Transport::Semitcp);
         let capture_ratio = channel.radio.capture_ratio;
@@ -458,9 +462,7 @@ impl World {
             seed,
             warnings,
         };
-        if matches!(world.routing, Routing::Aodv(_)) {
-            world.aodv_start_hellos();
-        }
+        world.routing_start();
         for i in 0..world.flows.len() {
             let start = world.flows[i].start;
             world.queue.schedule(start, Event::new(i as u32, Layer::App, 0));
@@ -538,10 +540,7 @@ impl World {
                 }
             }
             Layer::Stats => self.sample_series(),
-            Layer::Routing => {
-                let kind = [RoutingTimerKind::Discovery, RoutingTimerKind::Hello, RoutingTimerKind::Send][(id & 3) as usize];
-                self.routing_timer(NodeId(owner), kind, id >> 2)
-            }
+            Layer::Routing => self.routing_timer(NodeId(owner), id),
         }
         if !self.hop_dirty.is_empty() {
             self.hop_flush();
@@ -594,9 +593,8 @@ impl World {
                     push(&format!("cc_{name}"), value);
                 }
             }
-            if let Routing::Aodv(aodv) = &self.routing {
-                let stats = &aodv.nodes[flow.src.index()].stats;
-                push("route_discoveries", stats.discoveries.get(&flow.dst).copied().unwrap_or(0) as f64);
+            if let Some(counters) = self.routing[flow.src.index()].counters() {
+                push("route_discoveries", counters.discoveries.get(&flow.dst).copied().unwrap_or(0) as f64);
                 push("route_breaks", flow.stats.route_breaks as f64);
             }
             if let Some(semi) = &flow.semitcp {
@@ -656,7 +654,7 @@ impl World {
             node.mac.queued().chain(in_service).map(|item| &item.packet)
         });
         // Packets waiting for a route (AODV's request queues).
-        let buffered = self.nodes.iter().flat_map(|node| self.routing.buffered(node.id));
+        let buffered = self.routing.iter().flat_map(|r| r.buffered());
         for packet in in_macs.chain(self.link_packets()).chain(buffered) {
             if !packet.is_control() {
                 let sets = &mut seen[packet.flow as usize];
@@ -738,11 +736,12 @@ impl World {
                     rate_control,
                     rate_kbps,
                     rate_restarts,
-                    route_discoveries: self.routing.node_stats(f.src).map_or(0, |r| r.discoveries.get(&f.dst).copied().unwrap_or(0)),
-                    rerrs_received: self
-                        .routing
-                        .node_stats(f.src)
-                        .map_or(0, |r| r.rerr_invalidations.get(&f.dst).copied().unwrap_or(0)),
+                    route_discoveries: self.routing[f.src.index()]
+                        .counters()
+                        .map_or(0, |r| r.discoveries.get(&f.dst).copied().unwrap_or(0)),
+                    rerrs_received: self.routing[f.src.index()]
+                        .counters()
+                        .map_or(0, |r| r.errors_received.get(&f.dst).copied().unwrap_or(0)),
                     route_breaks: f.stats.route_breaks,
                 }
             })
@@ -758,7 +757,8 @@ impl World {
                 let hop = n.mac.hop.stats(self.end);
                 let served = s.packets_served.max(1) as f64;
                 let pos = positions[n.id.index()];
-                let routing = self.routing.node_stats(n.id);
+                let routing = self.routing[n.id.index()].counters();
+                let sent = |name: &str| routing.map_or(0, |r| r.messages_sent.get(name).copied().unwrap_or(0));
                 let mut frames_sent = BTreeMap::new();
                 for kind in [FrameKind::Rts, FrameKind::Cts, FrameKind::Data, FrameKind::Ack] {
                     frames_sent.insert(kind.name().to_string(), s.frames_sent[kind as usize]);
@@ -794,10 +794,10 @@ impl World {
                     frames_sent,
                     drops: cause_map(&n.drops),
                     tx_time_fraction: s.tx_time_ns as f64 / run_ns,
-                    rreq_sent: routing.map_or(0, |r| r.rreq_sent),
-                    rrep_sent: routing.map_or(0, |r| r.rrep_sent),
-                    rerr_sent: routing.map_or(0, |r| r.rerr_sent),
-                    hello_sent: routing.map_or(0, |r| r.hello_sent),
+                    rreq_sent: sent("rreq"),
+                    rrep_sent: sent("rrep"),
+                    rerr_sent: sent("rerr"),
+                    hello_sent: sent("hello"),
                     routing_bytes_sent: routing.map_or(0, |r| r.control_bytes_sent),
                     routing_drops: routing.map_or(0, |r| r.control_drops),
                 }

@@ -1,30 +1,27 @@
-//! Route discovery at its originator (impl World): RREQ generation (RFC
-//! 3561 section 6.3), expanding ring search (6.4), retries with binary
-//! exponential backoff, RREQ_RATELIMIT, and local repair (6.12).
+//! Route discovery at its originator: RREQ generation (RFC 3561 section
+//! 6.3), expanding ring search (6.4), retries with binary exponential
+//! backoff, RREQ_RATELIMIT, and local repair (6.12).
 
-use crate::wire::aodv::{AodvMessage, Rreq};
-use super::{Discovery, Repair, RoutingTimerKind, SeqNumber};
-use crate::mac::BROADCAST;
-use crate::net::NodeId;
+use super::{AodvNode, AodvTimer, Discovery, Out, Repair, SeqNumber};
 use crate::loss::DropCause;
+use crate::net::routing::{RoutingContext, RoutingOutput};
 use crate::time::{SimDuration, SimTime};
-use crate::world::{Event, Layer, World};
+use crate::wire::aodv::{AodvMessage, Rreq};
+use crate::wire::NodeId;
 
-impl World {
-    /// Start discovering a route from `node` to `dst` unless a discovery
-    /// (or repair) of it is already under way. `repair`: a local repair.
-    pub(crate) fn aodv_start_discovery(&mut self, node: NodeId, dst: NodeId, repair: Option<Repair>) {
-        let now = self.now();
-        let n = &mut self.aodv().nodes[node.index()];
-        if n.discoveries.contains_key(&dst) {
+impl AodvNode {
+    /// Start discovering a route to `dst` unless a discovery (or repair)
+    /// of it is already under way. `repair`: a local repair.
+    pub(crate) fn start_discovery(&mut self, now: SimTime, dst: NodeId, repair: Option<Repair>, ctx: &mut RoutingContext, out: &mut Out) {
+        if self.discoveries.contains_key(&dst) {
             return;
         }
         if repair.is_some() {
-            n.stats.local_repairs += 1;
+            self.stats.local_repairs += 1;
         } else {
-            *n.stats.discoveries.entry(dst).or_default() += 1;
+            *self.stats.discoveries.entry(dst).or_default() += 1;
         }
-        n.discoveries.insert(
+        self.discoveries.insert(
             dst,
             Discovery {
                 ttl: 0,
@@ -36,33 +33,30 @@ impl World {
                 repair,
             },
         );
-        self.aodv_send_rreq(node, dst);
+        self.send_rreq(now, dst, ctx, out);
     }
 
-    fn aodv_arm_discovery(&mut self, node: NodeId, dst: NodeId, at: SimTime, awaiting_reply: bool) {
-        if let Some(d) = self.aodv().nodes[node.index()].discoveries.get_mut(&dst) {
+    fn arm_discovery(&mut self, dst: NodeId, at: SimTime, awaiting_reply: bool, out: &mut Out) {
+        if let Some(d) = self.discoveries.get_mut(&dst) {
             d.timer_at = at;
             d.awaiting_reply = awaiting_reply;
-            self.queue.schedule(at, Event::new(node.0, Layer::Routing, dst.0 << 2 | RoutingTimerKind::Discovery as u32));
+            out.push(RoutingOutput::Timer { id: AodvTimer::Discovery(dst).id(), at });
         }
     }
 
     /// Send the discovery's next RREQ (6.3, 6.4), or wait for the rate limit.
-    fn aodv_send_rreq(&mut self, node: NodeId, dst: NodeId) {
-        let now = self.now();
-        let aodv = self.aodv();
-        let p = aodv.params.clone();
-        let n = &mut aodv.nodes[node.index()];
+    fn send_rreq(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
+        let p = &self.params;
         // 6.3: "A node SHOULD NOT originate more than RREQ_RATELIMIT RREQ
         // messages per second."
-        let allowed = n.rreq_rate.next_allowed(now, p.rreq_ratelimit);
+        let allowed = self.rreq_rate.next_allowed(now, p.rreq_ratelimit);
         if allowed > now {
-            return self.aodv_arm_discovery(node, dst, allowed, false);
+            return self.arm_discovery(dst, allowed, false, out);
         }
-        let known = n.table.get(dst, now).map(|e| (e.seq_valid.then_some(e.seq), e.hops));
-        let measured = n.traversal.get(&dst).and_then(|h| h.mean()).filter(|_| p.measured_traversal_time);
+        let known = self.table.get(dst, now).map(|e| (e.seq_valid.then_some(e.seq), e.hops));
+        let measured = self.traversal.get(&dst).and_then(|h| h.mean()).filter(|_| p.measured_traversal_time);
         let node_traversal_time = measured.unwrap_or(p.node_traversal_time);
-        let Some(d) = n.discoveries.get_mut(&dst) else {
+        let Some(d) = self.discoveries.get_mut(&dst) else {
             return;
         };
         let ttl = match d.repair {
@@ -96,8 +90,8 @@ impl World {
         d.last_rreq_at = now;
         // 6.1: increment the own sequence number before a discovery's RREQ;
         // 6.3: a fresh RREQ ID.
-        n.own_seq = n.own_seq.next();
-        n.rreq_id = n.rreq_id.wrapping_add(1);
+        self.own_seq = self.own_seq.next();
+        self.rreq_id = self.rreq_id.wrapping_add(1);
         let (dst_seq, unknown_seq) = match known {
             Some((Some(seq), _)) => (seq, false),
             _ => (SeqNumber(0), true),
@@ -107,25 +101,24 @@ impl World {
             destination_only: p.destination_only,
             unknown_seq,
             hop_count: 0,
-            id: n.rreq_id,
+            id: self.rreq_id,
             dst,
             dst_seq,
-            orig: node,
-            orig_seq: n.own_seq,
+            orig: ctx.node,
+            orig_seq: self.own_seq,
         };
-        n.id_cache.seen_or_insert(node, rreq.id, now, p.path_discovery_time);
-        n.rreq_rate.record(now);
-        n.stats.rreq_originated += 1;
-        self.aodv_send_control(node, AodvMessage::Rreq(rreq), BROADCAST, ttl, false);
-        self.aodv_arm_discovery(node, dst, now + wait, true);
+        let path_discovery_time = p.path_discovery_time;
+        self.id_cache.seen_or_insert(ctx.node, rreq.id, now, path_discovery_time);
+        self.rreq_rate.record(now);
+        self.stats.requests_originated += 1;
+        self.send_control(now, AodvMessage::Rreq(rreq), NodeId::BROADCAST, ttl, false, ctx, out);
+        self.arm_discovery(dst, now + wait, true, out);
     }
 
-    /// The discovery timer of (`node`, `dst`) fired.
-    pub(crate) fn aodv_discovery_timer(&mut self, node: NodeId, dst: NodeId) {
-        let now = self.now();
-        let retries = self.aodv().params.rreq_retries;
-        let n = &mut self.aodv().nodes[node.index()];
-        let Some(d) = n.discoveries.get_mut(&dst) else {
+    /// The discovery timer of `dst` fired.
+    pub(crate) fn discovery_timer(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
+        let retries = self.params.rreq_retries;
+        let Some(d) = self.discoveries.get_mut(&dst) else {
             return;
         };
         if d.timer_at != now {
@@ -134,58 +127,55 @@ impl World {
         d.timer_at = SimTime::MAX;
         let d = *d;
         if !d.awaiting_reply {
-            return self.aodv_send_rreq(node, dst);
+            return self.send_rreq(now, dst, ctx, out);
         }
-        if n.table.valid(dst, now).is_some() {
-            return self.aodv_release(node, dst);
+        if self.table.valid(dst, now).is_some() {
+            return self.release(now, dst, ctx, out);
         }
-        if let Some(_repair) = d.repair {
+        if d.repair.is_some() {
             // 6.12: no RREP within the discovery period: the repair failed;
             // a RERR for the destination goes upstream.
-            n.discoveries.remove(&dst);
-            let entry = n.table.get_mut(dst, now);
-            let lost = entry.map(|e| {
+            self.discoveries.remove(&dst);
+            let lost = self.table.get_mut(dst, now).map(|e| {
                 e.state = super::table::RouteState::Invalid;
                 (e.seq, !e.precursors.is_empty())
             });
-            self.aodv_drop_buffered(node, dst, DropCause::RouteBreak);
+            self.drop_buffered(dst, DropCause::RouteBreak, ctx.node, out);
             if let Some((seq, true)) = lost {
-                self.aodv_send_rerr(node, &[(dst, seq)], false);
+                self.send_rerr(now, &[(dst, seq)], false, ctx, out);
             }
             return;
         }
         if d.attempts_at_max_ttl > retries {
             // 6.3: no RREP after the retries at the maximum TTL: give up.
-            n.discoveries.remove(&dst);
-            n.stats.discoveries_failed += 1;
-            return self.aodv_drop_buffered(node, dst, DropCause::NoRoute);
+            self.discoveries.remove(&dst);
+            self.stats.discoveries_failed += 1;
+            return self.drop_buffered(dst, DropCause::NoRoute, ctx.node, out);
         }
-        self.aodv_send_rreq(node, dst);
+        self.send_rreq(now, dst, ctx, out);
     }
 
     /// A route to `dst` became active: the discovery (if any) ends. A local
     /// repair that found a longer route sends a RERR with the 'N' flag (6.12).
-    pub(crate) fn aodv_discovery_succeeded(&mut self, node: NodeId, dst: NodeId) {
-        let now = self.now();
-        let n = &mut self.aodv().nodes[node.index()];
-        let Some(d) = n.discoveries.remove(&dst) else {
+    pub(crate) fn discovery_succeeded(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
+        let Some(d) = self.discoveries.remove(&dst) else {
             return;
         };
         match d.repair {
             None => {
-                n.stats.discoveries_succeeded += 1;
-                n.stats.discovery_time_total_ns += now.since(d.started_at).as_nanos() as u128;
+                self.stats.discoveries_succeeded += 1;
+                self.stats.discovery_time_total_ns += now.since(d.started_at).as_nanos() as u128;
                 // ns-2 recvReply: rt_disc_latency = (now - RREQ time) / hops.
-                if let Some(hops) = n.table.valid(dst, now).map(|e| e.hops).filter(|&h| h > 0) {
+                if let Some(hops) = self.table.valid(dst, now).map(|e| e.hops).filter(|&h| h > 0) {
                     let per_hop = SimDuration(now.since(d.last_rreq_at).0 / hops as u64);
-                    n.traversal.entry(dst).or_default().record(per_hop);
+                    self.traversal.entry(dst).or_default().record(per_hop);
                 }
             }
             Some(r) => {
-                let longer = n.table.valid(dst, now).filter(|e| e.hops > r.previous_hops && !e.precursors.is_empty());
+                let longer = self.table.valid(dst, now).filter(|e| e.hops > r.previous_hops && !e.precursors.is_empty());
                 if let Some(e) = longer {
                     let seq = e.seq;
-                    self.aodv_send_rerr(node, &[(dst, seq)], true);
+                    self.send_rerr(now, &[(dst, seq)], true, ctx, out);
                 }
             }
         }

@@ -1,11 +1,14 @@
 //! AODV, Ad hoc On-Demand Distance Vector routing (RFC 3561), with
 //! link-layer feedback as ns-2 runs it.
 //!
-//! Owns: each node's routing table, sequence number, RREQ id and id cache,
-//! request queue, route discoveries (expanding ring search, retries, rate
-//! limit), HELLO neighbours and blacklist. Does not own: how a hop is
-//! crossed (the MAC, which reports retry-limit failures through
-//! `World::net_link_failure`) or the packets' meaning.
+//! Owns, per node ([`AodvNode`], a sans-IO state machine behind the
+//! [`Routing`](crate::net::routing::Routing) trait): the routing table,
+//! sequence number, RREQ id and id cache, request queue, route discoveries
+//! (expanding ring search, retries, rate limit), HELLO neighbours and
+//! blacklist. Does not own: how a hop is crossed (the MAC, whose
+//! retry-limit failures arrive as `on_link_failure`) or the packets'
+//! meaning. It writes [`RoutingOutput`]s: control and data packets to send,
+//! drops, timers, broken links.
 //!
 //! Files, one concern each (as ns-3's `src/aodv`):
 //! - `config.rs`: the parameters of section 10 and the options;
@@ -17,9 +20,12 @@
 //! - `neighbours.rs`: HELLO neighbours, blacklist, rate limits (6.8-6.10);
 //! - `discovery.rs`: originating RREQs, expanding ring search, retries,
 //!   local repair (6.3, 6.4, 6.12);
-//! - `receive.rs`: processing RREQ, RREP, HELLO (6.5-6.7, 6.9);
+//! - `receive.rs`: processing RREQ, RREP, HELLO (6.5-6.7, 6.9), sending
+//!   control packets;
 //! - `maintenance.rs`: link breaks, RERR (6.11), HELLO timer (6.9);
 //! - `forward.rs`: data packets (route_output / route_input, 6.2).
+//!
+//! The message formats are in `wire::aodv`.
 //!
 //! Control packets are `PacketKind::Control` (they jump the interface
 //! queue); RREQ, RERR and HELLO are broadcast (no RTS/CTS, basic rate),
@@ -61,13 +67,14 @@ pub mod receive;
 pub mod request_queue;
 pub mod table;
 
-pub use config::{AodvConfig, AodvParams};
 pub use crate::wire::aodv::AodvMessage;
 pub use crate::wire::seqno::SeqNumber;
+pub use config::{AodvConfig, AodvParams};
 
-use crate::engine::{RngStreams, Stream, StreamPurpose};
-use crate::net::{NodeId, Packet};
+use super::routing::{Buffered, Routing, RoutingContext, RoutingCounters, RoutingOutput};
+use crate::engine::{Outputs, Stream};
 use crate::time::{SimDuration, SimTime};
+use crate::wire::{NodeId, Packet};
 use id_cache::RreqIdCache;
 use neighbours::{Neighbours, RateLimit};
 use request_queue::RequestQueue;
@@ -76,6 +83,9 @@ use table::RoutingTable;
 
 /// The flow index carried by control packets (they belong to no flow).
 pub const CONTROL_FLOW: u32 = u32::MAX;
+
+/// Outputs of an AODV step.
+pub type Out = Outputs<RoutingOutput>;
 
 /// A route discovery in progress at its originator (6.3, 6.4) or a local
 /// repair (6.12).
@@ -128,38 +138,10 @@ pub struct Repair {
     pub hops_to_source: u8,
 }
 
-/// Counters of one node's AODV.
-#[derive(Debug, Clone, Default)]
-pub struct AodvStats {
-    /// RREQs transmitted (originated and forwarded).
-    pub rreq_sent: u64,
-    pub rreq_originated: u64,
-    pub rrep_sent: u64,
-    pub rerr_sent: u64,
-    pub hello_sent: u64,
-    /// IP bytes of every routing packet sent (each hop counts).
-    pub control_bytes_sent: u64,
-    /// The same, sent in the measurement window.
-    pub window_control_bytes_sent: u64,
-    /// Routing packets this node dropped (queue overflow, no route, MAC).
-    pub control_drops: u64,
-    /// RERRs not sent because of RERR_RATELIMIT.
-    pub rerr_rate_limited: u64,
-    /// Route discoveries started, by destination (local repairs excluded).
-    pub discoveries: BTreeMap<NodeId, u64>,
-    pub local_repairs: u64,
-    pub discoveries_failed: u64,
-    pub discoveries_succeeded: u64,
-    pub discovery_time_total_ns: u128,
-    /// Active routes invalidated by a received RERR, by destination.
-    pub rerr_invalidations: BTreeMap<NodeId, u64>,
-    /// Links found broken (MAC feedback or HELLO loss).
-    pub link_breaks: u64,
-}
-
-/// One node's AODV state.
+/// One node's AODV.
 #[derive(Debug, Clone)]
 pub struct AodvNode {
+    pub params: AodvParams,
     /// The node's own sequence number (6.1).
     pub own_seq: SeqNumber,
     /// The last RREQ ID used (6.3).
@@ -180,7 +162,10 @@ pub struct AodvNode {
     pub hello_at: SimTime,
     /// Jitter draws (StreamPurpose::Routing, this node).
     pub rng: Stream,
-    pub stats: AodvStats,
+    pub stats: RoutingCounters,
+    /// Control packets waiting out their jitter, by parking slot.
+    pending: Vec<Option<PendingSend>>,
+    free_pending: Vec<u32>,
 }
 
 /// A control packet waiting out its jitter before it reaches the MAC.
@@ -190,37 +175,57 @@ pub struct PendingSend {
     pub next_hop: NodeId,
 }
 
-/// AODV in every node of the world.
-#[derive(Debug, Clone)]
-pub struct Aodv {
-    pub params: AodvParams,
-    pub nodes: Vec<AodvNode>,
-    pending: Vec<Option<PendingSend>>,
-    free_pending: Vec<u32>,
+/// AODV's timers, as the ids of [`RoutingOutput::Timer`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AodvTimer {
+    /// A discovery's wait for the destination ended.
+    Discovery(NodeId),
+    /// HELLO_INTERVAL elapsed (6.9).
+    Hello,
+    /// A jittered control packet (parking slot) may go.
+    Send(u32),
 }
 
-impl Aodv {
-    pub fn new(config: &AodvConfig, node_count: usize, streams: &RngStreams) -> Aodv {
-        let params = AodvParams::new(config);
-        let nodes = (0..node_count)
-            .map(|i| AodvNode {
-                own_seq: SeqNumber(0),
-                rreq_id: 0,
-                table: RoutingTable::new(params.delete_period),
-                id_cache: RreqIdCache::default(),
-                queue: RequestQueue::new(params.request_queue_packets, params.request_queue_timeout),
-                discoveries: BTreeMap::new(),
-                traversal: BTreeMap::new(),
-                neighbours: Neighbours::default(),
-                rreq_rate: RateLimit::default(),
-                rerr_rate: RateLimit::default(),
-                last_broadcast: None,
-                hello_at: SimTime::MAX,
-                rng: streams.stream(StreamPurpose::Routing, i as u64),
-                stats: AodvStats::default(),
-            })
-            .collect();
-        Aodv { params, nodes, pending: Vec::new(), free_pending: Vec::new() }
+impl AodvTimer {
+    pub fn id(self) -> u32 {
+        match self {
+            AodvTimer::Discovery(dst) => dst.0 << 2,
+            AodvTimer::Hello => 1,
+            AodvTimer::Send(slot) => slot << 2 | 2,
+        }
+    }
+
+    pub fn from_id(id: u32) -> AodvTimer {
+        match id & 3 {
+            0 => AodvTimer::Discovery(NodeId(id >> 2)),
+            1 => AodvTimer::Hello,
+            _ => AodvTimer::Send(id >> 2),
+        }
+    }
+}
+
+impl AodvNode {
+    /// `rng`: the node's routing stream (jitter).
+    pub fn new(params: AodvParams, rng: Stream) -> AodvNode {
+        AodvNode {
+            own_seq: SeqNumber(0),
+            rreq_id: 0,
+            table: RoutingTable::new(params.delete_period),
+            id_cache: RreqIdCache::default(),
+            queue: RequestQueue::new(params.request_queue_packets, params.request_queue_timeout),
+            discoveries: BTreeMap::new(),
+            traversal: BTreeMap::new(),
+            neighbours: Neighbours::default(),
+            rreq_rate: RateLimit::default(),
+            rerr_rate: RateLimit::default(),
+            last_broadcast: None,
+            hello_at: SimTime::MAX,
+            rng,
+            stats: RoutingCounters::default(),
+            pending: Vec::new(),
+            free_pending: Vec::new(),
+            params,
+        }
     }
 
     fn park(&mut self, send: PendingSend) -> u32 {
@@ -241,27 +246,79 @@ impl Aodv {
         send
     }
 
-    /// Data packets a node holds for want of a route.
-    pub fn buffered(&self, node: NodeId) -> impl Iterator<Item = &Packet> {
-        self.nodes[node.index()].queue.iter()
-    }
 }
 
-/// The AODV timers of a node (`Event::Routing`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(u8)]
-pub enum RoutingTimerKind {
-    /// A discovery's wait ended (argument: the destination).
-    Discovery = 0,
-    /// HELLO_INTERVAL elapsed (6.9).
-    Hello = 1,
-    /// A jittered control packet may go (argument: its parking slot).
-    Send = 2,
+impl Routing for AodvNode {
+    fn name(&self) -> &'static str {
+        "aodv"
+    }
+    fn start(&mut self, now: SimTime, _ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        self.start_hellos(now, out);
+    }
+    fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        self.output(now, packet, ctx, out)
+    }
+    fn route_input(&mut self, now: SimTime, packet: Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        self.input(now, packet, from, ctx, out)
+    }
+    fn on_delivered(&mut self, now: SimTime, packet: &Packet, from: NodeId) {
+        self.delivered(now, packet, from)
+    }
+    fn on_control(&mut self, now: SimTime, packet: Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        self.receive(now, packet, from, ctx, out)
+    }
+    /// Any frame decoded from `from` is a sign of life for HELLO
+    /// neighbours (6.9).
+    fn on_heard(&mut self, now: SimTime, from: NodeId) {
+        if self.params.hello {
+            self.neighbours.packet_from(from, now);
+        }
+    }
+    fn on_link_failure(&mut self, now: SimTime, packet: &Packet, next_hop: NodeId, out: &mut Outputs<RoutingOutput>) {
+        self.link_failure(now, packet, next_hop, out)
+    }
+    fn on_link_broken(
+        &mut self,
+        now: SimTime,
+        neighbour: NodeId,
+        failed: Option<&Packet>,
+        queued: Vec<Packet>,
+        ctx: &mut RoutingContext,
+        out: &mut Outputs<RoutingOutput>,
+    ) {
+        self.break_link(now, neighbour, failed, queued, ctx, out)
+    }
+    fn on_timer(&mut self, now: SimTime, id: u32, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        match AodvTimer::from_id(id) {
+            AodvTimer::Discovery(dst) => self.discovery_timer(now, dst, ctx, out),
+            AodvTimer::Hello => self.hello_timer(now, ctx, out),
+            AodvTimer::Send(slot) => self.send_parked(now, slot, ctx, out),
+        }
+    }
+    fn on_control_dropped(&mut self) {
+        self.stats.control_drops += 1;
+    }
+    fn next_hop(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId> {
+        self.table.next_hop(dst, now)
+    }
+    fn buffered(&self) -> Buffered<'_> {
+        Buffered::Aodv(self.queue.iter())
+    }
+    fn counters(&self) -> Option<&RoutingCounters> {
+        Some(&self.stats)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timer_ids_round_trip() {
+        for t in [AodvTimer::Discovery(NodeId(0)), AodvTimer::Discovery(NodeId(99_999)), AodvTimer::Hello, AodvTimer::Send(0), AodvTimer::Send(7)] {
+            assert_eq!(AodvTimer::from_id(t.id()), t);
+        }
+    }
 
     #[test]
     fn traversal_history_is_the_mean_of_the_last_three_discoveries() {

@@ -4,7 +4,7 @@
 //! dropped (as ns-2's `aodv_rqueue` and ns-3's `RequestQueue`); a packet
 //! older than the timeout is dropped too. Both drops have cause `no_route`.
 
-use crate::net::{NodeId, Packet};
+use crate::wire::{NodeId, Packet};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -12,6 +12,16 @@ use std::collections::VecDeque;
 pub struct Buffered {
     pub packet: Packet,
     pub since: SimTime,
+}
+
+/// The buffered packets, oldest first.
+pub struct Iter<'a>(std::collections::vec_deque::Iter<'a, Buffered>);
+
+impl<'a> Iterator for Iter<'a> {
+    type Item = &'a Packet;
+    fn next(&mut self) -> Option<&'a Packet> {
+        self.0.next().map(|b| &b.packet)
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -63,8 +73,8 @@ impl RequestQueue {
         self.packets.iter().any(|b| b.packet.dst == dst)
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = &Packet> {
-        self.packets.iter().map(|b| &b.packet)
+    pub fn iter(&self) -> Iter<'_> {
+        Iter(self.packets.iter())
     }
 
     pub fn len(&self) -> usize {
@@ -79,7 +89,7 @@ impl RequestQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::PacketKind;
+    use crate::wire::PacketKind;
 
     fn packet(uid: u64, dst: u32) -> Packet {
         Packet {

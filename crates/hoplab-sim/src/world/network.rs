@@ -1,0 +1,204 @@
+//! Wiring of the network layer: forwarding (deliver here, or decrement the
+//! TTL and route on), each node's routing protocol and its outputs, the
+//! choice of interface (a wired link or the 802.11 MAC), and the drop
+//! accounting every layer reports into.
+
+use super::{Event, Layer, World};
+use crate::engine::Outputs;
+use crate::loss::DropCause;
+use crate::mac::MacInput;
+use crate::net::routing::{Routing, RoutingContext, RoutingOutput, RoutingProtocol};
+use crate::queue::Queued;
+use crate::stats::report::RoutingReport;
+use crate::wire::{NodeId, Packet};
+
+impl World {
+    /// Run one step of `node`'s routing protocol and carry out its outputs.
+    fn routing_step(&mut self, node: NodeId, step: impl FnOnce(&mut RoutingProtocol, &mut RoutingContext, &mut Outputs<RoutingOutput>)) {
+        let mut out = Outputs::new();
+        {
+            let mut ctx = RoutingContext { node, next_uid: &mut self.next_uid, warmup: self.warmup };
+            step(&mut self.routing[node.index()], &mut ctx, &mut out);
+        }
+        self.routing_outputs(node, out);
+    }
+
+    fn routing_outputs(&mut self, node: NodeId, mut out: Outputs<RoutingOutput>) {
+        for output in out.drain(..) {
+            match output {
+                RoutingOutput::Send { packet, next_hop } => self.net_enqueue(node, packet, next_hop),
+                RoutingOutput::Drop { packet, cause } => self.drop_packet(node, &packet, cause),
+                RoutingOutput::Timer { id, at } => {
+                    self.queue.schedule(at, Event::new(node.0, Layer::Routing, id));
+                }
+                RoutingOutput::LinkBroken { neighbour, failed } => {
+                    if let Some(packet) = &failed {
+                        self.flows[packet.flow as usize].stats.route_breaks += 1;
+                    }
+                    let now = self.now();
+                    let queued = self.nodes[node.index()].mac.take_queued_toward(now, neighbour);
+                    self.routing_step(node, |r, ctx, out| r.on_link_broken(now, neighbour, failed.as_ref(), queued, ctx, out));
+                }
+                RoutingOutput::BufferChanged => self.hop_update(node),
+                RoutingOutput::SourceMayRefill { packet } => self.app_packet_entered_service(node, &packet),
+            }
+        }
+    }
+
+    /// The run starts: each protocol arms its periodic timers.
+    pub(crate) fn routing_start(&mut self) {
+        let now = self.now();
+        for i in 0..self.nodes.len() {
+            self.routing_step(NodeId(i as u32), |r, ctx, out| r.start(now, ctx, out));
+        }
+    }
+
+    /// A routing protocol's timer fired.
+    pub(crate) fn routing_timer(&mut self, node: NodeId, id: u32) {
+        let now = self.now();
+        self.routing_step(node, |r, ctx, out| r.on_timer(now, id, ctx, out));
+    }
+
+    /// A packet enters the network at its source (from a transport).
+    pub(crate) fn net_originate(&mut self, node: NodeId, packet: Packet) {
+        let now = self.now();
+        self.routing_step(node, |r, ctx, out| r.route_output(now, packet, ctx, out));
+    }
+
+    /// An interface of `node` delivered a packet received from `from`.
+    pub(crate) fn net_receive(&mut self, node: NodeId, mut packet: Packet, from: NodeId) {
+        let now = self.now();
+        if packet.is_control() {
+            return self.routing_step(node, |r, ctx, out| r.on_control(now, packet, from, ctx, out));
+        }
+        if packet.dst == node {
+            self.routing[node.index()].on_delivered(now, &packet, from);
+            return self.net_deliver(packet);
+        }
+        packet.ttl = packet.ttl.saturating_sub(1);
+        if packet.ttl == 0 {
+            return self.drop_packet(node, &packet, DropCause::Ttl);
+        }
+        self.routing_step(node, |r, ctx, out| r.route_input(now, packet, from, ctx, out));
+    }
+
+    /// `node` decoded a frame from `from` (any frame, for it or overheard).
+    pub(crate) fn routing_heard(&mut self, node: NodeId, from: NodeId) {
+        let now = self.now();
+        self.routing[node.index()].on_heard(now, from);
+    }
+
+    /// The MAC gave up on `packet` toward `next_hop` (retry limit):
+    /// link-layer feedback for routing.
+    pub(crate) fn net_link_failure(&mut self, node: NodeId, packet: &Packet, next_hop: NodeId) {
+        let now = self.now();
+        self.routing_step(node, |r, _, out| r.on_link_failure(now, packet, next_hop, out));
+    }
+
+    /// Hand a packet to the interface toward `next_hop`: a wired link if
+    /// there is one, else the 802.11 MAC.
+    pub(crate) fn net_enqueue(&mut self, node: NodeId, packet: Packet, next_hop: NodeId) {
+        if !self.wired_interfaces.is_empty() {
+            if let Some(&(link, direction)) = self.wired_interfaces.get(&(node, next_hop)) {
+                self.link_enqueue(link, direction, packet);
+                return;
+            }
+        }
+        self.mac_input(node, MacInput::Enqueue(Queued { packet, next_hop }));
+    }
+
+    /// The MAC finished serving a unicast packet (acknowledged or dropped):
+    /// semi-TCP's rate control samples the source's MST and APR here.
+    pub(crate) fn net_mac_tx_done(&mut self, node: NodeId, done: &crate::mac::TxDone, packet: &Packet) {
+        if !packet.is_control() && self.flows[packet.flow as usize].semitcp.is_some() {
+            self.semitcp_mac_sample(node, done, packet);
+        }
+    }
+
+    fn net_deliver(&mut self, packet: Packet) {
+        if packet.tcp().is_some() {
+            if self.flows[packet.flow as usize].semitcp.is_some() {
+                self.semitcp_deliver(packet);
+            } else {
+                self.tcp_deliver(packet);
+            }
+            return;
+        }
+        let now = self.now();
+        let stats = &mut self.flows[packet.flow as usize].stats;
+        stats.delivered += 1;
+        stats.interval_delivered_bytes += packet.payload_bytes as u64;
+        if now >= self.warmup {
+            stats.window_delivered_bytes += packet.payload_bytes as u64;
+            stats.window_delivered_packets += 1;
+            stats.window_delay_total_ns += now.since(packet.created).as_nanos() as u128;
+            stats.window_delay_samples += 1;
+        }
+    }
+
+    /// Count a lost packet at the node that lost it and against its flow.
+    /// A routing packet counts among the node's routing drops only, so that
+    /// node drops add up to the flows' losses.
+    pub(crate) fn drop_packet(&mut self, node: NodeId, packet: &Packet, cause: DropCause) {
+        if packet.is_control() {
+            self.routing[node.index()].on_control_dropped();
+            return;
+        }
+        *self.nodes[node.index()].drops.entry(cause).or_default() += 1;
+        let stats = &mut self.flows[packet.flow as usize].stats;
+        let losses = if packet.is_reverse() { &mut stats.ack_losses } else { &mut stats.losses };
+        *losses.entry(cause).or_default() += 1;
+    }
+
+    /// Data packets `node` holds while waiting for a route that `counts`
+    /// accepts.
+    pub(crate) fn routing_held(&self, node: NodeId, counts: impl Fn(&Packet) -> bool) -> usize {
+        self.routing[node.index()].buffered().filter(|p| counts(p)).count()
+    }
+
+    /// The packets `node` holds while waiting for a route.
+    pub fn routing_buffered(&self, node: NodeId) -> impl Iterator<Item = &Packet> {
+        self.routing[node.index()].buffered()
+    }
+
+    /// The next hop `node` would give a packet for `dst` now: the static
+    /// route, or AODV's active route (None if it has none).
+    pub fn route_next_hop(&mut self, node: NodeId, dst: NodeId) -> Option<NodeId> {
+        let now = self.now();
+        self.routing[node.index()].next_hop(now, dst)
+    }
+
+    /// The run's routing summary (RunReport.routing).
+    pub(crate) fn routing_report(&self) -> RoutingReport {
+        let delivered: u64 = self.flows.iter().map(|f| f.stats.window_delivered_bytes).sum();
+        let mut r = RoutingReport { protocol: self.routing[0].name().to_string(), ..Default::default() };
+        r.window_delivered_bytes = delivered;
+        let mut discovery_ns = 0u128;
+        for s in self.routing.iter().filter_map(|n| n.counters()) {
+            let sent = |name: &str| s.messages_sent.get(name).copied().unwrap_or(0);
+            r.rreq_sent += sent("rreq");
+            r.rreq_originated += s.requests_originated;
+            r.rrep_sent += sent("rrep");
+            r.rerr_sent += sent("rerr");
+            r.hello_sent += sent("hello");
+            r.control_packets_sent += s.messages_sent.values().sum::<u64>();
+            r.control_bytes_sent += s.control_bytes_sent;
+            r.window_control_bytes_sent += s.window_control_bytes_sent;
+            r.control_drops += s.control_drops;
+            r.route_discoveries += s.discoveries.values().sum::<u64>();
+            r.discoveries_failed += s.discoveries_failed;
+            r.local_repairs += s.local_repairs;
+            r.link_breaks += s.link_breaks;
+            r.rerr_rate_limited += s.errors_rate_limited;
+            discovery_ns += s.discovery_time_total_ns;
+            r.discoveries_succeeded += s.discoveries_succeeded;
+        }
+        if r.discoveries_succeeded > 0 {
+            r.mean_discovery_ms = discovery_ns as f64 / r.discoveries_succeeded as f64 / 1e6;
+        }
+        if delivered > 0 {
+            r.overhead = r.window_control_bytes_sent as f64 / delivered as f64;
+        }
+        r
+    }
+}
