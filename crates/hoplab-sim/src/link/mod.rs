@@ -1,25 +1,61 @@
 //! Wired point-to-point links (ns-2 `duplex-link`): full duplex, each
-//! direction with its own drop-tail queue, a transmitter at `rate_mbps`
-//! (serialisation delay = size x 8 / rate) and a propagation delay; an
-//! optional uniform loss per packet (drop cause `channel_error`, the random
-//! "wireless" loss of seed 002's lossy last hop).
+//! direction with its own queue (a [`QueueDiscipline`]: drop-tail by
+//! default), a transmitter at `rate_mbps` (serialisation delay = size x 8
+//! / rate) and a propagation delay; an optional uniform loss per packet
+//! (drop cause `channel_error`, the random "wireless" loss of seed 002's
+//! lossy last hop).
 //!
 //! Owns: queues, serialisation, propagation and loss on wires. A node may
-//! have wired links and an 802.11 radio (a base station); routing picks the
-//! interface by next hop (`World::net_route_and_enqueue`).
+//! have wired links and an 802.11 radio (a base station); the world picks
+//! the interface by next hop. A link is a sans-IO state machine: it is
+//! given packets and its own timer expiries and writes [`LinkOutput`]s.
 
-use crate::engine::Stream;
-use crate::net::{NodeId, Packet};
-use crate::scenario::LinkConfig;
+use crate::engine::{Outputs, Stream};
 use crate::loss::DropCause;
+use crate::queue::{Admission, DropTail, QueueDisc, QueueDiscipline, Queued};
+use crate::scenario::LinkConfig;
 use crate::time::{SimDuration, SimTime};
-use crate::world::{Event, Layer, World};
+use crate::wire::{NodeId, Packet};
 use std::collections::VecDeque;
 
+/// A direction's timers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkTimer {
+    /// The packet being serialised is all on the wire.
+    TxEnd,
+    /// The first packet on the wire reaches the far end.
+    Arrive,
+}
+
+impl LinkTimer {
+    /// The timer's id (with its direction, 0: a -> b, 1: b -> a).
+    pub fn id(self, direction: u8) -> u32 {
+        let kind = match self {
+            LinkTimer::TxEnd => 0,
+            LinkTimer::Arrive => 1,
+        };
+        2 * kind + direction as u32
+    }
+
+    pub fn from_id(id: u32) -> (LinkTimer, u8) {
+        (if id >> 1 == 0 { LinkTimer::TxEnd } else { LinkTimer::Arrive }, (id & 1) as u8)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum LinkOutput {
+    /// Call `on_timer` at `at` (plain timers, one per packet).
+    Timer { timer: LinkTimer, direction: u8, at: SimTime },
+    /// `packet` reached `to` from `from`.
+    Deliver { to: NodeId, from: NodeId, packet: Packet },
+    /// `packet` is lost at `node`.
+    Drop { node: NodeId, packet: Packet, cause: DropCause },
+}
+
 /// One direction of a link.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LinkDirection {
-    pub queue: VecDeque<Packet>,
+    pub queue: QueueDiscipline,
     /// The packet being serialised onto the wire.
     pub transmitting: Option<Packet>,
     /// Packets on the wire, in arrival order (one delay for all).
@@ -28,6 +64,7 @@ pub struct LinkDirection {
     /// Integral of the queue length over time (packets x ns).
     pub queue_area: u128,
     pub queue_changed_at: SimTime,
+    queue_rng: Stream,
 }
 
 impl LinkDirection {
@@ -42,7 +79,6 @@ pub struct Link {
     pub b: NodeId,
     pub rate_bps: f64,
     pub delay: SimDuration,
-    pub queue_packets: usize,
     pub loss_rate: f64,
     /// [a -> b, b -> a].
     pub directions: [LinkDirection; 2],
@@ -50,15 +86,25 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(config: &LinkConfig, loss_rng: Stream) -> Link {
+    /// `queue_rngs`: the queue streams of the two directions.
+    pub fn new(config: &LinkConfig, loss_rng: Stream, queue_rngs: [Stream; 2]) -> Link {
+        let direction = |queue_rng| LinkDirection {
+            queue: QueueDiscipline::DropTail(DropTail::new(config.queue_packets as usize, false)),
+            transmitting: None,
+            propagating: VecDeque::new(),
+            packets_sent: 0,
+            queue_area: 0,
+            queue_changed_at: SimTime::ZERO,
+            queue_rng,
+        };
+        let [r0, r1] = queue_rngs;
         Link {
             a: NodeId(config.a),
             b: NodeId(config.b),
             rate_bps: config.rate_mbps * 1e6,
-            delay: SimDuration::from_secs_f64(config.delay_ms / 1e3),
-            queue_packets: config.queue_packets as usize,
+            delay: SimDuration::from_millis_f64(config.delay_ms),
             loss_rate: config.loss_rate,
-            directions: [LinkDirection::default(), LinkDirection::default()],
+            directions: [direction(r0), direction(r1)],
             loss_rng,
         }
     }
@@ -75,71 +121,135 @@ impl Link {
     fn serialisation(&self, packet: &Packet) -> SimDuration {
         SimDuration::from_nanos((packet.size_bytes() as f64 * 8.0 * 1e9 / self.rate_bps).ceil() as u64)
     }
-}
 
-impl World {
-    /// Hand a packet to a link direction (drop-tail).
-    pub(crate) fn link_enqueue(&mut self, link: u32, direction: u8, packet: Packet) {
-        let now = self.now();
-        let l = &mut self.links[link as usize];
-        let capacity = l.queue_packets;
-        let d = &mut l.directions[direction as usize];
+    /// A packet to send in `direction`: it starts at once if the
+    /// transmitter is idle, else waits in the queue (or is dropped).
+    pub fn enqueue(&mut self, now: SimTime, direction: u8, packet: Packet, out: &mut Outputs<LinkOutput>) {
+        let (sender, receiver) = self.ends(direction);
+        let d = &mut self.directions[direction as usize];
         if d.transmitting.is_none() {
-            self.link_start(link, direction, packet);
-        } else if d.queue.len() < capacity {
-            let old = d.queue.len();
-            d.queue_changed(now, old);
-            d.queue.push_back(packet);
-        } else {
-            let sender = l.ends(direction).0;
-            self.drop_packet(sender, &packet, DropCause::QueueOverflow);
+            return self.start(now, direction, packet, out);
+        }
+        let old = d.queue.len();
+        match d.queue.enqueue(now, Queued { packet, next_hop: receiver }, &mut d.queue_rng) {
+            Admission::Queued => d.queue_changed(now, old),
+            Admission::QueuedEvicting { evicted, cause } => {
+                d.queue_changed(now, old);
+                out.push(LinkOutput::Drop { node: sender, packet: evicted.packet, cause });
+            }
+            Admission::Dropped { item, cause } => out.push(LinkOutput::Drop { node: sender, packet: item.packet, cause }),
         }
     }
 
-    fn link_start(&mut self, link: u32, direction: u8, packet: Packet) {
-        let now = self.now();
-        let l = &mut self.links[link as usize];
-        let done = now + l.serialisation(&packet);
-        let d = &mut l.directions[direction as usize];
+    fn start(&mut self, now: SimTime, direction: u8, packet: Packet, out: &mut Outputs<LinkOutput>) {
+        let done = now + self.serialisation(&packet);
+        let d = &mut self.directions[direction as usize];
         d.transmitting = Some(packet);
         d.packets_sent += 1;
-        self.queue.schedule(done, Event::new(link, Layer::Link, direction as u32));
+        out.push(LinkOutput::Timer { timer: LinkTimer::TxEnd, direction, at: done });
     }
 
-    /// The last bit is on the wire: it arrives after the propagation delay;
-    /// the next queued packet starts.
-    pub(crate) fn link_tx_end(&mut self, link: u32, direction: u8) {
-        let now = self.now();
-        let l = &mut self.links[link as usize];
-        let arrival = now + l.delay;
-        let d = &mut l.directions[direction as usize];
-        let packet = d.transmitting.take().expect("a packet in transmission");
-        d.propagating.push_back(packet);
-        self.queue.schedule(arrival, Event::new(link, Layer::Link, 2 + direction as u32));
-        let d = &mut self.links[link as usize].directions[direction as usize];
-        let old = d.queue.len();
-        if let Some(next) = d.queue.pop_front() {
-            d.queue_changed(now, old);
-            self.link_start(link, direction, next);
+    pub fn on_timer(&mut self, now: SimTime, timer: LinkTimer, direction: u8, out: &mut Outputs<LinkOutput>) {
+        match timer {
+            LinkTimer::TxEnd => {
+                // The last bit is on the wire: it arrives after the
+                // propagation delay; the next queued packet starts.
+                let arrival = now + self.delay;
+                let d = &mut self.directions[direction as usize];
+                let packet = d.transmitting.take().expect("a packet in transmission");
+                d.propagating.push_back(packet);
+                out.push(LinkOutput::Timer { timer: LinkTimer::Arrive, direction, at: arrival });
+                let old = d.queue.len();
+                if let Some(next) = d.queue.dequeue(now) {
+                    d.queue_changed(now, old);
+                    self.start(now, direction, next.packet, out);
+                }
+            }
+            LinkTimer::Arrive => {
+                let (from, to) = self.ends(direction);
+                let packet = self.directions[direction as usize].propagating.pop_front().expect("a packet on the wire");
+                if self.loss_rng.bernoulli(self.loss_rate) {
+                    out.push(LinkOutput::Drop { node: to, packet, cause: DropCause::ChannelError });
+                } else {
+                    out.push(LinkOutput::Deliver { to, from, packet });
+                }
+            }
         }
     }
 
-    pub(crate) fn link_arrive(&mut self, link: u32, direction: u8) {
-        let l = &mut self.links[link as usize];
-        let (from, to) = l.ends(direction);
-        let packet = l.directions[direction as usize].propagating.pop_front().expect("a packet on the wire");
-        let lost = l.loss_rng.bernoulli(l.loss_rate);
-        if lost {
-            self.drop_packet(to, &packet, DropCause::ChannelError);
-        } else {
-            self.net_receive(to, packet, from);
+    /// Every packet the link holds (queued, serialising or propagating).
+    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
+        self.directions
+            .iter()
+            .flat_map(|d| d.queue.fifo().iter().map(|q| &q.packet).chain(d.transmitting.iter()).chain(d.propagating.iter()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{RngStreams, StreamPurpose};
+    use crate::wire::{PacketKind, RoutingHeader, TransportHeader};
+
+    fn packet(uid: u64, bytes: u32) -> Packet {
+        Packet {
+            uid,
+            kind: PacketKind::Data,
+            flow: 0,
+            sequence: uid,
+            src: NodeId(0),
+            dst: NodeId(1),
+            payload_bytes: bytes - 28,
+            header_bytes: 28,
+            created: SimTime::ZERO,
+            ttl: 64,
+            transport: TransportHeader::Udp,
+            routing: RoutingHeader::None,
         }
     }
 
-    /// Every packet held by a link (queued, serialising or propagating).
-    pub fn link_packets(&self) -> impl Iterator<Item = &Packet> {
-        self.links.iter().flat_map(|l| l.directions.iter()).flat_map(|d| {
-            d.queue.iter().chain(d.transmitting.iter()).chain(d.propagating.iter())
-        })
+    fn link(queue_packets: u32, loss_rate: f64) -> Link {
+        let config = LinkConfig { a: 0, b: 1, rate_mbps: 1.0, delay_ms: 10.0, queue_packets, loss_rate };
+        let s = RngStreams::new(1);
+        Link::new(&config, s.stream(StreamPurpose::LinkLoss, 0), [s.stream(StreamPurpose::Queue, 0), s.stream(StreamPurpose::Queue, 1)])
+    }
+
+    #[test]
+    fn a_packet_is_serialised_then_propagated() {
+        let mut l = link(5, 0.0);
+        let mut out = Outputs::new();
+        // 1000 bytes at 1 Mb/s: 8 ms on the wire, then 10 ms of flight.
+        l.enqueue(SimTime::ZERO, 0, packet(1, 1000), &mut out);
+        assert_eq!(out[0], LinkOutput::Timer { timer: LinkTimer::TxEnd, direction: 0, at: SimTime(8_000_000) });
+        out.clear();
+        l.on_timer(SimTime(8_000_000), LinkTimer::TxEnd, 0, &mut out);
+        assert_eq!(out[0], LinkOutput::Timer { timer: LinkTimer::Arrive, direction: 0, at: SimTime(18_000_000) });
+        out.clear();
+        l.on_timer(SimTime(18_000_000), LinkTimer::Arrive, 0, &mut out);
+        assert!(matches!(out[0], LinkOutput::Deliver { to: NodeId(1), from: NodeId(0), packet } if packet.uid == 1));
+    }
+
+    #[test]
+    fn a_full_queue_drops_at_the_sender_and_the_next_packet_follows_back_to_back() {
+        let mut l = link(1, 0.0);
+        let mut out = Outputs::new();
+        for uid in 1..=3 {
+            l.enqueue(SimTime::ZERO, 1, packet(uid, 1000), &mut out);
+        }
+        // 1 serialising, 1 queued, 1 dropped at node 1 (the b end sends).
+        assert!(matches!(out[1], LinkOutput::Drop { node: NodeId(1), cause: DropCause::QueueOverflow, packet } if packet.uid == 3));
+        out.clear();
+        l.on_timer(SimTime(8_000_000), LinkTimer::TxEnd, 1, &mut out);
+        assert_eq!(out[1], LinkOutput::Timer { timer: LinkTimer::TxEnd, direction: 1, at: SimTime(16_000_000) });
+        assert_eq!(l.packets().count(), 2);
+    }
+
+    #[test]
+    fn timer_ids_round_trip() {
+        for timer in [LinkTimer::TxEnd, LinkTimer::Arrive] {
+            for direction in [0, 1] {
+                assert_eq!(LinkTimer::from_id(timer.id(direction)), (timer, direction));
+            }
+        }
     }
 }

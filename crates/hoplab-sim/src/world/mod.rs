@@ -24,17 +24,19 @@ use crate::scenario::{AppKind, ConfigError, ErrorModelKind, Scenario, Transport}
 use crate::stats::report::{FlowReport, NodeReport, RunReport, SeriesRow};
 use crate::stats::FlowStats;
 use crate::scenario::RateControlKind;
-use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection, SemiTcpTimer};
+use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection};
 use crate::transport::semitcp::rate_control::BinarySearchRateControl;
 use crate::transport::semitcp::sender::SemiTcpSender;
 use crate::transport::tcp::congestion;
-use crate::transport::tcp::connection::{TcpConnection, TcpTimer};
+use crate::transport::tcp::connection::TcpConnection;
 use crate::transport::tcp::receiver::Receiver as TcpReceiver;
 use crate::transport::tcp::sender::{Sender as TcpSender, TcpParams};
 use crate::time::{SimDuration, SimTime};
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod flows;
+pub mod links;
 pub mod network;
 pub mod radio;
 
@@ -153,6 +155,8 @@ pub struct Flow {
     pub tcp: Option<TcpConnection>,
     /// The semi-TCP connection of a semi-TCP flow.
     pub semitcp: Option<SemiTcpConnection>,
+    /// The connection's timer slots (a connection has two).
+    pub timers: [Timer; 2],
 }
 
 /// One line of the frame trace (tests and debugging).
@@ -288,7 +292,11 @@ impl World {
             .links
             .iter()
             .enumerate()
-            .map(|(i, config)| Link::new(config, streams.stream(StreamPurpose::LinkLoss, i as u64)))
+            .map(|(i, config)| {
+                // Queue streams after the nodes' (index = node count + 2 x link + direction).
+                let queue = |d: u64| streams.stream(StreamPurpose::Queue, channel.node_count() as u64 + 2 * i as u64 + d);
+                Link::new(config, streams.stream(StreamPurpose::LinkLoss, i as u64), [queue(0), queue(1)])
+            })
             .collect();
         let mut wired_interfaces = BTreeMap::new();
         let mut adjacency = channel.decodable_adjacency();
@@ -390,6 +398,7 @@ impl World {
                 stats: FlowStats::default(),
                 tcp,
                 semitcp,
+                timers: [Timer::default(); 2],
             });
         }
 
@@ -483,6 +492,13 @@ impl World {
         self.queue.now()
     }
 
+    /// A packet identity, unique over the run.
+    pub(crate) fn new_uid(&mut self) -> u64 {
+        let uid = self.next_uid;
+        self.next_uid += 1;
+        uid
+    }
+
     /// Process every event up to and including `until`.
     pub fn run_until(&mut self, until: SimTime) {
         while let Some((_, seq, event)) = self.queue.pop_until(until) {
@@ -525,20 +541,8 @@ impl World {
                 }
             }
             Layer::App => self.app_send(owner),
-            Layer::Transport => match id {
-                0 => self.tcp_timer(owner, TcpTimer::Retransmission, seq),
-                1 => self.tcp_timer(owner, TcpTimer::DelayedAck, seq),
-                2 => self.semitcp_timer(owner, SemiTcpTimer::Retransmission, seq),
-                _ => self.semitcp_timer(owner, SemiTcpTimer::Send, seq),
-            },
-            Layer::Link => {
-                let direction = (id & 1) as u8;
-                if id >> 1 == 0 {
-                    self.link_tx_end(owner, direction)
-                } else {
-                    self.link_arrive(owner, direction)
-                }
-            }
+            Layer::Transport => self.transport_timer(owner, id, seq),
+            Layer::Link => self.link_timer(owner, id),
             Layer::Stats => self.sample_series(),
             Layer::Routing => self.routing_timer(NodeId(owner), id),
         }

@@ -1,6 +1,9 @@
-//! A semi-TCP flow in the world: the sender at the source, a receiver that
+//! A semi-TCP connection: the sender at the source, a receiver that
 //! acknowledges every segment at the destination, the source's pacing
-//! (buffer only, a fixed rate, or Algorithm 1), and the timers (impl World).
+//! (buffer only, a fixed rate, or Algorithm 1), and the timers it asks for.
+//! Sans-IO: the world counts the source's packets waiting below the
+//! transport (the reserved buffer is full when R of them wait), delivers
+//! segments, MAC samples and timer expiries.
 //!
 //! Buffer-based sending (SPEC.md section 2): the source hands a segment to
 //! its MAC whenever fewer than `reserved_packets` (R) of its own packets
@@ -12,13 +15,9 @@
 
 use super::rate_control::BinarySearchRateControl;
 use super::sender::SemiTcpSender;
-use crate::engine::Timer;
-use crate::mac::TxDone;
-use crate::net::{NodeId, Packet};
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 use crate::transport::tcp::receiver::Receiver;
-use crate::wire::tcp::SegmentKind;
-use crate::world::{Event, Layer, World};
+use crate::wire::tcp::TcpHeader;
 
 /// How the source paces itself.
 pub enum Pacing {
@@ -55,6 +54,19 @@ pub enum SemiTcpTimer {
     Send = 1,
 }
 
+impl SemiTcpTimer {
+    pub const ALL: [SemiTcpTimer; 2] = [SemiTcpTimer::Retransmission, SemiTcpTimer::Send];
+}
+
+/// What the sending timer should do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SendTick {
+    Keep,
+    /// (Re-)arm it for this instant.
+    Arm(SimTime),
+    Cancel,
+}
+
 pub struct SemiTcpConnection {
     pub sender: SemiTcpSender,
     pub receiver: Receiver,
@@ -62,145 +74,64 @@ pub struct SemiTcpConnection {
     pub reserved_packets: usize,
     /// A tick of the sending timer not yet used.
     credit: bool,
-    timers: [Timer; 2],
     /// The interval the sending timer was armed with.
     armed_interval: Option<SimDuration>,
 }
 
 impl SemiTcpConnection {
     pub fn new(sender: SemiTcpSender, receiver: Receiver, pacing: Pacing, reserved_packets: usize) -> Self {
-        SemiTcpConnection {
-            sender,
-            receiver,
-            pacing,
-            reserved_packets,
-            credit: true,
-            timers: [Timer::default(); 2],
-            armed_interval: None,
+        SemiTcpConnection { sender, receiver, pacing, reserved_packets, credit: true, armed_interval: None }
+    }
+
+    /// The next segment to hand down, given `waiting`: the source's own
+    /// packets below the transport. None when the reserved buffer is full,
+    /// a paced source has no tick left, or nothing is to be sent.
+    pub fn next_segment(&mut self, now: SimTime, waiting: usize) -> Option<TcpHeader> {
+        if waiting >= self.reserved_packets {
+            return None;
+        }
+        let paced = self.pacing.interval().is_some();
+        if paced && !self.credit {
+            return None;
+        }
+        let header = self.sender.next_segment(now)?;
+        if paced {
+            self.credit = false;
+        }
+        Some(header)
+    }
+
+    /// The sending timer fired: one more segment may go.
+    pub fn on_send_tick(&mut self) {
+        self.credit = true;
+        self.armed_interval = None; // re-armed for the next tick
+    }
+
+    /// Algorithm 1's sample of a packet the source's MAC served; true if
+    /// the rate changed (the sending timer restarts with the new period).
+    pub fn on_mac_sample(&mut self, rts_attempts: u32, service_time_s: f64) -> bool {
+        let Pacing::BinarySearch(rc) = &mut self.pacing else { return false };
+        let changed = rc.on_sample(rts_attempts, service_time_s);
+        if changed {
+            self.armed_interval = None;
+            self.credit = true;
+        }
+        changed
+    }
+
+    /// What the sending timer should do now, given whether it is armed.
+    pub fn send_tick(&mut self, now: SimTime, armed: bool) -> SendTick {
+        match self.pacing.interval() {
+            Some(period) if !armed || self.armed_interval != Some(period) => {
+                self.armed_interval = Some(period);
+                SendTick::Arm(now + period)
+            }
+            None if armed => {
+                self.armed_interval = None;
+                SendTick::Cancel
+            }
+            _ => SendTick::Keep,
         }
     }
 }
 
-impl World {
-    fn semitcp(&mut self, flow: u32) -> &mut SemiTcpConnection {
-        self.flows[flow as usize].semitcp.as_mut().expect("a semi-TCP flow")
-    }
-
-    pub(crate) fn semitcp_start(&mut self, flow: u32) {
-        self.semitcp_pump(flow);
-    }
-
-    /// Packets of `flow` (data direction) waiting in `node`'s interface
-    /// queue or for a route (AODV's request queue).
-    fn waiting_of_flow(&self, node: NodeId, flow: u32) -> usize {
-        let of_flow = |p: &Packet| p.flow == flow && !p.is_reverse() && !p.is_control();
-        self.nodes[node.index()].mac.queued().filter(|q| of_flow(&q.packet)).count()
-            + self.routing_held(node, of_flow)
-    }
-
-    /// Hand segments down while the reserved buffer (and the timer) allow.
-    pub(crate) fn semitcp_pump(&mut self, flow: u32) {
-        let now = self.now();
-        let (src, dst, stop) = {
-            let f = &self.flows[flow as usize];
-            (f.src, f.dst, f.stop)
-        };
-        while now < stop && self.waiting_of_flow(src, flow) < self.semitcp(flow).reserved_packets {
-            let c = self.semitcp(flow);
-            let paced = c.pacing.interval().is_some();
-            if paced && !c.credit {
-                break;
-            }
-            let Some(header) = c.sender.next_segment(now) else { break };
-            if paced {
-                c.credit = false;
-            }
-            self.tcp_send(flow, src, dst, header);
-        }
-        self.semitcp_sync_timers(flow);
-    }
-
-    /// A semi-TCP packet reached its destination node.
-    pub(crate) fn semitcp_deliver(&mut self, packet: Packet) {
-        let now = self.now();
-        let flow = packet.flow;
-        let header = packet.tcp().copied().expect("a semi-TCP packet");
-        if packet.is_reverse() {
-            self.flows[flow as usize].stats.acks_delivered += 1;
-            self.semitcp(flow).sender.on_ack(now, &header);
-            self.semitcp_pump(flow);
-            return;
-        }
-        if header.kind != SegmentKind::Data {
-            return;
-        }
-        let received = self.semitcp(flow).receiver.on_data(now, &header);
-        self.record_segment_delivery(flow, &header, received.delivered_in_order, received.duplicate);
-        if let Some(ack) = received.ack {
-            let f = &self.flows[flow as usize];
-            let (src, dst) = (f.src, f.dst);
-            self.tcp_send(flow, dst, src, ack);
-        }
-    }
-
-    pub(crate) fn semitcp_timer(&mut self, flow: u32, timer: SemiTcpTimer, seq: u64) {
-        let now = self.now();
-        if !self.semitcp(flow).timers[timer as usize].fire(seq) {
-            return;
-        }
-        match timer {
-            SemiTcpTimer::Retransmission => self.semitcp(flow).sender.on_rto(now),
-            SemiTcpTimer::Send => {
-                let c = self.semitcp(flow);
-                c.credit = true;
-                c.armed_interval = None; // re-armed below for the next tick
-            }
-        }
-        self.semitcp_pump(flow);
-    }
-
-    /// Algorithm 1 samples every packet of the flow served by the source MAC.
-    pub(crate) fn semitcp_mac_sample(&mut self, node: NodeId, done: &TxDone, packet: &Packet) {
-        let flow = packet.flow;
-        if self.flows[flow as usize].src != node || packet.is_reverse() {
-            return;
-        }
-        let c = self.semitcp(flow);
-        if let Pacing::BinarySearch(rc) = &mut c.pacing {
-            if rc.on_sample(done.rts_attempts, done.service_time.as_secs_f64()) {
-                // The rate changed: the timer restarts with the new period.
-                c.armed_interval = None;
-                c.timers[SemiTcpTimer::Send as usize].cancel();
-                c.credit = true;
-                self.semitcp_pump(flow);
-            }
-        }
-    }
-
-    fn semitcp_sync_timers(&mut self, flow: u32) {
-        let now = self.now();
-        let c = self.flows[flow as usize].semitcp.as_mut().expect("a semi-TCP flow");
-        let rto = c.sender.rto_deadline();
-        let timer = &mut c.timers[SemiTcpTimer::Retransmission as usize];
-        match rto {
-            Some(at) if !(timer.is_armed() && timer.deadline() == at) => {
-                timer.arm(&mut self.queue, at, Event::new(flow, Layer::Transport, 2));
-            }
-            None if timer.is_armed() => timer.cancel(),
-            _ => {}
-        }
-        let interval = c.pacing.interval();
-        let send = &mut c.timers[SemiTcpTimer::Send as usize];
-        match interval {
-            Some(period) if !send.is_armed() || c.armed_interval != Some(period) => {
-                send.arm(&mut self.queue, now + period, Event::new(flow, Layer::Transport, 3));
-                c.armed_interval = Some(period);
-            }
-            None if send.is_armed() => {
-                send.cancel();
-                c.armed_interval = None;
-            }
-            _ => {}
-        }
-    }
-}
