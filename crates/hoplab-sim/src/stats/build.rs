@@ -1,0 +1,179 @@
+//! The run report, built at the end of a run from every layer's counters:
+//! the MAC's ([`MacStats`](crate::mac::MacStats)) and its hop control's
+//! ([`HopStats`](crate::mac::hop_control::HopStats)), the routing
+//! protocol's ([`RoutingCounters`](crate::net::routing::RoutingCounters)),
+//! the transports', and the world's flow and drop counters.
+
+use super::report::{FlowReport, NodeReport, RunReport};
+use crate::api::RunOptions;
+use crate::loss::DropCause;
+use crate::queue::QueueDisc;
+use crate::mac::hop_control::HopControl;
+use crate::mac::FrameKind;
+use crate::net::routing::Routing;
+use crate::scenario::{AppKind, Transport};
+use crate::transport::semitcp::connection::Pacing;
+use crate::wire::NodeId;
+use crate::world::World;
+use std::collections::BTreeMap;
+
+impl World {
+    /// Build the report at the end of the run.
+    pub fn report(&mut self, wall_seconds: f64, options: RunOptions) -> RunReport {
+        let now = self.end;
+        for node in &mut self.nodes {
+            let len = node.mac.queue.len();
+            node.mac.stats.queue_changed(now, len);
+        }
+        let window_s = self.end.since(self.warmup).as_secs_f64();
+        let in_flight = self.in_flight_per_flow();
+        let flows = self
+            .flows
+            .iter()
+            .map(|f| {
+                let counters = match (&f.tcp, &f.semitcp) {
+                    (Some(c), _) => c.sender.counters,
+                    (_, Some(c)) => c.sender.counters,
+                    _ => Default::default(),
+                };
+                let rate_control = f.semitcp.as_ref().map(|c| c.pacing.name().to_string());
+                let (rate_kbps, rate_restarts) = match f.semitcp.as_ref().map(|c| &c.pacing) {
+                    Some(Pacing::BinarySearch(rc)) => (rc.rate_kbps, rc.restarts),
+                    Some(Pacing::Fixed { interval }) => {
+                        (Some(f.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3), 0)
+                    }
+                    _ => (None, 0),
+                };
+                FlowReport {
+                    id: f.id,
+                    src: f.src.0,
+                    dst: f.dst.0,
+                    transport: match f.transport {
+                        Transport::Udp => "udp",
+                        Transport::Tcp => "tcp",
+                        Transport::Semitcp => "semitcp",
+                    }
+                    .to_string(),
+                    cc: f.tcp.as_ref().map(|c| c.sender.cc_name().to_string()),
+                    app: match f.app {
+                        AppKind::Cbr => "cbr",
+                        AppKind::Bulk => "bulk",
+                    }
+                    .to_string(),
+                    packet_bytes: f.packet_bytes,
+                    hops: f.hops,
+                    goodput_kbps: f.stats.window_delivered_bytes as f64 * 8.0 / window_s / 1e3,
+                    offered_kbps: f.stats.window_offered_bytes as f64 * 8.0 / window_s / 1e3,
+                    mean_delay_ms: if f.stats.window_delay_samples > 0 {
+                        f.stats.window_delay_total_ns as f64 / f.stats.window_delay_samples as f64 / 1e6
+                    } else {
+                        0.0
+                    },
+                    sent: f.stats.sent,
+                    delivered: f.stats.delivered,
+                    in_flight: in_flight[f.id as usize].0,
+                    retransmissions: counters.retransmissions,
+                    timeouts: counters.timeouts,
+                    fast_retransmits: counters.fast_retransmits,
+                    losses: cause_map(&f.stats.losses),
+                    acks_sent: f.stats.acks_sent,
+                    acks_delivered: f.stats.acks_delivered,
+                    acks_in_flight: in_flight[f.id as usize].1,
+                    ack_losses: cause_map(&f.stats.ack_losses),
+                    completion_s: f
+                        .tcp
+                        .as_ref()
+                        .and_then(|c| c.sender.completed_at)
+                        .or_else(|| f.semitcp.as_ref().and_then(|c| c.sender.completed_at))
+                        .map(|t| t.as_secs_f64()),
+                    rate_control,
+                    rate_kbps,
+                    rate_restarts,
+                    route_discoveries: self.routing[f.src.index()]
+                        .counters()
+                        .map_or(0, |r| r.discoveries.get(&f.dst).copied().unwrap_or(0)),
+                    rerrs_received: self.routing[f.src.index()]
+                        .counters()
+                        .map_or(0, |r| r.errors_received.get(&f.dst).copied().unwrap_or(0)),
+                    route_breaks: f.stats.route_breaks,
+                }
+            })
+            .collect();
+        let run_ns = self.end.as_nanos().max(1) as f64;
+        let end = self.end;
+        let positions: Vec<[f64; 2]> = (0..self.nodes.len()).map(|i| self.channel.position_at(NodeId(i as u32), end)).collect();
+        let nodes = self
+            .nodes
+            .iter()
+            .map(|n| {
+                let s = &n.mac.stats;
+                let hop = n.mac.hop.stats(self.end);
+                let served = s.packets_served.max(1) as f64;
+                let pos = positions[n.id.index()];
+                let routing = self.routing[n.id.index()].counters();
+                let sent = |name: &str| routing.map_or(0, |r| r.messages_sent.get(name).copied().unwrap_or(0));
+                let mut frames_sent = BTreeMap::new();
+                for kind in [FrameKind::Rts, FrameKind::Cts, FrameKind::Data, FrameKind::Ack] {
+                    frames_sent.insert(kind.name().to_string(), s.frames_sent[kind as usize]);
+                }
+                NodeReport {
+                    id: n.id.0,
+                    x_m: pos[0],
+                    y_m: pos[1],
+                    rts_sent: s.frames_sent[FrameKind::Rts as usize],
+                    rts_attempts_per_packet: if s.packets_served > 0 { s.rts_attempts_total as f64 / served } else { 0.0 },
+                    data_attempts_per_packet: if s.packets_served > 0 { s.data_attempts_total as f64 / served } else { 0.0 },
+                    rts_dropped: s.rts_dropped,
+                    data_dropped: s.data_dropped,
+                    data_retries: s.data_retries,
+                    rtsc_sent: hop.rtsc_sent,
+                    ctsc_sent: hop.ctsc_sent,
+                    rtsc_ratio: if s.frames_sent[FrameKind::Rts as usize] > 0 {
+                        hop.rtsc_sent as f64 / s.frames_sent[FrameKind::Rts as usize] as f64
+                    } else {
+                        0.0
+                    },
+                    rts_drop_ratio: if s.packets_served > 0 { s.rts_dropped as f64 / served } else { 0.0 },
+                    congested_fraction: hop.congested_ns as f64 / run_ns,
+                    rts_refused: hop.rts_refused,
+                    hold_deferrals: hop.deferrals,
+                    mac_service_time_ms: if s.packets_served > 0 {
+                        s.service_time_total_ns as f64 / served / 1e6
+                    } else {
+                        0.0
+                    },
+                    queue_mean: s.queue_area as f64 / run_ns,
+                    packets_served: s.packets_served,
+                    frames_sent,
+                    drops: cause_map(&n.drops),
+                    tx_time_fraction: s.tx_time_ns as f64 / run_ns,
+                    rreq_sent: sent("rreq"),
+                    rrep_sent: sent("rrep"),
+                    rerr_sent: sent("rerr"),
+                    hello_sent: sent("hello"),
+                    routing_bytes_sent: routing.map_or(0, |r| r.control_bytes_sent),
+                    routing_drops: routing.map_or(0, |r| r.control_drops),
+                }
+            })
+            .collect();
+        RunReport {
+            name: self.name.clone(),
+            version: crate::api::version().to_string(),
+            config_hash: self.config_hash.clone(),
+            seed: self.seed,
+            sim_seconds: self.end.as_secs_f64(),
+            wall_seconds,
+            events: self.queue.popped(),
+            routing: self.routing_report(),
+            flows,
+            nodes,
+            series: options.series.then(|| self.series.clone()),
+            warnings: self.warnings.clone(),
+        }
+    }
+}
+
+fn cause_map(causes: &BTreeMap<DropCause, u64>) -> BTreeMap<String, u64> {
+    causes.iter().map(|(cause, &count)| (cause.name().to_string(), count)).collect()
+}
+

@@ -1,0 +1,89 @@
+//! Time series (`stats.series_interval_s`): every interval, per flow its
+//! goodput, TCP window and RTT (and the controller's own variables),
+//! semi-TCP's rate and Algorithm 1's estimates, routing discoveries and
+//! breaks; per node its queue, and the MAC service time and attempts per
+//! packet of the packets served in the interval. Long format: one row per
+//! (time, entity, id, metric).
+
+use super::report::SeriesRow;
+use crate::net::routing::Routing;
+use crate::queue::QueueDisc;
+use crate::transport::semitcp::connection::Pacing;
+use crate::world::{Event, Layer, World};
+
+impl World {
+    pub(crate) fn sample_series(&mut self) {
+        let now = self.now();
+        let interval_s = self.series_interval.as_secs_f64();
+        for flow in &mut self.flows {
+            let goodput_kbps = flow.stats.interval_delivered_bytes as f64 * 8.0 / interval_s / 1e3;
+            flow.stats.interval_delivered_bytes = 0;
+            let mut push = |metric: &str, value: f64| {
+                self.series.push(SeriesRow {
+                    time_s: now.as_secs_f64(),
+                    entity: "flow".into(),
+                    id: flow.id,
+                    metric: metric.into(),
+                    value,
+                })
+            };
+            push("goodput_kbps", goodput_kbps);
+            if let Some(tcp) = &flow.tcp {
+                let state = &tcp.sender.state;
+                push("cwnd_segments", state.cwnd);
+                push("ssthresh_segments", state.ssthresh.min(f64::from(u32::MAX)));
+                if let Some(srtt) = state.srtt {
+                    push("srtt_ms", srtt.as_millis_f64());
+                }
+                if let Some(rtt) = state.last_rtt {
+                    push("rtt_ms", rtt.as_millis_f64());
+                }
+                push("rto_ms", state.rto.as_millis_f64());
+                for (name, value) in tcp.sender.cc_metrics() {
+                    push(&format!("cc_{name}"), value);
+                }
+            }
+            if let Some(counters) = self.routing[flow.src.index()].counters() {
+                push("route_discoveries", counters.discoveries.get(&flow.dst).copied().unwrap_or(0) as f64);
+                push("route_breaks", flow.stats.route_breaks as f64);
+            }
+            if let Some(semi) = &flow.semitcp {
+                if let Some(srtt_ms) = semi.sender.srtt_ms() {
+                    push("srtt_ms", srtt_ms);
+                }
+                if let Some(interval) = semi.pacing.interval() {
+                    push("source_rate_kbps", flow.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3);
+                }
+                if let Pacing::BinarySearch(rc) = &semi.pacing {
+                    push("rate_control_step", rc.phase.step() as f64);
+                    push("apr_estimate", rc.apr_estimate());
+                    push("mst_estimate_ms", rc.mst_estimate_s() * 1e3);
+                }
+            }
+        }
+        for node in &mut self.nodes {
+            let interval = std::mem::take(&mut node.mac.stats.interval);
+            let mut push = |metric: &str, value: f64| {
+                self.series.push(SeriesRow {
+                    time_s: now.as_secs_f64(),
+                    entity: "node".into(),
+                    id: node.id.0,
+                    metric: metric.into(),
+                    value,
+                })
+            };
+            push("queue_packets", node.mac.queue.len() as f64);
+            // MST and APR of the packets served in this interval (absent when
+            // none was served).
+            if interval.packets_served > 0 {
+                let served = interval.packets_served as f64;
+                push("mac_service_time_ms", interval.service_time_total_ns as f64 / served / 1e6);
+                push("rts_attempts_per_packet", interval.rts_attempts_total as f64 / served);
+            }
+        }
+        let next = now + self.series_interval;
+        if next <= self.end {
+            self.queue.schedule(next, Event::new(0, Layer::Stats, 0));
+        }
+    }
+}

@@ -1,0 +1,281 @@
+//! Building a world from a validated scenario: place the nodes, attach the
+//! mobility model, compute static routes, and give every node its PHY,
+//! MAC, queue, hop control and routing protocol, and every flow its
+//! transport and application.
+
+use super::{Event, Flow, Layer, Node, OnAir, World, NODE_TIMERS};
+use crate::api::ApiError;
+use crate::engine::{EventQueue, RngStreams, StreamPurpose, Timer};
+use crate::link::Link;
+use crate::mac::hop_control::{HopControlKind, SemiTcpHop};
+use crate::mac::{Mac, MacTiming};
+use crate::net::aodv::{AodvNode, AodvParams};
+use crate::net::routing::RoutingProtocol;
+use crate::net::StaticRoutes;
+use crate::phy::error_model::ErrorModel;
+use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
+use crate::phy::{Channel, Phy, RadioModel};
+use crate::queue::{DropTail, QueueDiscipline};
+use crate::scenario::{ConfigError, ErrorModelKind, RateControlKind, Scenario, Transport};
+use crate::stats::FlowStats;
+use crate::time::{SimDuration, SimTime};
+use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection};
+use crate::transport::semitcp::rate_control::BinarySearchRateControl;
+use crate::transport::semitcp::sender::SemiTcpSender;
+use crate::transport::tcp::congestion;
+use crate::transport::tcp::connection::TcpConnection;
+use crate::transport::tcp::receiver::Receiver as TcpReceiver;
+use crate::transport::tcp::sender::{Sender as TcpSender, TcpParams};
+use crate::wire::NodeId;
+use sha2::{Digest, Sha256};
+use std::collections::{BTreeMap, BTreeSet};
+
+impl World {
+    /// Build the world of a validated scenario. Fails (naming the key) if a
+    /// flow's endpoints cannot reach each other.
+    pub fn build(scenario: &Scenario, seed: u64) -> Result<World, ApiError> {
+        let streams = RngStreams::new(seed);
+        let radio = RadioModel::from_config(&scenario.radio);
+        let shape = scenario.topology.shape()?;
+        let moving = scenario.mobility.model != crate::scenario::MobilityModel::Static;
+        let layout = crate::topology::place(&shape, &radio, &streams, !moving)?;
+        let mut warnings = Vec::new();
+        let motion = crate::mobility::build(scenario, &layout, &streams, &mut warnings)?;
+        let mut channel = match &motion {
+            // The positions at time 0 come from the model (a steady-state
+            // start replaces the topology's placement).
+            Some(model) => {
+                let mut model = model.clone();
+                let positions = (0..layout.positions.len()).map(|i| model.position(i, SimTime::ZERO)).collect();
+                Channel::new(positions, layout.has_radio.clone(), radio)
+            }
+            None => Channel::new(layout.positions, layout.has_radio.clone(), radio),
+        };
+        if let Some(model) = motion {
+            channel.set_motion(model);
+        }
+        let links: Vec<Link> = layout
+            .links
+            .iter()
+            .enumerate()
+            .map(|(i, config)| {
+                // Queue streams after the nodes' (index = node count + 2 x link + direction).
+                let queue = |d: u64| streams.stream(StreamPurpose::Queue, channel.node_count() as u64 + 2 * i as u64 + d);
+                Link::new(config, streams.stream(StreamPurpose::LinkLoss, i as u64), [queue(0), queue(1)])
+            })
+            .collect();
+        let mut wired_interfaces = BTreeMap::new();
+        let mut adjacency = channel.decodable_adjacency();
+        for (i, link) in links.iter().enumerate() {
+            // A wired link wins over a radio link between the same nodes.
+            wired_interfaces.insert((link.a, link.b), (i as u32, 0u8));
+            wired_interfaces.insert((link.b, link.a), (i as u32, 1u8));
+            adjacency[link.a.index()].push(link.b);
+            adjacency[link.b.index()].push(link.a);
+        }
+        for list in &mut adjacency {
+            list.sort();
+            list.dedup();
+        }
+        let timing = MacTiming::new(&scenario.mac, &scenario.radio, channel.radio.tx_range_m());
+        // Routes toward every destination, and back to TCP sources for ACKs.
+        let destinations: BTreeSet<NodeId> = scenario
+            .flows
+            .iter()
+            .flat_map(|f| {
+                let reverse = (f.transport != Transport::Udp).then_some(NodeId(f.src));
+                std::iter::once(NodeId(f.dst)).chain(reverse)
+            })
+            .collect();
+        let tcp_params = tcp_params(&scenario.tcp);
+        let routes = StaticRoutes::compute(&adjacency, destinations);
+
+        let end = SimTime::from_secs_f64(scenario.duration_s);
+        let mut flows = Vec::with_capacity(scenario.flows.len());
+        let mobile = channel.is_mobile();
+        for (i, f) in scenario.flows.iter().enumerate() {
+            // Moving nodes may meet later: only fixed ones must be connected.
+            let hops = routes.hops(NodeId(f.src), NodeId(f.dst)).or(mobile.then_some(0)).ok_or_else(|| {
+                ConfigError::new(
+                    format!("flows[{i}].dst"),
+                    format!(
+                        "node {} cannot reach node {} over wired links and radio links of the {:.0} m decoding range",
+                        f.src,
+                        f.dst,
+                        channel.radio.tx_range_m()
+                    ),
+                )
+            })?;
+            let interval = match f.rate_kbps {
+                Some(rate_kbps) => SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (rate_kbps * 1e3)),
+                None => SimDuration::ZERO,
+            };
+            let semitcp = (f.transport == Transport::Semitcp).then(|| {
+                let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
+                let sender = SemiTcpSender::new(&tcp_params, total_segments);
+                // Every segment is acknowledged at once, on its own if out of order.
+                let receiver = TcpReceiver::new(false, 1, tcp_params.delayed_ack_timeout);
+                let pacing = match f.rate_control.unwrap_or_default() {
+                    RateControlKind::None => Pacing::Buffer,
+                    RateControlKind::Fixed => Pacing::Fixed {
+                        interval: SimDuration::from_secs_f64(
+                            f.packet_bytes as f64 * 8.0 / (f.rate_kbps.unwrap_or(1.0) * 1e3),
+                        ),
+                    },
+                    RateControlKind::BinarySearch => {
+                        let mut rc = BinarySearchRateControl::new(scenario.semitcp.rate_control.clone(), f.packet_bytes);
+                        rc.max_rate_kbps = scenario.radio.data_rate_mbps * 1e3;
+                        Pacing::BinarySearch(Box::new(rc))
+                    }
+                };
+                SemiTcpConnection::new(sender, receiver, pacing, scenario.semitcp.reserved_packets as usize)
+            });
+            let tcp = match f.transport {
+                Transport::Udp | Transport::Semitcp => None,
+                Transport::Tcp => {
+                    let key = format!("flows[{i}].cc");
+                    let name = f.cc.as_deref().unwrap_or("newreno");
+                    let params = f.cc_params.clone().unwrap_or(serde_json::Value::Null);
+                    let cc = congestion::build(name, &params, &key)?;
+                    let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
+                    let mss_bytes = f.packet_bytes;
+                    let sender = TcpSender::new(cc, tcp_params.clone(), mss_bytes, total_segments);
+                    let receiver = TcpReceiver::new(
+                        tcp_params.delayed_ack,
+                        tcp_params.delayed_ack_segments,
+                        tcp_params.delayed_ack_timeout,
+                    )
+                    .with_sack(tcp_params.sack);
+                    Some(TcpConnection::new(sender, receiver))
+                }
+            };
+            flows.push(Flow {
+                id: i as u32,
+                src: NodeId(f.src),
+                dst: NodeId(f.dst),
+                transport: f.transport,
+                app: f.app,
+                packet_bytes: f.packet_bytes,
+                interval: interval.max(SimDuration::from_nanos(1)),
+                start: SimTime::from_secs_f64(f.start_s),
+                stop: f.stop_s.map_or(end, SimTime::from_secs_f64).min(end),
+                next_sequence: 0,
+                hops,
+                stats: FlowStats::default(),
+                tcp,
+                semitcp,
+                timers: [Timer::default(); 2],
+            });
+        }
+
+        let routing: Vec<RoutingProtocol> = match scenario.routing.protocol {
+            crate::scenario::RoutingProtocol::Static => {
+                (0..channel.node_count() as u32).map(|i| RoutingProtocol::Static(routes.node(NodeId(i)))).collect()
+            }
+            crate::scenario::RoutingProtocol::Aodv => {
+                let params = AodvParams::new(&scenario.routing.aodv.clone().unwrap_or_default());
+                (0..channel.node_count())
+                    .map(|i| RoutingProtocol::Aodv(Box::new(AodvNode::new(params.clone(), streams.stream(StreamPurpose::Routing, i as u64)))))
+                    .collect()
+            }
+        };
+        let hop_control = scenario.semitcp.hop_control && scenario.flows.iter().any(|f| f.transport == Transport::Semitcp);
+        let capture_ratio = channel.radio.capture_ratio;
+        let nodes = (0..channel.node_count() as u32)
+            .map(|i| {
+                let id = NodeId(i);
+                let errors = match scenario.errors.model {
+                    ErrorModelKind::None => ErrorModel::None,
+                    ErrorModelKind::Uniform => ErrorModel::Uniform {
+                        packet_error_rate: scenario.errors.packet_error_rate.unwrap_or(0.0),
+                        rng: streams.stream(StreamPurpose::ErrorModel, i as u64),
+                    },
+                };
+                let reception = ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio));
+                let hop = if hop_control {
+                    HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone()))
+                } else {
+                    HopControlKind::Off
+                };
+                let queue = QueueDiscipline::DropTail(DropTail::new(scenario.mac.queue_packets as usize, true));
+                Node {
+                    id,
+                    phy: Phy::new(id, reception, errors),
+                    mac: Mac::new(
+                        id,
+                        queue,
+                        scenario.mac.cw_min,
+                        hop,
+                        streams.stream(StreamPurpose::Backoff, i as u64),
+                        streams.stream(StreamPurpose::Queue, i as u64),
+                    ),
+                    timers: [Timer::default(); NODE_TIMERS],
+                    drops: BTreeMap::new(),
+                }
+            })
+            .collect();
+
+        let mut world = World {
+            queue: EventQueue::new(),
+            timing,
+            channel,
+            nodes,
+            flows,
+            routing,
+            links,
+            wired_interfaces,
+            on_air: OnAir::default(),
+            next_uid: 0,
+            end,
+            warmup: SimTime::from_secs_f64(scenario.warmup_s),
+            series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
+            series: Vec::new(),
+            trace: None,
+            hop_dirty: Vec::new(),
+            config_hash: config_hash(scenario),
+            name: scenario.name.clone(),
+            seed,
+            warnings,
+        };
+        world.routing_start();
+        for i in 0..world.flows.len() {
+            let start = world.flows[i].start;
+            world.queue.schedule(start, Event::new(i as u32, Layer::App, 0));
+        }
+        if world.series_interval > SimDuration::ZERO {
+            let first = SimTime::ZERO + world.series_interval;
+            world.queue.schedule(first, Event::new(0, Layer::Stats, 0));
+        }
+        Ok(world)
+    }
+
+}
+
+fn tcp_params(tcp: &crate::scenario::TcpConfig) -> TcpParams {
+    let ms = |v: f64| SimDuration::from_secs_f64(v / 1e3);
+    TcpParams {
+        initial_cwnd: tcp.initial_cwnd_segments,
+        rwnd_segments: tcp.rwnd_segments,
+        min_rto: ms(tcp.min_rto_ms),
+        initial_rto: ms(tcp.initial_rto_ms),
+        max_rto: ms(tcp.max_rto_ms),
+        granularity: ms(tcp.clock_granularity_ms),
+        limited_transmit: tcp.limited_transmit,
+        handshake: tcp.handshake,
+        delayed_ack: tcp.delayed_ack,
+        delayed_ack_timeout: ms(tcp.delayed_ack_ms),
+        delayed_ack_segments: tcp.delayed_ack_segments,
+        sack: tcp.sack,
+    }
+}
+
+/// SHA-256 of the normalised scenario without its seed, first 16 hex digits.
+pub fn config_hash(scenario: &Scenario) -> String {
+    let mut value = serde_json::to_value(scenario).expect("scenario serialises");
+    if let Some(map) = value.as_object_mut() {
+        map.remove("seed");
+    }
+    let digest = Sha256::digest(value.to_string().as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
