@@ -22,6 +22,7 @@
 //!   facade the Python binding calls; [`scenario`] the validated config.
 pub mod api;
 pub mod app;
+pub mod config;
 pub mod engine;
 pub mod link;
 pub mod loss;

@@ -585,11 +585,15 @@ fn rreq_rate_limit_and_failed_discoveries_drop_with_no_route() {
 
 #[test]
 fn absurd_aodv_parameters_run_without_overflow() {
-    let json = r#"{"duration_s": 10, "routing": {"protocol": "aodv", "aodv": {"node_traversal_time_ms": 1e15,
-            "active_route_timeout_s": 1e12, "rreq_retries": 30, "hello": true, "hello_interval_s": 1e9}},
+    let json = r#"{"duration_s": 10, "routing": {"protocol": "aodv", "aodv": {"node_traversal_time_ms": 1e12,
+            "active_route_timeout_s": 1e10, "rreq_retries": 30, "hello": true, "hello_interval_s": 1e9}},
         "mobility": {"model": "random_waypoint", "min_speed_mps": 0.000001, "max_speed_mps": 1e6, "pause_s": 1e300, "width_m": 2000, "height_m": 100},
         "topology": {"kind": "chain", "nodes": 6, "spacing_m": 200},
         "flows": [{"src": 0, "dst": 5, "rate_kbps": 50}, {"src": 1, "dst": 4, "transport": "tcp", "app": "bulk"}]}"#;
     let r = simulate(json, Some(1), RunOptions::default()).unwrap();
     conserved(&r);
+    // Beyond what 64-bit nanoseconds hold: refused, naming the key.
+    let too_long = json.replace("1e12", "1e16");
+    let err = simulate(&too_long, Some(1), RunOptions::default()).unwrap_err().to_string();
+    assert!(err.starts_with("routing.aodv.node_traversal_time_ms: must be below"), "{err}");
 }

@@ -10,10 +10,13 @@
 //! the interface by next hop. A link is a sans-IO state machine: it is
 //! given packets and its own timer expiries and writes [`LinkOutput`]s.
 
+pub mod config;
+
+pub use config::LinkConfig;
+
 use crate::engine::{Outputs, Stream};
 use crate::loss::DropCause;
 use crate::queue::{Admission, DropTail, QueueDisc, QueueDiscipline, Queued};
-use crate::scenario::LinkConfig;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::{NodeId, Packet};
 use std::collections::VecDeque;

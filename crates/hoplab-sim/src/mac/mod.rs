@@ -31,6 +31,7 @@
 //! (interframe spaces, airtimes), `stats.rs`, `hop_control/`.
 
 pub mod access;
+pub mod config;
 pub mod exchange;
 pub mod hop_control;
 pub mod service;

@@ -2,7 +2,8 @@
 //! 15): interframe spaces, airtimes, timeouts.
 
 use crate::wire::ieee80211::{ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
-use crate::scenario::{MacConfig, RadioConfig};
+use super::config::MacConfig;
+use crate::phy::config::RadioConfig;
 use crate::time::SimDuration;
 
 #[derive(Debug, Clone)]

@@ -7,6 +7,7 @@
 //! packet itself is a [`wire`](crate::wire) type.
 
 pub mod aodv;
+pub mod config;
 pub mod routing;
 pub mod static_routes;
 

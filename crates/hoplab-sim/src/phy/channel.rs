@@ -18,7 +18,7 @@
 
 use super::propagation::{RadioModel, SPEED_OF_LIGHT_MPS};
 use crate::mobility::RandomWaypoint;
-use crate::net::NodeId;
+use crate::wire::NodeId;
 use crate::time::{SimDuration, SimTime};
 use std::collections::HashMap;
 
@@ -276,7 +276,7 @@ fn neighbour_lists(positions: &[[f64; 2]], has_radio: &[bool], radio: &RadioMode
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::RadioConfig;
+    use crate::phy::config::RadioConfig;
 
     #[test]
     fn chain_at_200m_decodes_one_hop_and_senses_two() {

@@ -7,9 +7,52 @@
 //! frames are routing control; the papers' error models (seeds 001, 002)
 //! corrupt data packets, so only those are exposed to errors.
 
+use crate::config::{nested, parse_at, parse_tagged, probability, ConfigError};
 use crate::engine::Stream;
 use crate::wire::ieee80211::{Frame, FrameKind};
 use crate::wire::NodeId;
+use serde::{Deserialize, Deserializer, Serialize};
+
+/// `[errors]`: the frame error model. `model = "none"` (no other key) or
+/// `"uniform"` with `packet_error_rate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum ErrorModelConfig {
+    #[default]
+    None,
+    /// Each exposed frame is lost independently with `packet_error_rate`.
+    Uniform(UniformErrors),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UniformErrors {
+    pub packet_error_rate: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoKeys {}
+
+impl<'de> Deserialize<'de> for ErrorModelConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        parse_tagged(value, "model", Some("none"), &["none", "uniform"], |model, rest| match model {
+            "none" => parse_at::<NoKeys>(rest, "").map(|_| ErrorModelConfig::None),
+            _ => parse_at(rest, "").map(ErrorModelConfig::Uniform),
+        })
+        .map_err(nested)
+    }
+}
+
+impl ErrorModelConfig {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        match self {
+            ErrorModelConfig::None => Ok(()),
+            ErrorModelConfig::Uniform(u) => probability("errors.packet_error_rate", u.packet_error_rate),
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub enum ErrorModel {

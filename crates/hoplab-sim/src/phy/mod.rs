@@ -14,6 +14,7 @@
 //! channel access manager).
 
 pub mod channel;
+pub mod config;
 pub mod error_model;
 pub mod propagation;
 pub mod reception;

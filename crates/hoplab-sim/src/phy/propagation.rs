@@ -2,7 +2,7 @@
 //! them (ns-2 `FreeSpace::Friis`, `TwoRayGround::Pr`), and the inverse used to
 //! turn a range into a threshold.
 
-use crate::scenario::{Propagation, RadioConfig};
+use super::config::{Propagation, RadioConfig};
 
 /// Speed of light, m/s.
 pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;

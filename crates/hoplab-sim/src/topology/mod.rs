@@ -3,7 +3,9 @@
 
 use crate::engine::{RngStreams, StreamPurpose};
 use crate::phy::{Channel, RadioModel};
-use crate::scenario::{ConfigError, LastHop, LinkConfig, TopologyShape};
+use crate::config::ConfigError;
+use crate::link::LinkConfig;
+use crate::scenario::{LastHop, TopologyConfig};
 
 /// Where the nodes are, which of them have a radio, and the wired links.
 #[derive(Debug, Clone)]
@@ -19,25 +21,25 @@ pub struct Layout {
 /// unless `require_connected` is false (moving nodes: connectivity at time
 /// 0 means little, and sparse mobile networks are partitioned by design).
 pub fn place(
-    shape: &TopologyShape,
+    topology: &TopologyConfig,
     radio: &RadioModel,
     streams: &RngStreams,
     require_connected: bool,
 ) -> Result<Layout, ConfigError> {
     let wireless = |positions: Vec<[f64; 2]>| Layout { has_radio: vec![true; positions.len()], positions, links: Vec::new() };
-    Ok(match shape {
-        TopologyShape::Chain { nodes, spacing_m } => wireless((0..*nodes).map(|i| [i as f64 * spacing_m, 0.0]).collect()),
-        TopologyShape::Grid { rows, cols, spacing_m } => wireless(
-            (0..rows * cols).map(|i| [(i % cols) as f64 * spacing_m, (i / cols) as f64 * spacing_m]).collect(),
+    Ok(match topology {
+        TopologyConfig::Chain(c) => wireless((0..c.nodes).map(|i| [i as f64 * c.spacing_m, 0.0]).collect()),
+        TopologyConfig::Grid(g) => wireless(
+            (0..g.rows * g.cols).map(|i| [(i % g.cols) as f64 * g.spacing_m, (i / g.cols) as f64 * g.spacing_m]).collect(),
         ),
-        TopologyShape::Explicit { positions, links, wired_nodes } => {
-            let mut has_radio = vec![true; positions.len()];
-            for &node in wired_nodes {
+        TopologyConfig::Explicit(e) => {
+            let mut has_radio = vec![true; e.positions.len()];
+            for &node in &e.wired_nodes {
                 has_radio[node as usize] = false;
             }
-            Layout { positions: positions.clone(), has_radio, links: links.clone() }
+            Layout { positions: e.positions.clone(), has_radio, links: e.links.clone() }
         }
-        TopologyShape::WiredCumWireless(w) => {
+        TopologyConfig::WiredCumWireless(w) => {
             let n = w.node_count() as usize;
             let (router, base) = (w.router() as usize, w.base_station() as usize);
             let mut positions = vec![[0.0, 0.0]; n];
@@ -76,11 +78,12 @@ pub fn place(
             }
             Layout { positions, has_radio, links }
         }
-        TopologyShape::Random { nodes, width_m, height_m, max_tries } => {
-            for attempt in 0..*max_tries {
+        TopologyConfig::Random(r) => {
+            let (nodes, width_m, height_m, max_tries) = (r.nodes, r.width_m, r.height_m, r.max_tries);
+            for attempt in 0..max_tries {
                 let mut rng = streams.stream(StreamPurpose::Topology, attempt as u64);
                 let positions: Vec<[f64; 2]> =
-                    (0..*nodes).map(|_| [rng.uniform_f64() * width_m, rng.uniform_f64() * height_m]).collect();
+                    (0..nodes).map(|_| [rng.uniform_f64() * width_m, rng.uniform_f64() * height_m]).collect();
                 if !require_connected {
                     return Ok(wireless(positions));
                 }
@@ -101,7 +104,7 @@ pub fn place(
     })
 }
 
-pub fn is_connected(adjacency: &[Vec<crate::net::NodeId>]) -> bool {
+pub fn is_connected(adjacency: &[Vec<crate::wire::NodeId>]) -> bool {
     if adjacency.is_empty() {
         return true;
     }

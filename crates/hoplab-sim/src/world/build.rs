@@ -9,25 +9,25 @@ use crate::engine::{EventQueue, RngStreams, StreamPurpose, Timer};
 use crate::link::Link;
 use crate::mac::hop_control::{HopControlKind, SemiTcpHop};
 use crate::mac::{Mac, MacTiming};
-use crate::net::aodv::{AodvNode, AodvParams};
+use crate::net::aodv::{AodvConfig, AodvNode};
 use crate::net::routing::RoutingProtocol;
 use crate::net::StaticRoutes;
 use crate::phy::error_model::ErrorModel;
 use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
 use crate::phy::{Channel, Phy, RadioModel};
 use crate::queue::{DropTail, QueueDiscipline};
-use crate::scenario::{ConfigError, ErrorModelKind, RateControlKind, Scenario, Transport};
+use crate::mobility::{RandomWaypoint, WaypointParams};
+use crate::scenario::{ConfigError, ErrorModelConfig, MobilityConfig, RateControlKind, Scenario, Transport};
+use crate::topology::Layout;
 use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection};
 use crate::transport::semitcp::rate_control::BinarySearchRateControl;
 use crate::transport::semitcp::sender::SemiTcpSender;
-use crate::transport::tcp::congestion;
 use crate::transport::tcp::connection::TcpConnection;
 use crate::transport::tcp::receiver::Receiver as TcpReceiver;
-use crate::transport::tcp::sender::{Sender as TcpSender, TcpParams};
+use crate::transport::tcp::sender::Sender as TcpSender;
 use crate::wire::NodeId;
-use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet};
 
 impl World {
@@ -36,11 +36,10 @@ impl World {
     pub fn build(scenario: &Scenario, seed: u64) -> Result<World, ApiError> {
         let streams = RngStreams::new(seed);
         let radio = RadioModel::from_config(&scenario.radio);
-        let shape = scenario.topology.shape()?;
-        let moving = scenario.mobility.model != crate::scenario::MobilityModel::Static;
-        let layout = crate::topology::place(&shape, &radio, &streams, !moving)?;
+        let moving = !scenario.mobility.is_static();
+        let layout = crate::topology::place(&scenario.topology, &radio, &streams, !moving)?;
         let mut warnings = Vec::new();
-        let motion = crate::mobility::build(scenario, &layout, &streams, &mut warnings)?;
+        let motion = mobility(scenario, &layout, &streams, &mut warnings)?;
         let mut channel = match &motion {
             // The positions at time 0 come from the model (a steady-state
             // start replaces the topology's placement).
@@ -87,7 +86,7 @@ impl World {
                 std::iter::once(NodeId(f.dst)).chain(reverse)
             })
             .collect();
-        let tcp_params = tcp_params(&scenario.tcp);
+
         let routes = StaticRoutes::compute(&adjacency, destinations);
 
         let end = SimTime::from_secs_f64(scenario.duration_s);
@@ -112,9 +111,9 @@ impl World {
             };
             let semitcp = (f.transport == Transport::Semitcp).then(|| {
                 let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
-                let sender = SemiTcpSender::new(&tcp_params, total_segments);
+                let sender = SemiTcpSender::new(&scenario.tcp, total_segments);
                 // Every segment is acknowledged at once, on its own if out of order.
-                let receiver = TcpReceiver::new(false, 1, tcp_params.delayed_ack_timeout);
+                let receiver = TcpReceiver::new(false, 1, scenario.tcp.delayed_ack_ms);
                 let pacing = match f.rate_control.unwrap_or_default() {
                     RateControlKind::None => Pacing::Buffer,
                     RateControlKind::Fixed => Pacing::Fixed {
@@ -133,19 +132,12 @@ impl World {
             let tcp = match f.transport {
                 Transport::Udp | Transport::Semitcp => None,
                 Transport::Tcp => {
-                    let key = format!("flows[{i}].cc");
-                    let name = f.cc.as_deref().unwrap_or("newreno");
-                    let params = f.cc_params.clone().unwrap_or(serde_json::Value::Null);
-                    let cc = congestion::build(name, &params, &key)?;
+                    let cc = f.cc.clone().unwrap_or_default().build();
                     let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
                     let mss_bytes = f.packet_bytes;
-                    let sender = TcpSender::new(cc, tcp_params.clone(), mss_bytes, total_segments);
-                    let receiver = TcpReceiver::new(
-                        tcp_params.delayed_ack,
-                        tcp_params.delayed_ack_segments,
-                        tcp_params.delayed_ack_timeout,
-                    )
-                    .with_sack(tcp_params.sack);
+                    let sender = TcpSender::new(cc, scenario.tcp.clone(), mss_bytes, total_segments);
+                    let tcp = &scenario.tcp;
+                    let receiver = TcpReceiver::new(tcp.delayed_ack, tcp.delayed_ack_segments, tcp.delayed_ack_ms).with_sack(tcp.sack);
                     Some(TcpConnection::new(sender, receiver))
                 }
             };
@@ -173,9 +165,9 @@ impl World {
                 (0..channel.node_count() as u32).map(|i| RoutingProtocol::Static(routes.node(NodeId(i)))).collect()
             }
             crate::scenario::RoutingProtocol::Aodv => {
-                let params = AodvParams::new(&scenario.routing.aodv.clone().unwrap_or_default());
+                let config: AodvConfig = scenario.routing.aodv.clone().unwrap_or_default();
                 (0..channel.node_count())
-                    .map(|i| RoutingProtocol::Aodv(Box::new(AodvNode::new(params.clone(), streams.stream(StreamPurpose::Routing, i as u64)))))
+                    .map(|i| RoutingProtocol::Aodv(Box::new(AodvNode::new(config.clone(), streams.stream(StreamPurpose::Routing, i as u64)))))
                     .collect()
             }
         };
@@ -184,10 +176,10 @@ impl World {
         let nodes = (0..channel.node_count() as u32)
             .map(|i| {
                 let id = NodeId(i);
-                let errors = match scenario.errors.model {
-                    ErrorModelKind::None => ErrorModel::None,
-                    ErrorModelKind::Uniform => ErrorModel::Uniform {
-                        packet_error_rate: scenario.errors.packet_error_rate.unwrap_or(0.0),
+                let errors = match &scenario.errors {
+                    ErrorModelConfig::None => ErrorModel::None,
+                    ErrorModelConfig::Uniform(u) => ErrorModel::Uniform {
+                        packet_error_rate: u.packet_error_rate,
                         rng: streams.stream(StreamPurpose::ErrorModel, i as u64),
                     },
                 };
@@ -232,7 +224,7 @@ impl World {
             series: Vec::new(),
             trace: None,
             hop_dirty: Vec::new(),
-            config_hash: config_hash(scenario),
+            config_hash: scenario.config_hash(),
             name: scenario.name.clone(),
             seed,
             warnings,
@@ -251,31 +243,38 @@ impl World {
 
 }
 
-fn tcp_params(tcp: &crate::scenario::TcpConfig) -> TcpParams {
-    let ms = |v: f64| SimDuration::from_secs_f64(v / 1e3);
-    TcpParams {
-        initial_cwnd: tcp.initial_cwnd_segments,
-        rwnd_segments: tcp.rwnd_segments,
-        min_rto: ms(tcp.min_rto_ms),
-        initial_rto: ms(tcp.initial_rto_ms),
-        max_rto: ms(tcp.max_rto_ms),
-        granularity: ms(tcp.clock_granularity_ms),
-        limited_transmit: tcp.limited_transmit,
-        handshake: tcp.handshake,
-        delayed_ack: tcp.delayed_ack,
-        delayed_ack_timeout: ms(tcp.delayed_ack_ms),
-        delayed_ack_segments: tcp.delayed_ack_segments,
-        sack: tcp.sack,
+/// The scenario's mobility model for the placed nodes (None: static).
+/// Nodes must start inside the area (unless a steady-state start replaces
+/// their placement); a zero minimum speed adds a warning (speed decay).
+fn mobility(scenario: &Scenario, layout: &Layout, streams: &RngStreams, warnings: &mut Vec<String>) -> Result<Option<RandomWaypoint>, ConfigError> {
+    let MobilityConfig::RandomWaypoint(m) = &scenario.mobility else { return Ok(None) };
+    let (width_m, height_m) = scenario.mobility.area_m(scenario.topology.random_area_m());
+    let params = WaypointParams {
+        min_speed_mps: m.min_speed_mps,
+        max_speed_mps: m.max_speed_mps,
+        pause: SimDuration::from_secs_f64(m.pause_s),
+        start: SimTime::from_secs_f64(m.start_s),
+        width_m,
+        height_m,
+        steady_state: m.steady_state,
+    };
+    if !params.steady_state {
+        for (i, p) in layout.positions.iter().enumerate() {
+            let inside = (0.0..=width_m).contains(&p[0]) && (0.0..=height_m).contains(&p[1]);
+            if layout.has_radio[i] && !inside {
+                return Err(ConfigError::new(
+                    "mobility.width_m",
+                    format!("node {i} starts at ({}, {}), outside the {width_m} x {height_m} m area nodes move in", p[0], p[1]),
+                ));
+            }
+        }
     }
-}
-
-/// SHA-256 of the normalised scenario without its seed, first 16 hex digits.
-pub fn config_hash(scenario: &Scenario) -> String {
-    let mut value = serde_json::to_value(scenario).expect("scenario serialises");
-    if let Some(map) = value.as_object_mut() {
-        map.remove("seed");
+    if params.min_speed_mps <= 0.0 {
+        warnings.push(
+            "mobility.min_speed_mps = 0: random waypoint's average speed decays toward zero over the run \
+             (Yoon, Liu & Noble 2003); set a positive minimum (and steady_state = true) for a stationary regime"
+                .to_string(),
+        );
     }
-    let digest = Sha256::digest(value.to_string().as_bytes());
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    Ok(Some(RandomWaypoint::new(params, &layout.positions, &layout.has_radio, streams)))
 }
-

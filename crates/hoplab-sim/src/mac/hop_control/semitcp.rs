@@ -39,6 +39,7 @@
 //! because its reserved buffer is full, and is released as queues drain.
 
 use super::{HopControl, HopStats, RtsAnswer};
+use crate::config::{at_least, join, ConfigError};
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ieee80211::{Frame, FrameKind};
 use crate::wire::{NodeId, Packet};
@@ -52,7 +53,8 @@ pub struct HopControlConfig {
     /// Congested at `congestion_threshold + 1` data packets held.
     pub congestion_threshold: u32,
     /// How long an overheard RTSC / CTSC defers the node.
-    pub hold_ms: f64,
+    #[serde(with = "crate::config::millis")]
+    pub hold_ms: SimDuration,
     /// Overheard DATA frames from the congested neighbour that end the hold early.
     pub release_data_frames: u32,
     /// Answer an RTSC from the neighbour one's own packet waits for (mutual blocking).
@@ -64,11 +66,18 @@ pub struct HopControlConfig {
     pub acks_exempt: bool,
 }
 
+impl HopControlConfig {
+    /// Range checks; errors name `<prefix>.<key>`.
+    pub fn validate(&self, prefix: &str) -> Result<(), ConfigError> {
+        at_least(&join(prefix, "release_data_frames"), self.release_data_frames, 1)
+    }
+}
+
 impl Default for HopControlConfig {
     fn default() -> Self {
         HopControlConfig {
             congestion_threshold: 1,
-            hold_ms: 6.0,
+            hold_ms: SimDuration::from_millis_f64(6.0),
             release_data_frames: 1,
             mutual_blocking_ctsc: true,
             accept_final_hop: true,
@@ -89,8 +98,6 @@ pub struct Heard {
 #[derive(Debug, Clone)]
 pub struct SemiTcpHop {
     pub config: HopControlConfig,
-    /// `config.hold_ms` as a duration.
-    hold: SimDuration,
     pub congested: bool,
     pub congested_since: SimTime,
     pub congested_total_ns: u64,
@@ -111,7 +118,6 @@ pub struct SemiTcpHop {
 impl SemiTcpHop {
     pub fn new(config: HopControlConfig) -> SemiTcpHop {
         SemiTcpHop {
-            hold: SimDuration::from_millis_f64(config.hold_ms),
             config,
             congested: false,
             congested_since: SimTime::ZERO,
@@ -161,7 +167,7 @@ impl HopControl for SemiTcpHop {
 
     fn deferral(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
         let heard = self.heard?;
-        let until = heard.at + self.hold;
+        let until = heard.at + self.config.hold_ms;
         let active = now < until && heard.data_frames_since < self.config.release_data_frames;
         let relevant = !self.congested || heard.from == next_hop;
         (active && relevant).then_some(until)
@@ -223,7 +229,7 @@ impl HopControl for SemiTcpHop {
     fn excuses_failure(&mut self, next_hop: NodeId, sent_at: SimTime) -> bool {
         // The next hop announced its congestion after the RTS went out, or
         // within a hold time before: it was (or still is) refusing.
-        let hold = self.hold;
+        let hold = self.config.hold_ms;
         let excused = self.heard.is_some_and(|h| h.from == next_hop && h.at + hold >= sent_at);
         if excused {
             self.uncounted_attempts += 1;

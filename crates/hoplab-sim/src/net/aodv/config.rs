@@ -9,29 +9,34 @@
 //! MAX_REPAIR_TTL) are derived unless given. RING_TRAVERSAL_TIME depends on
 //! the TTL of each attempt and is always derived.
 
-use crate::scenario::ConfigError;
+use crate::config::{positive_duration, ConfigError};
 use crate::time::SimDuration;
 use serde::{Deserialize, Serialize};
 
 /// `[routing.aodv]`. Defaults: RFC 3561 section 10; options as ns-2's AODV
-/// (link-layer feedback on, HELLO and local repair off).
+/// (link-layer feedback on, HELLO and local repair off). The values the
+/// RFC derives from others are methods, computed from the given ones
+/// unless given themselves.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AodvConfig {
     /// ACTIVE_ROUTE_TIMEOUT (3000 ms): lifetime of a route refreshed by use.
-    pub active_route_timeout_s: f64,
+    #[serde(with = "crate::config::secs")]
+    pub active_route_timeout_s: SimDuration,
     /// ALLOWED_HELLO_LOSS (2): HELLO intervals without a packet from a
     /// neighbour before the link to it is deemed lost.
     pub allowed_hello_loss: u32,
     /// HELLO_INTERVAL (1000 ms).
-    pub hello_interval_s: f64,
+    #[serde(with = "crate::config::secs")]
+    pub hello_interval_s: SimDuration,
     /// LOCAL_ADD_TTL (2): added to the TTL of a local repair's RREQ.
     pub local_add_ttl: u32,
     /// NET_DIAMETER (35): the maximum hops between two nodes; the TTL of
     /// network-wide RREQs.
     pub net_diameter: u32,
     /// NODE_TRAVERSAL_TIME (40 ms): a conservative one-hop traversal time.
-    pub node_traversal_time_ms: f64,
+    #[serde(with = "crate::config::millis")]
+    pub node_traversal_time_ms: SimDuration,
     /// RERR_RATELIMIT (10): RERR messages a node may originate per second.
     pub rerr_ratelimit: u32,
     /// RREQ_RETRIES (2): RREQs sent again at TTL = NET_DIAMETER before a
@@ -48,23 +53,23 @@ pub struct AodvConfig {
     /// TTL_THRESHOLD (7): beyond it RREQs go out with TTL = NET_DIAMETER.
     pub ttl_threshold: u32,
     /// NET_TRAVERSAL_TIME; default 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub net_traversal_time_ms: Option<f64>,
+    #[serde(with = "crate::config::millis_opt", skip_serializing_if = "Option::is_none")]
+    pub net_traversal_time_ms: Option<SimDuration>,
     /// PATH_DISCOVERY_TIME; default 2 * NET_TRAVERSAL_TIME (how long a
     /// RREQ id is remembered).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path_discovery_time_ms: Option<f64>,
+    #[serde(with = "crate::config::millis_opt", skip_serializing_if = "Option::is_none")]
+    pub path_discovery_time_ms: Option<SimDuration>,
     /// MY_ROUTE_TIMEOUT; default 2 * ACTIVE_ROUTE_TIMEOUT (the lifetime in
     /// a destination's own RREP).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub my_route_timeout_s: Option<f64>,
+    #[serde(with = "crate::config::secs_opt", skip_serializing_if = "Option::is_none")]
+    pub my_route_timeout_s: Option<SimDuration>,
     /// DELETE_PERIOD; default K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL)
     /// with K = 5 (section 10: an invalid route is kept this long).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub delete_period_s: Option<f64>,
+    #[serde(with = "crate::config::secs_opt", skip_serializing_if = "Option::is_none")]
+    pub delete_period_s: Option<SimDuration>,
     /// BLACKLIST_TIMEOUT; default RREQ_RETRIES * NET_TRAVERSAL_TIME.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub blacklist_timeout_s: Option<f64>,
+    #[serde(with = "crate::config::secs_opt", skip_serializing_if = "Option::is_none")]
+    pub blacklist_timeout_s: Option<SimDuration>,
     /// MAX_REPAIR_TTL; default 0.3 * NET_DIAMETER (rounded down).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_repair_ttl: Option<u32>,
@@ -88,7 +93,8 @@ pub struct AodvConfig {
     pub blacklist_on_rrep_failure: bool,
     /// Upper bound of the uniform jitter before a RREQ is rebroadcast or a
     /// HELLO is sent (ns-2: 10 ms), drawn from the node's routing stream.
-    pub broadcast_jitter_ms: f64,
+    #[serde(with = "crate::config::millis")]
+    pub broadcast_jitter_ms: SimDuration,
     /// Replace NODE_TRAVERSAL_TIME in a discovery's waits by the one-hop
     /// latency measured from the node's last three discoveries of the same
     /// destination (RREQ to RREP, divided by the route's hops), as ns-2's
@@ -103,18 +109,20 @@ pub struct AodvConfig {
     pub request_queue_packets: u32,
     /// A buffered packet older than this is dropped (`no_route`; ns-2 and
     /// ns-3: 30 s).
-    pub request_queue_timeout_s: f64,
+    #[serde(with = "crate::config::secs")]
+    pub request_queue_timeout_s: SimDuration,
 }
 
 impl Default for AodvConfig {
     fn default() -> Self {
+        let s = SimDuration::from_secs_f64;
         AodvConfig {
-            active_route_timeout_s: 3.0,
+            active_route_timeout_s: s(3.0),
             allowed_hello_loss: 2,
-            hello_interval_s: 1.0,
+            hello_interval_s: s(1.0),
             local_add_ttl: 2,
             net_diameter: 35,
-            node_traversal_time_ms: 40.0,
+            node_traversal_time_ms: SimDuration::from_millis_f64(40.0),
             rerr_ratelimit: 10,
             rreq_retries: 2,
             rreq_ratelimit: 10,
@@ -134,32 +142,35 @@ impl Default for AodvConfig {
             gratuitous_reply: false,
             destination_only: false,
             blacklist_on_rrep_failure: false,
-            broadcast_jitter_ms: 10.0,
+            broadcast_jitter_ms: SimDuration::from_millis_f64(10.0),
             measured_traversal_time: false,
             request_queue_packets: 64,
-            request_queue_timeout_s: 30.0,
+            request_queue_timeout_s: s(30.0),
         }
     }
+}
+
+/// Section 10: DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
+pub const DELETE_PERIOD_K: u64 = 5;
+
+/// `d * k`, saturating (absurdly large parameters must not overflow).
+pub fn times(d: SimDuration, k: u64) -> SimDuration {
+    SimDuration(d.0.saturating_mul(k))
+}
+
+/// NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER (section 10).
+fn net_traversal_time_of(node_traversal_time: SimDuration, net_diameter: u32) -> SimDuration {
+    times(node_traversal_time, 2 * net_diameter as u64)
+}
+
+fn clamp_ttl(v: u32) -> u8 {
+    v.min(255) as u8
 }
 
 impl AodvConfig {
     /// Range checks; every error names its key (`routing.aodv.<key>`).
     pub fn validate(&self) -> Result<(), ConfigError> {
         let key = |k: &str| format!("routing.aodv.{k}");
-        let positive = |k: &str, v: f64| {
-            if v > 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(ConfigError::new(key(k), format!("must be a positive number, got {v}")))
-            }
-        };
-        let non_negative = |k: &str, v: f64| {
-            if v >= 0.0 && v.is_finite() {
-                Ok(())
-            } else {
-                Err(ConfigError::new(key(k), format!("must be >= 0, got {v}")))
-            }
-        };
         let ttl = |k: &str, v: u32, min: u32| {
             if (min..=255).contains(&v) {
                 Ok(())
@@ -167,14 +178,14 @@ impl AodvConfig {
                 Err(ConfigError::new(key(k), format!("must be in {min}..=255 (an IP TTL), got {v}")))
             }
         };
-        positive("active_route_timeout_s", self.active_route_timeout_s)?;
+        positive_duration(&key("active_route_timeout_s"), self.active_route_timeout_s)?;
         if self.allowed_hello_loss < 1 {
             return Err(ConfigError::new(key("allowed_hello_loss"), "must be at least 1"));
         }
-        positive("hello_interval_s", self.hello_interval_s)?;
+        positive_duration(&key("hello_interval_s"), self.hello_interval_s)?;
         ttl("local_add_ttl", self.local_add_ttl, 0)?;
         ttl("net_diameter", self.net_diameter, 1)?;
-        positive("node_traversal_time_ms", self.node_traversal_time_ms)?;
+        positive_duration(&key("node_traversal_time_ms"), self.node_traversal_time_ms)?;
         if self.rerr_ratelimit < 1 {
             return Err(ConfigError::new(key("rerr_ratelimit"), "must be at least 1 per second"));
         }
@@ -198,135 +209,99 @@ impl AodvConfig {
             ("blacklist_timeout_s", self.blacklist_timeout_s),
         ] {
             if let Some(v) = v {
-                positive(k, v)?;
+                positive_duration(&key(k), v)?;
             }
         }
         if let Some(v) = self.max_repair_ttl {
             ttl("max_repair_ttl", v, 1)?;
         }
-        non_negative("broadcast_jitter_ms", self.broadcast_jitter_ms)?;
         if self.request_queue_packets < 1 {
             return Err(ConfigError::new(key("request_queue_packets"), "must be at least 1"));
         }
-        positive("request_queue_timeout_s", self.request_queue_timeout_s)
+        positive_duration(&key("request_queue_timeout_s"), self.request_queue_timeout_s)
     }
-}
 
-/// The parameters as the protocol uses them: durations, derived values
-/// filled in (RFC 3561 section 10).
-#[derive(Debug, Clone, PartialEq)]
-pub struct AodvParams {
-    pub active_route_timeout: SimDuration,
-    pub allowed_hello_loss: u32,
-    pub hello_interval: SimDuration,
-    pub local_add_ttl: u8,
-    pub net_diameter: u8,
-    pub node_traversal_time: SimDuration,
-    pub rerr_ratelimit: u32,
-    pub rreq_retries: u32,
-    pub rreq_ratelimit: u32,
-    pub timeout_buffer: u32,
-    pub ttl_start: u8,
-    pub ttl_increment: u8,
-    pub ttl_threshold: u8,
-    pub net_traversal_time: SimDuration,
-    pub path_discovery_time: SimDuration,
-    pub my_route_timeout: SimDuration,
-    pub delete_period: SimDuration,
-    pub blacklist_timeout: SimDuration,
-    pub max_repair_ttl: u8,
-    pub link_layer_feedback: bool,
-    pub hello: bool,
-    pub local_repair: bool,
-    pub gratuitous_reply: bool,
-    pub destination_only: bool,
-    pub blacklist_on_rrep_failure: bool,
-    pub broadcast_jitter: SimDuration,
-    pub measured_traversal_time: bool,
-    pub request_queue_packets: usize,
-    pub request_queue_timeout: SimDuration,
-}
+    pub fn active_route_timeout(&self) -> SimDuration {
+        self.active_route_timeout_s
+    }
+    pub fn hello_interval(&self) -> SimDuration {
+        self.hello_interval_s
+    }
+    pub fn node_traversal_time(&self) -> SimDuration {
+        self.node_traversal_time_ms
+    }
+    pub fn broadcast_jitter(&self) -> SimDuration {
+        self.broadcast_jitter_ms
+    }
+    pub fn request_queue_timeout(&self) -> SimDuration {
+        self.request_queue_timeout_s
+    }
+    pub fn request_queue_packets(&self) -> usize {
+        self.request_queue_packets as usize
+    }
+    pub fn local_add_ttl(&self) -> u8 {
+        clamp_ttl(self.local_add_ttl)
+    }
+    pub fn net_diameter(&self) -> u8 {
+        clamp_ttl(self.net_diameter)
+    }
+    pub fn ttl_start(&self) -> u8 {
+        clamp_ttl(self.ttl_start)
+    }
+    pub fn ttl_increment(&self) -> u8 {
+        clamp_ttl(self.ttl_increment)
+    }
+    pub fn ttl_threshold(&self) -> u8 {
+        clamp_ttl(self.ttl_threshold)
+    }
 
-/// Section 10: DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
-pub const DELETE_PERIOD_K: u64 = 5;
-
-/// `d * k`, saturating (absurdly large parameters must not overflow).
-pub fn times(d: SimDuration, k: u64) -> SimDuration {
-    SimDuration(d.0.saturating_mul(k))
-}
-
-/// NET_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER (section 10).
-fn net_traversal_time_of(node_traversal_time: SimDuration, net_diameter: u32) -> SimDuration {
-    times(node_traversal_time, 2 * net_diameter as u64)
-}
-
-fn clamp_ttl(v: u32) -> u8 {
-    v.min(255) as u8
-}
-
-impl AodvParams {
-    pub fn new(c: &AodvConfig) -> AodvParams {
-        let ms = |v: f64| SimDuration::from_secs_f64(v / 1e3);
-        let s = SimDuration::from_secs_f64;
-        let node_traversal_time = ms(c.node_traversal_time_ms);
-        let net_traversal_time = c.net_traversal_time_ms.map_or(net_traversal_time_of(node_traversal_time, c.net_diameter), ms);
-        let active_route_timeout = s(c.active_route_timeout_s);
-        let hello_interval = s(c.hello_interval_s);
-        AodvParams {
-            active_route_timeout,
-            allowed_hello_loss: c.allowed_hello_loss,
-            hello_interval,
-            local_add_ttl: clamp_ttl(c.local_add_ttl),
-            net_diameter: clamp_ttl(c.net_diameter),
-            node_traversal_time,
-            rerr_ratelimit: c.rerr_ratelimit,
-            rreq_retries: c.rreq_retries,
-            rreq_ratelimit: c.rreq_ratelimit,
-            timeout_buffer: c.timeout_buffer,
-            ttl_start: clamp_ttl(c.ttl_start),
-            ttl_increment: clamp_ttl(c.ttl_increment),
-            ttl_threshold: clamp_ttl(c.ttl_threshold),
-            net_traversal_time,
-            path_discovery_time: c.path_discovery_time_ms.map_or(times(net_traversal_time, 2), ms),
-            my_route_timeout: c.my_route_timeout_s.map_or(times(active_route_timeout, 2), s),
-            delete_period: c.delete_period_s.map_or(times(active_route_timeout.max(hello_interval), DELETE_PERIOD_K), s),
-            blacklist_timeout: c.blacklist_timeout_s.map_or(times(net_traversal_time, c.rreq_retries as u64), s),
-            max_repair_ttl: c.max_repair_ttl.map_or(clamp_ttl(3 * c.net_diameter / 10), clamp_ttl),
-            link_layer_feedback: c.link_layer_feedback,
-            hello: c.hello,
-            local_repair: c.local_repair,
-            gratuitous_reply: c.gratuitous_reply,
-            destination_only: c.destination_only,
-            blacklist_on_rrep_failure: c.blacklist_on_rrep_failure,
-            broadcast_jitter: ms(c.broadcast_jitter_ms),
-            measured_traversal_time: c.measured_traversal_time,
-            request_queue_packets: c.request_queue_packets as usize,
-            request_queue_timeout: s(c.request_queue_timeout_s),
-        }
+    /// NET_TRAVERSAL_TIME (section 10).
+    pub fn net_traversal_time(&self) -> SimDuration {
+        self.net_traversal_time_ms.unwrap_or_else(|| net_traversal_time_of(self.node_traversal_time_ms, self.net_diameter))
+    }
+    /// PATH_DISCOVERY_TIME = 2 * NET_TRAVERSAL_TIME.
+    pub fn path_discovery_time(&self) -> SimDuration {
+        self.path_discovery_time_ms.unwrap_or_else(|| times(self.net_traversal_time(), 2))
+    }
+    /// MY_ROUTE_TIMEOUT = 2 * ACTIVE_ROUTE_TIMEOUT.
+    pub fn my_route_timeout(&self) -> SimDuration {
+        self.my_route_timeout_s.unwrap_or_else(|| times(self.active_route_timeout_s, 2))
+    }
+    /// DELETE_PERIOD = K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL).
+    pub fn delete_period(&self) -> SimDuration {
+        self.delete_period_s.unwrap_or_else(|| times(self.active_route_timeout_s.max(self.hello_interval_s), DELETE_PERIOD_K))
+    }
+    /// BLACKLIST_TIMEOUT = RREQ_RETRIES * NET_TRAVERSAL_TIME.
+    pub fn blacklist_timeout(&self) -> SimDuration {
+        self.blacklist_timeout_s.unwrap_or_else(|| times(self.net_traversal_time(), self.rreq_retries as u64))
+    }
+    /// MAX_REPAIR_TTL = 0.3 * NET_DIAMETER.
+    pub fn max_repair_ttl(&self) -> u8 {
+        self.max_repair_ttl.map_or(clamp_ttl(3 * self.net_diameter / 10), clamp_ttl)
     }
 
     /// RING_TRAVERSAL_TIME = 2 * NODE_TRAVERSAL_TIME * (TTL_VALUE +
     /// TIMEOUT_BUFFER) (section 10): how long a RREQ sent with `ttl` waits
     /// for its RREP (section 6.4).
     pub fn ring_traversal_time(&self, ttl: u8) -> SimDuration {
-        self.ring_traversal_time_with(self.node_traversal_time, ttl)
+        self.ring_traversal_time_with(self.node_traversal_time_ms, ttl)
     }
 
     /// RING_TRAVERSAL_TIME with a given one-hop traversal time (a measured
-    /// one, see `AodvConfig::measured_traversal_time`).
+    /// one, see `measured_traversal_time`).
     pub fn ring_traversal_time_with(&self, node_traversal_time: SimDuration, ttl: u8) -> SimDuration {
         times(node_traversal_time, 2 * (ttl as u64 + self.timeout_buffer as u64))
     }
 
     /// NET_TRAVERSAL_TIME with a measured one-hop traversal time (see
-    /// `AodvConfig::measured_traversal_time`), or the configured one.
+    /// `measured_traversal_time`), or the configured one.
     pub fn net_traversal_time_with(&self, measured: Option<SimDuration>) -> SimDuration {
-        measured.map_or(self.net_traversal_time, |t| net_traversal_time_of(t, self.net_diameter as u32))
+        measured.map_or(self.net_traversal_time(), |t| net_traversal_time_of(t, self.net_diameter() as u32))
     }
 
     /// ALLOWED_HELLO_LOSS * HELLO_INTERVAL (sections 6.9, 6.10).
     pub fn hello_loss_time(&self) -> SimDuration {
-        times(self.hello_interval, self.allowed_hello_loss as u64)
+        times(self.hello_interval_s, self.allowed_hello_loss as u64)
     }
 }
 
@@ -336,13 +311,13 @@ mod tests {
 
     #[test]
     fn derived_values_follow_section_10() {
-        let p = AodvParams::new(&AodvConfig::default());
-        assert_eq!(p.net_traversal_time, SimDuration::from_secs_f64(2.8)); // 2 * 40 ms * 35
-        assert_eq!(p.path_discovery_time, SimDuration::from_secs_f64(5.6));
-        assert_eq!(p.my_route_timeout, SimDuration::from_secs_f64(6.0));
-        assert_eq!(p.delete_period, SimDuration::from_secs_f64(15.0)); // 5 * max(3 s, 1 s)
-        assert_eq!(p.blacklist_timeout, SimDuration::from_secs_f64(5.6));
-        assert_eq!(p.max_repair_ttl, 10); // 0.3 * 35
+        let p = AodvConfig::default();
+        assert_eq!(p.net_traversal_time(), SimDuration::from_secs_f64(2.8)); // 2 * 40 ms * 35
+        assert_eq!(p.path_discovery_time(), SimDuration::from_secs_f64(5.6));
+        assert_eq!(p.my_route_timeout(), SimDuration::from_secs_f64(6.0));
+        assert_eq!(p.delete_period(), SimDuration::from_secs_f64(15.0)); // 5 * max(3 s, 1 s)
+        assert_eq!(p.blacklist_timeout(), SimDuration::from_secs_f64(5.6));
+        assert_eq!(p.max_repair_ttl(), 10); // 0.3 * 35
         assert_eq!(p.ring_traversal_time(1), SimDuration::from_secs_f64(0.24)); // 2 * 40 ms * (1 + 2)
         assert_eq!(p.ring_traversal_time(7), SimDuration::from_secs_f64(0.72));
         assert_eq!(p.hello_loss_time(), SimDuration::from_secs_f64(2.0));
@@ -350,18 +325,21 @@ mod tests {
 
     #[test]
     fn given_values_override_the_derivation() {
-        let c = AodvConfig { net_traversal_time_ms: Some(1000.0), delete_period_s: Some(4.0), ..Default::default() };
-        let p = AodvParams::new(&c);
-        assert_eq!(p.net_traversal_time, SimDuration::from_secs_f64(1.0));
-        assert_eq!(p.path_discovery_time, SimDuration::from_secs_f64(2.0));
-        assert_eq!(p.delete_period, SimDuration::from_secs_f64(4.0));
+        let p = AodvConfig {
+            net_traversal_time_ms: Some(SimDuration::from_millis_f64(1000.0)),
+            delete_period_s: Some(SimDuration::from_secs_f64(4.0)),
+            ..Default::default()
+        };
+        assert_eq!(p.net_traversal_time(), SimDuration::from_secs_f64(1.0));
+        assert_eq!(p.path_discovery_time(), SimDuration::from_secs_f64(2.0));
+        assert_eq!(p.delete_period(), SimDuration::from_secs_f64(4.0));
     }
 
     #[test]
     fn bad_values_name_their_key() {
         let c = AodvConfig { net_diameter: 300, ..Default::default() };
         assert_eq!(c.validate().unwrap_err().key, "routing.aodv.net_diameter");
-        let c = AodvConfig { active_route_timeout_s: -1.0, ..Default::default() };
+        let c = AodvConfig { active_route_timeout_s: SimDuration::ZERO, ..Default::default() };
         assert_eq!(c.validate().unwrap_err().key, "routing.aodv.active_route_timeout_s");
         let c = AodvConfig { request_queue_packets: 0, ..Default::default() };
         assert_eq!(c.validate().unwrap_err().key, "routing.aodv.request_queue_packets");

@@ -46,7 +46,7 @@ impl AodvNode {
 
     /// Send the discovery's next RREQ (6.3, 6.4), or wait for the rate limit.
     fn send_rreq(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
-        let p = &self.params;
+        let p = &self.config;
         // 6.3: "A node SHOULD NOT originate more than RREQ_RATELIMIT RREQ
         // messages per second."
         let allowed = self.rreq_rate.next_allowed(now, p.rreq_ratelimit);
@@ -55,30 +55,30 @@ impl AodvNode {
         }
         let known = self.table.get(dst, now).map(|e| (e.seq_valid.then_some(e.seq), e.hops));
         let measured = self.traversal.get(&dst).and_then(|h| h.mean()).filter(|_| p.measured_traversal_time);
-        let node_traversal_time = measured.unwrap_or(p.node_traversal_time);
+        let node_traversal_time = measured.unwrap_or(p.node_traversal_time());
         let Some(d) = self.discoveries.get_mut(&dst) else {
             return;
         };
         let ttl = match d.repair {
             // 6.12: TTL = max(MIN_REPAIR_TTL, 0.5 * #hops) + LOCAL_ADD_TTL.
-            Some(r) => r.previous_hops.max(r.hops_to_source / 2).saturating_add(p.local_add_ttl),
+            Some(r) => r.previous_hops.max(r.hops_to_source / 2).saturating_add(p.local_add_ttl()),
             None if d.ttl == 0 => match known {
                 // 6.4: the last known hop count plus TTL_INCREMENT.
-                Some((_, hops)) if hops > 0 => hops.saturating_add(p.ttl_increment),
-                _ => p.ttl_start,
+                Some((_, hops)) if hops > 0 => hops.saturating_add(p.ttl_increment()),
+                _ => p.ttl_start(),
             },
             None => {
-                let next = d.ttl.saturating_add(p.ttl_increment);
-                if d.ttl >= p.net_diameter || next > p.ttl_threshold {
-                    p.net_diameter
+                let next = d.ttl.saturating_add(p.ttl_increment());
+                if d.ttl >= p.net_diameter() || next > p.ttl_threshold() {
+                    p.net_diameter()
                 } else {
                     next
                 }
             }
         }
-        .min(p.net_diameter)
+        .min(p.net_diameter())
         .max(1);
-        let wait = if d.repair.is_none() && ttl >= p.net_diameter {
+        let wait = if d.repair.is_none() && ttl >= p.net_diameter() {
             d.attempts_at_max_ttl += 1;
             // 6.3: binary exponential backoff of the network-wide attempts.
             let net_traversal_time = p.net_traversal_time_with(measured);
@@ -107,7 +107,7 @@ impl AodvNode {
             orig: ctx.node,
             orig_seq: self.own_seq,
         };
-        let path_discovery_time = p.path_discovery_time;
+        let path_discovery_time = p.path_discovery_time();
         self.id_cache.seen_or_insert(ctx.node, rreq.id, now, path_discovery_time);
         self.rreq_rate.record(now);
         self.stats.requests_originated += 1;
@@ -117,7 +117,7 @@ impl AodvNode {
 
     /// The discovery timer of `dst` fired.
     pub(crate) fn discovery_timer(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
-        let retries = self.params.rreq_retries;
+        let retries = self.config.rreq_retries;
         let Some(d) = self.discoveries.get_mut(&dst) else {
             return;
         };

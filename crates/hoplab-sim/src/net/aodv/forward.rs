@@ -31,7 +31,7 @@ impl AodvNode {
         if let Some(next_hop) = self.table.next_hop(packet.dst, now) {
             return self.send_data(now, packet, next_hop, Some(from), ctx.node, out);
         }
-        let delete_period = self.params.delete_period;
+        let delete_period = self.config.delete_period();
         let entry = self.table.get_mut(packet.dst, now);
         if entry.as_ref().is_some_and(|e| e.state == RouteState::InRepair) {
             return self.buffer(now, packet, out);
@@ -49,7 +49,7 @@ impl AodvNode {
     /// A data packet reached its destination here: the routes back to its
     /// source and to the previous hop stay active (6.2).
     pub(crate) fn delivered(&mut self, now: SimTime, packet: &Packet, from: NodeId) {
-        let until = now + self.params.active_route_timeout;
+        let until = now + self.config.active_route_timeout();
         self.table.refresh(packet.src, now, until);
         self.table.refresh(from, now, until);
     }
@@ -57,7 +57,7 @@ impl AodvNode {
     /// Hand a data packet to the MAC toward `next_hop`, refreshing the
     /// routes it uses (6.2: destination, next hop, source, previous hop).
     pub(crate) fn send_data(&mut self, now: SimTime, packet: Packet, next_hop: NodeId, from: Option<NodeId>, node: NodeId, out: &mut Out) {
-        let until = now + self.params.active_route_timeout;
+        let until = now + self.config.active_route_timeout();
         self.table.refresh(packet.dst, now, until);
         self.table.refresh(next_hop, now, until);
         if packet.src != node {

@@ -18,12 +18,12 @@ impl AodvNode {
     pub(crate) fn link_failure(&mut self, now: SimTime, packet: &Packet, next_hop: NodeId, out: &mut Out) {
         if packet.is_control() {
             let rrep = matches!(packet.aodv(), Some(AodvMessage::Rrep(r)) if !r.is_hello());
-            if self.params.blacklist_on_rrep_failure && rrep {
-                self.neighbours.blacklist(next_hop, now + self.params.blacklist_timeout);
+            if self.config.blacklist_on_rrep_failure && rrep {
+                self.neighbours.blacklist(next_hop, now + self.config.blacklist_timeout());
             }
             return;
         }
-        if self.params.link_layer_feedback {
+        if self.config.link_layer_feedback {
             out.push(RoutingOutput::LinkBroken { neighbour: next_hop, failed: Some(*packet) });
         }
     }
@@ -43,7 +43,7 @@ impl AodvNode {
         out: &mut Out,
     ) {
         let node = ctx.node;
-        let (local_repair, max_repair_ttl) = (self.params.local_repair, self.params.max_repair_ttl);
+        let (local_repair, max_repair_ttl) = (self.config.local_repair, self.config.max_repair_ttl());
         let mut lost = Vec::new();
         self.stats.link_breaks += 1;
         self.table.break_link(n, now, &mut lost);
@@ -109,16 +109,16 @@ impl AodvNode {
         if self.hello_at != now {
             return;
         }
-        let p = &self.params;
+        let p = &self.config;
         // The next HELLO comes a little early, by a jitter of up to
         // `broadcast_jitter_ms` (at most half the interval): neighbours'
         // phases drift apart, so hidden HELLOs do not collide period after
         // period, and no gap exceeds HELLO_INTERVAL, so one lost HELLO
         // never breaks a link.
-        let max_jitter = p.broadcast_jitter.min(SimDuration::from_nanos(p.hello_interval.as_nanos() / 2));
+        let max_jitter = p.broadcast_jitter().min(SimDuration::from_nanos(p.hello_interval().as_nanos() / 2));
         let jitter = SimDuration::from_nanos((self.rng.uniform_f64() * max_jitter.as_nanos() as f64) as u64);
-        let next = now + (p.hello_interval - jitter);
-        let (hello_interval, hello_loss_time, delete_period) = (p.hello_interval, p.hello_loss_time(), p.delete_period);
+        let next = now + (p.hello_interval() - jitter);
+        let (hello_interval, hello_loss_time, delete_period) = (p.hello_interval(), p.hello_loss_time(), p.delete_period());
         self.hello_at = next;
         out.push(RoutingOutput::Timer { id: AodvTimer::Hello.id(), at: next });
         let quiet = match self.last_broadcast {
@@ -146,10 +146,10 @@ impl AodvNode {
     /// Arm the HELLO timer at a random phase of HELLO_INTERVAL (from the
     /// node's routing stream), when HELLOs are enabled.
     pub(crate) fn start_hellos(&mut self, now: SimTime, out: &mut Out) {
-        if !self.params.hello {
+        if !self.config.hello {
             return;
         }
-        let interval = self.params.hello_interval;
+        let interval = self.config.hello_interval();
         let at = now + SimDuration::from_nanos((self.rng.uniform_f64() * interval.as_nanos() as f64) as u64);
         self.hello_at = at;
         out.push(RoutingOutput::Timer { id: AodvTimer::Hello.id(), at });

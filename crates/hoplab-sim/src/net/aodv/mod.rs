@@ -69,7 +69,7 @@ pub mod table;
 
 pub use crate::wire::aodv::AodvMessage;
 pub use crate::wire::seqno::SeqNumber;
-pub use config::{AodvConfig, AodvParams};
+pub use config::AodvConfig;
 
 use super::routing::{Buffered, Routing, RoutingContext, RoutingCounters, RoutingOutput};
 use crate::engine::{Outputs, Stream};
@@ -141,7 +141,7 @@ pub struct Repair {
 /// One node's AODV.
 #[derive(Debug, Clone)]
 pub struct AodvNode {
-    pub params: AodvParams,
+    pub config: AodvConfig,
     /// The node's own sequence number (6.1).
     pub own_seq: SeqNumber,
     /// The last RREQ ID used (6.3).
@@ -206,13 +206,13 @@ impl AodvTimer {
 
 impl AodvNode {
     /// `rng`: the node's routing stream (jitter).
-    pub fn new(params: AodvParams, rng: Stream) -> AodvNode {
+    pub fn new(config: AodvConfig, rng: Stream) -> AodvNode {
         AodvNode {
             own_seq: SeqNumber(0),
             rreq_id: 0,
-            table: RoutingTable::new(params.delete_period),
+            table: RoutingTable::new(config.delete_period()),
             id_cache: RreqIdCache::default(),
-            queue: RequestQueue::new(params.request_queue_packets, params.request_queue_timeout),
+            queue: RequestQueue::new(config.request_queue_packets(), config.request_queue_timeout()),
             discoveries: BTreeMap::new(),
             traversal: BTreeMap::new(),
             neighbours: Neighbours::default(),
@@ -224,7 +224,7 @@ impl AodvNode {
             stats: RoutingCounters::default(),
             pending: Vec::new(),
             free_pending: Vec::new(),
-            params,
+            config,
         }
     }
 
@@ -270,7 +270,7 @@ impl Routing for AodvNode {
     /// Any frame decoded from `from` is a sign of life for HELLO
     /// neighbours (6.9).
     fn on_heard(&mut self, now: SimTime, from: NodeId) {
-        if self.params.hello {
+        if self.config.hello {
             self.neighbours.packet_from(from, now);
         }
     }

@@ -25,7 +25,7 @@ impl AodvNode {
     /// Sections 6.2, 6.5, 6.7: a control packet from `from` gives a route
     /// to that neighbour (no sequence number learnt).
     fn heard_neighbour(&mut self, now: SimTime, from: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
-        let until = now + self.params.active_route_timeout;
+        let until = now + self.config.active_route_timeout();
         if self.table.heard_neighbour(from, now, until) {
             self.release(now, from, ctx, out);
         }
@@ -40,14 +40,14 @@ impl AodvNode {
             return;
         }
         self.heard_neighbour(now, from, ctx, out);
-        let p = &self.params;
-        if q.orig == node || self.id_cache.seen_or_insert(q.orig, q.id, now, p.path_discovery_time) {
+        let p = &self.config;
+        if q.orig == node || self.id_cache.seen_or_insert(q.orig, q.id, now, p.path_discovery_time()) {
             return; // 6.5: already seen within PATH_DISCOVERY_TIME
         }
         let hops = q.hop_count.saturating_add(1);
         // The reverse route (6.5): lifetime at least now + 2 *
         // NET_TRAVERSAL_TIME - 2 * HopCount * NODE_TRAVERSAL_TIME.
-        let minimal = now + (times(p.net_traversal_time, 2) - times(p.node_traversal_time, 2 * hops as u64));
+        let minimal = now + (times(p.net_traversal_time(), 2) - times(p.node_traversal_time(), 2 * hops as u64));
         let info = RouteInfo { seq: q.orig_seq, hops, next_hop: from, lifetime: minimal };
         let reverse_taken = self.table.offer(q.orig, info, now, true);
         if !reverse_taken {
@@ -56,7 +56,7 @@ impl AodvNode {
         if reverse_taken {
             self.release(now, q.orig, ctx, out);
         }
-        let p = &self.params;
+        let p = &self.config;
         if q.dst == node {
             // 6.6.1 and 6.1: the destination's number becomes at least the
             // one asked for, then it answers with MY_ROUTE_TIMEOUT.
@@ -69,7 +69,7 @@ impl AodvNode {
                 dst: node,
                 dst_seq: self.own_seq,
                 orig: q.orig,
-                lifetime_ms: duration_ms(p.my_route_timeout),
+                lifetime_ms: duration_ms(p.my_route_timeout()),
             };
             return self.send_rrep(now, rrep, ctx, out);
         }
@@ -128,8 +128,8 @@ impl AodvNode {
         if rrep.dst != ctx.node {
             self.table.add_precursor(rrep.dst, next_hop, now);
         }
-        self.table.refresh(rrep.orig, now, now + self.params.active_route_timeout);
-        let ttl = self.params.net_diameter;
+        self.table.refresh(rrep.orig, now, now + self.config.active_route_timeout());
+        let ttl = self.config.net_diameter();
         self.send_control(now, AodvMessage::Rrep(rrep), next_hop, ttl, false, ctx, out);
     }
 
@@ -159,7 +159,7 @@ impl AodvNode {
 
     /// Section 6.9: a HELLO from neighbour `from`.
     fn receive_hello(&mut self, now: SimTime, hello: Rrep, from: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
-        let until = now + self.params.hello_loss_time();
+        let until = now + self.config.hello_loss_time();
         self.neighbours.hello_from(from, now);
         let became_valid = self.table.heard_neighbour(from, now, until);
         if let Some(e) = self.table.get_mut(from, now) {
@@ -203,7 +203,7 @@ impl AodvNode {
     /// in one; each counts against RERR_RATELIMIT (6.11).
     pub(crate) fn send_rerr(&mut self, now: SimTime, unreachable: &[(NodeId, SeqNumber)], no_delete: bool, ctx: &mut RoutingContext, out: &mut Out) {
         for chunk in unreachable.chunks(RERR_INLINE_DESTINATIONS) {
-            if self.rerr_rate.next_allowed(now, self.params.rerr_ratelimit) > now {
+            if self.rerr_rate.next_allowed(now, self.config.rerr_ratelimit) > now {
                 self.stats.errors_rate_limited += 1;
                 continue;
             }
@@ -243,7 +243,7 @@ impl AodvNode {
             transport: TransportHeader::Udp,
             routing: RoutingHeader::Aodv(message),
         };
-        let max_jitter = self.params.broadcast_jitter;
+        let max_jitter = self.config.broadcast_jitter();
         if jitter && max_jitter > SimDuration::ZERO {
             let draw = self.rng.uniform_f64();
             let delay = SimDuration::from_nanos((draw * max_jitter.as_nanos() as f64) as u64);

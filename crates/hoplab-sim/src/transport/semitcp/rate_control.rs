@@ -74,6 +74,7 @@
 //!   (APR 2.7 -> 1.2 between iterations 0 and 1) would restart the search;
 //!   `restart_during_search = true` applies it there too.
 
+use crate::config::{at_least, join, non_negative, positive, ConfigError};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -103,6 +104,24 @@ pub struct RateControlConfig {
     /// whatever HAPR (a Decision, see the module doc; 0.15; 0 = the paper's
     /// band alone).
     pub low_level_margin: f64,
+}
+
+impl RateControlConfig {
+    /// Range checks; errors name `<prefix>.<key>`.
+    pub fn validate(&self, prefix: &str) -> Result<(), ConfigError> {
+        let key = |k: &str| join(prefix, k);
+        at_least(&key("window_samples"), self.window_samples, 1)?;
+        at_least(&key("frames_per_sample"), self.frames_per_sample, 1)?;
+        positive(&key("low_apr"), self.low_apr)?;
+        positive(&key("too_high_fraction"), self.too_high_fraction)?;
+        positive(&key("too_low_fraction"), self.too_low_fraction)?;
+        if self.too_low_fraction >= self.too_high_fraction {
+            return Err(ConfigError::new(key("too_low_fraction"), format!("must be below too_high_fraction ({})", self.too_high_fraction)));
+        }
+        positive(&key("restart_change"), self.restart_change)?;
+        non_negative(&key("low_level_margin"), self.low_level_margin)?;
+        positive(&key("resolution_kbps"), self.resolution_kbps)
+    }
 }
 
 impl Default for RateControlConfig {

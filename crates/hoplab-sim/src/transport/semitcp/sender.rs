@@ -18,7 +18,8 @@
 use crate::time::SimTime;
 use crate::transport::tcp::rtt::RttEstimator;
 use crate::wire::tcp::{SegmentKind, TcpHeader};
-use crate::transport::tcp::sender::{SenderCounters, TcpParams};
+use crate::transport::tcp::config::TcpConfig;
+use crate::transport::tcp::sender::SenderCounters;
 use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Debug, Clone, Copy)]
@@ -42,14 +43,14 @@ pub struct SemiTcpSender {
 }
 
 impl SemiTcpSender {
-    pub fn new(params: &TcpParams, total_segments: Option<u64>) -> Self {
+    pub fn new(config: &TcpConfig, total_segments: Option<u64>) -> Self {
         SemiTcpSender {
             next_new: 0,
             total_segments,
             cumulative_ack: 0,
             outstanding: BTreeMap::new(),
             retransmit: VecDeque::new(),
-            rtt: RttEstimator::new(params.initial_rto, params.min_rto, params.max_rto, params.granularity),
+            rtt: RttEstimator::new(config.initial_rto_ms, config.min_rto_ms, config.max_rto_ms, config.clock_granularity_ms),
             rto_deadline: None,
             counters: SenderCounters::default(),
             completed_at: None,
@@ -170,7 +171,7 @@ mod tests {
 
     #[test]
     fn sends_without_a_window_and_resends_what_a_later_ack_shows_lost() {
-        let mut s = SemiTcpSender::new(&TcpParams::default(), None);
+        let mut s = SemiTcpSender::new(&TcpConfig::default(), None);
         // Segments 0..5 leave at 0, 10, ..., 50 ms: no window holds them.
         let sent: Vec<u64> = (0..6).map(|i| s.next_segment(at(10.0 * i as f64)).unwrap().seq).collect();
         assert_eq!(sent, [0, 1, 2, 3, 4, 5]);
@@ -194,7 +195,7 @@ mod tests {
 
     #[test]
     fn timeout_resends_the_oldest_and_backs_off() {
-        let mut s = SemiTcpSender::new(&TcpParams::default(), Some(3));
+        let mut s = SemiTcpSender::new(&TcpConfig::default(), Some(3));
         for _ in 0..3 {
             s.next_segment(at(0.0));
         }

@@ -4,6 +4,7 @@
 //! retransmit and NewReno recovery (RFC 6582), optional limited transmit
 //! (RFC 3042), and a pluggable congestion controller (`congestion`).
 
+pub mod config;
 pub mod congestion;
 pub mod connection;
 pub mod receiver;

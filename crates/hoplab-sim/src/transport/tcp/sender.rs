@@ -40,64 +40,14 @@
 //!   20-segment receiver window and cwnd-based loss rules misfire.
 
 use super::congestion::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
+use super::config::TcpConfig;
 use super::rtt::RttEstimator;
 use crate::wire::tcp::{SegmentKind, TcpHeader};
-use crate::time::{SimDuration, SimTime};
+use crate::time::SimTime;
 use std::collections::VecDeque;
 
 /// RFC 6675 DupThresh.
 const DUP_THRESH: u32 = 3;
-
-/// TCP parameters shared by the endpoints of a connection. Defaults are the
-/// papers' ns-2 settings (SPEC.md section 1) unless noted.
-#[derive(Debug, Clone)]
-pub struct TcpParams {
-    /// Initial window (ns-2 windowInit_ = 2).
-    pub initial_cwnd: f64,
-    /// Receiver's advertised window (ns-2 window_ = 20).
-    pub rwnd_segments: u32,
-    /// Minimum RTO (200 ms as Linux and ns-2's minrto_; RFC 6298 says 1 s).
-    pub min_rto: SimDuration,
-    /// RTO before the first sample (RFC 6298 2.1: 1 s).
-    pub initial_rto: SimDuration,
-    /// RFC 6298 2.5: at least 60 s.
-    pub max_rto: SimDuration,
-    /// Clock granularity G (ns-2 tcpTick_ = 10 ms).
-    pub granularity: SimDuration,
-    pub limited_transmit: bool,
-    /// Three-way handshake before data (off: the papers' FTP flows start
-    /// with data, as ns-2's one-way agents).
-    pub handshake: bool,
-    /// Delayed ACKs (RFC 5681 4.2). Off by default: ns-2's TCPSink
-    /// acknowledges every segment.
-    pub delayed_ack: bool,
-    /// Delayed-ACK timer (ns-2 DelAckSink interval_ = 100 ms; RFC 5681: < 500 ms).
-    pub delayed_ack_timeout: SimDuration,
-    /// Acknowledge at least every this many in-order segments (RFC 5681: 2).
-    pub delayed_ack_segments: u32,
-    /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery
-    /// (RFC 6675). Off by default: ns-2's TCP/Newreno agent has none.
-    pub sack: bool,
-}
-
-impl Default for TcpParams {
-    fn default() -> Self {
-        TcpParams {
-            initial_cwnd: 2.0,
-            rwnd_segments: 20,
-            min_rto: SimDuration::from_secs_f64(0.2),
-            initial_rto: SimDuration::from_secs_f64(1.0),
-            max_rto: SimDuration::from_secs_f64(60.0),
-            granularity: SimDuration::from_secs_f64(0.01),
-            limited_transmit: false,
-            handshake: false,
-            delayed_ack: false,
-            delayed_ack_timeout: SimDuration::from_secs_f64(0.1),
-            delayed_ack_segments: 2,
-            sack: false,
-        }
-    }
-}
 
 /// What the sender wants on the wire.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -147,7 +97,7 @@ pub struct Sender {
     pub state: TcpState,
     cc: Box<dyn CongestionControl>,
     rtt: RttEstimator,
-    params: TcpParams,
+    config: TcpConfig,
     phase: Phase,
     /// First unacknowledged segment.
     snd_una: u64,
@@ -178,15 +128,15 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(cc: Box<dyn CongestionControl>, params: TcpParams, mss_bytes: u32, total_segments: Option<u64>) -> Sender {
-        let rtt = RttEstimator::new(params.initial_rto, params.min_rto, params.max_rto, params.granularity);
-        let state = TcpState::new(params.initial_cwnd, params.rwnd_segments as f64, mss_bytes, rtt.rto());
+    pub fn new(cc: Box<dyn CongestionControl>, config: TcpConfig, mss_bytes: u32, total_segments: Option<u64>) -> Sender {
+        let rtt = RttEstimator::new(config.initial_rto_ms, config.min_rto_ms, config.max_rto_ms, config.clock_granularity_ms);
+        let state = TcpState::new(config.initial_cwnd_segments, config.rwnd_segments as f64, mss_bytes, rtt.rto());
         Sender {
             state,
             cc,
             rtt,
-            phase: if params.handshake { Phase::SynToSend } else { Phase::Established },
-            params,
+            phase: if config.handshake { Phase::SynToSend } else { Phase::Established },
+            config,
             snd_una: 0,
             snd_nxt: 0,
             high_tx: 0,
@@ -279,7 +229,7 @@ impl Sender {
             self.snd_nxt += 1;
         }
         let mut window = self.state.cwnd.min(self.state.rwnd).floor().max(1.0) as u64;
-        if self.params.limited_transmit && self.state.cong_state == CongState::Disorder {
+        if self.config.limited_transmit && self.state.cong_state == CongState::Disorder {
             // RFC 3042: one extra segment per duplicate ACK (at most two),
             // within the receiver's window.
             window = (window + self.dupacks.min(2) as u64).min(self.state.rwnd as u64);
@@ -296,7 +246,7 @@ impl Sender {
     }
 
     fn sack_recovery(&self) -> bool {
-        self.params.sack && self.state.cong_state == CongState::Recovery
+        self.config.sack && self.state.cong_state == CongState::Recovery
     }
 
     /// RFC 6675 section 5 step (C): send while cwnd - pipe >= 1.
@@ -403,7 +353,7 @@ impl Sender {
         if let Some(hint) = ack.loss_hint {
             self.state.loss_hint = Some(hint);
         }
-        if self.params.sack && ack.ack >= self.snd_una && ack.ack <= self.high_tx {
+        if self.config.sack && ack.ack >= self.snd_una && ack.ack <= self.high_tx {
             self.apply_sack(ack);
         }
         if ack.ack > self.snd_una && ack.ack <= self.high_tx {
@@ -442,11 +392,11 @@ impl Sender {
                 // min(ssthresh, max(FlightSize, SMSS) + SMSS); with SACK
                 // the window is already ssthresh's, pipe-governed.
                 self.state.cwnd =
-                    if self.params.sack { self.state.ssthresh } else { self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0) };
+                    if self.config.sack { self.state.ssthresh } else { self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0) };
                 self.dupacks = 0;
                 self.cc.cwnd_event(&mut self.state, CwndEvent::RecoveryComplete);
                 self.set_cong_state(CongState::Open);
-            } else if self.params.sack {
+            } else if self.config.sack {
                 // RFC 6675: a partial ACK only moves the scoreboard; NextSeg
                 // picks what to resend. The timer restarts (RFC 6298 5.3).
             } else {
@@ -484,13 +434,13 @@ impl Sender {
         self.dupacks += 1;
         self.sync_state(now);
         if self.state.cong_state == CongState::Recovery {
-            if !self.params.sack {
+            if !self.config.sack {
                 self.state.cwnd += 1.0; // inflation (RFC 6582 3.2 step 3)
             }
             return;
         }
         // RFC 6675 section 5: DupThresh duplicates, or IsLost(HighACK + 1).
-        let sack_lost = self.params.sack && self.is_lost(self.snd_una);
+        let sack_lost = self.config.sack && self.is_lost(self.snd_una);
         if self.dupacks < self.cc.dupack_threshold(&self.state) && !sack_lost {
             self.set_cong_state(CongState::Disorder);
             return;
@@ -503,7 +453,7 @@ impl Sender {
         self.recover = Some(self.high_tx - 1);
         let ssthresh = self.cc.ssthresh(&self.state, LossKind::FastRetransmit);
         self.state.ssthresh = ssthresh;
-        let inflation = if self.params.sack { 0.0 } else { self.dupacks as f64 };
+        let inflation = if self.config.sack { 0.0 } else { self.dupacks as f64 };
         self.state.cwnd = self.cc.cwnd_after_fast_retransmit(&self.state, ssthresh) + inflation;
         self.first_partial_ack = true;
         for record in &mut self.records {
@@ -512,7 +462,7 @@ impl Sender {
         self.set_cong_state(CongState::Recovery);
         // RFC 6675 step (4.2)/(C): the first unacknowledged segment goes now.
         self.retransmit_next = Some(self.snd_una);
-        if self.params.sack {
+        if self.config.sack {
             self.snd_nxt = self.high_tx;
         }
     }
@@ -552,12 +502,12 @@ mod tests {
     use super::super::congestion::newreno::NewReno;
     use super::*;
 
-    fn ms(v: f64) -> SimDuration {
-        SimDuration::from_secs_f64(v / 1e3)
+    fn ms(v: f64) -> crate::time::SimDuration {
+        crate::time::SimDuration::from_millis_f64(v)
     }
 
-    fn sender(params: TcpParams) -> Sender {
-        let mut s = Sender::new(Box::new(NewReno), params, 1000, None);
+    fn sender(config: TcpConfig) -> Sender {
+        let mut s = Sender::new(Box::new(NewReno), config, 1000, None);
         s.start(SimTime::ZERO);
         s
     }
@@ -576,7 +526,7 @@ mod tests {
 
     #[test]
     fn sends_the_initial_window_then_clocks_out_on_acks() {
-        let mut s = sender(TcpParams::default());
+        let mut s = sender(TcpConfig::default());
         assert_eq!(drain(&mut s, at(0.0)), vec![(0, false), (1, false)]);
         assert_eq!(s.rto_deadline(), Some(at(1000.0)), "RFC 6298 initial RTO");
         ack(&mut s, at(100.0), 1); // slow start: cwnd 3
@@ -588,7 +538,7 @@ mod tests {
 
     #[test]
     fn receiver_window_caps_the_flight() {
-        let mut s = sender(TcpParams { rwnd_segments: 4, initial_cwnd: 10.0, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { rwnd_segments: 4, initial_cwnd_segments: 10.0, ..TcpConfig::default() });
         assert_eq!(drain(&mut s, at(0.0)).len(), 4);
     }
 
@@ -596,7 +546,7 @@ mod tests {
     fn cwnd_stops_growing_behind_the_receiver_window() {
         // rwnd 4: once cwnd passes twice the flight in slow start, and in
         // congestion avoidance whenever rwnd is the limit, ACKs do not grow it.
-        let mut s = sender(TcpParams { rwnd_segments: 4, initial_cwnd: 2.0, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { rwnd_segments: 4, initial_cwnd_segments: 2.0, ..TcpConfig::default() });
         let mut next = 0;
         let _ = drain(&mut s, at(0.0));
         for round in 1..=50 {
@@ -613,7 +563,7 @@ mod tests {
 
     #[test]
     fn three_duplicate_acks_fast_retransmit_and_newreno_recovers() {
-        let mut s = sender(TcpParams { initial_cwnd: 10.0, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { initial_cwnd_segments: 10.0, ..TcpConfig::default() });
         assert_eq!(drain(&mut s, at(0.0)).len(), 10); // segments 0..9
                                                       // Segments 2 and 5 are lost. ACKs 1 and 2 grow cwnd to 12 (slow
                                                       // start) and release 10..13; then duplicate ACKs of 2.
@@ -669,7 +619,7 @@ mod tests {
 
     #[test]
     fn sack_recovery_resends_a_second_hole_before_the_partial_ack() {
-        let mut s = sender(TcpParams { initial_cwnd: 10.0, sack: true, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { initial_cwnd_segments: 10.0, sack: true, ..TcpConfig::default() });
         assert_eq!(drain(&mut s, at(0.0)).len(), 10); // 0..9; 2 and 5 are lost
         sack_ack(&mut s, at(100.0), 1, &[]);
         sack_ack(&mut s, at(100.0), 2, &[]);
@@ -712,7 +662,7 @@ mod tests {
     fn sack_is_lost_starts_recovery_before_three_duplicates() {
         // Limited transmit aside, a single duplicate ACK SACKing three
         // segments above the first hole already proves it lost (RFC 6675 5).
-        let mut s = sender(TcpParams { initial_cwnd: 8.0, sack: true, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { initial_cwnd_segments: 8.0, sack: true, ..TcpConfig::default() });
         let _ = drain(&mut s, at(0.0)); // 0..7; 0 lost, the ACKs of 1..3 lost but one
         sack_ack(&mut s, at(100.0), 0, &[(1, 4)]);
         assert_eq!(s.state.cong_state, CongState::Recovery);
@@ -721,7 +671,7 @@ mod tests {
 
     #[test]
     fn after_a_timeout_sack_marks_are_cleared_and_later_sacked_segments_skipped() {
-        let mut s = sender(TcpParams { initial_cwnd: 4.0, sack: true, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { initial_cwnd_segments: 4.0, sack: true, ..TcpConfig::default() });
         let _ = drain(&mut s, at(0.0)); // 0..3
         sack_ack(&mut s, at(100.0), 0, &[(1, 2)]);
         s.on_rto(at(1000.0));
@@ -737,7 +687,7 @@ mod tests {
 
     #[test]
     fn timeout_backs_off_goes_back_n_and_restarts_slow_start() {
-        let mut s = sender(TcpParams { initial_cwnd: 4.0, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { initial_cwnd_segments: 4.0, ..TcpConfig::default() });
         assert_eq!(drain(&mut s, at(0.0)).len(), 4);
         s.on_rto(at(1000.0));
         assert_eq!(s.counters.timeouts, 1);
@@ -756,7 +706,7 @@ mod tests {
 
     #[test]
     fn duplicate_acks_after_a_timeout_do_not_trigger_a_second_reduction() {
-        let mut s = sender(TcpParams { initial_cwnd: 6.0, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { initial_cwnd_segments: 6.0, ..TcpConfig::default() });
         let _ = drain(&mut s, at(0.0));
         s.on_rto(at(1000.0));
         let _ = drain(&mut s, at(1000.0));
@@ -768,7 +718,7 @@ mod tests {
 
     #[test]
     fn limited_transmit_sends_one_new_segment_per_early_dupack() {
-        let mut s = sender(TcpParams { initial_cwnd: 4.0, limited_transmit: true, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { initial_cwnd_segments: 4.0, limited_transmit: true, ..TcpConfig::default() });
         let _ = drain(&mut s, at(0.0)); // 0..3
         ack(&mut s, at(100.0), 1); // cwnd 5: sends 4, 5
         assert_eq!(drain(&mut s, at(100.0)).len(), 2);
@@ -780,7 +730,7 @@ mod tests {
 
     #[test]
     fn a_finite_transfer_completes() {
-        let mut s = Sender::new(Box::new(NewReno), TcpParams::default(), 1000, Some(3));
+        let mut s = Sender::new(Box::new(NewReno), TcpConfig::default(), 1000, Some(3));
         s.start(SimTime::ZERO);
         assert_eq!(drain(&mut s, at(0.0)).len(), 2);
         ack(&mut s, at(50.0), 2);
@@ -794,7 +744,7 @@ mod tests {
 
     #[test]
     fn handshake_precedes_data_and_the_syn_is_retransmitted() {
-        let mut s = sender(TcpParams { handshake: true, ..TcpParams::default() });
+        let mut s = sender(TcpConfig { handshake: true, ..TcpConfig::default() });
         let syn = s.poll_transmit(at(0.0)).unwrap();
         assert_eq!(syn.header.kind, SegmentKind::Syn);
         assert_eq!(s.poll_transmit(at(0.0)), None);

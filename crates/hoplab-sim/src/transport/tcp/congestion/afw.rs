@@ -42,55 +42,35 @@ pub enum AtTimeoutWindow {
     Keep,
 }
 
-fn default_alpha() -> f64 {
-    4.0
-}
-fn default_beta() -> f64 {
-    8.0
-}
-fn default_s_max() -> f64 {
-    0.1
-}
-fn default_s_min() -> f64 {
-    0.001
-}
-fn default_at_timeout_window() -> AtTimeoutWindow {
-    AtTimeoutWindow::Shrink
-}
 
 /// AFW parameters (seed 003 section 3; SPEC.md section 6).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Multiplier of the steps below the timeout window. Default 4 (seed 003
     /// "Parameter tuning": alpha = 4, beta = 8 gave the highest throughput).
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
     /// Divisor of the steps at and above the timeout window. Default 8
     /// (seed 003, as alpha).
-    #[serde(default = "default_beta")]
     pub beta: f64,
     /// Largest step, and every step's initial value. Default 0.1 (seed 003:
     /// "we adopted Smax = 0.1").
-    #[serde(default = "default_s_max")]
     pub s_max: f64,
     /// Smallest step. Default 0.001 (seed 003: "Smin = 0.001 was used").
-    #[serde(default = "default_s_min")]
     pub s_min: f64,
     /// What a timeout at window W_t does to S_{W_t}: `"shrink"` (default,
     /// SPEC.md section 6 Decision), `"grow"` or `"keep"`.
-    #[serde(default = "default_at_timeout_window")]
     pub at_timeout_window: AtTimeoutWindow,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
-            alpha: default_alpha(),
-            beta: default_beta(),
-            s_max: default_s_max(),
-            s_min: default_s_min(),
-            at_timeout_window: default_at_timeout_window(),
+            alpha: 4.0,
+            beta: 8.0,
+            s_max: 0.1,
+            s_min: 0.001,
+            at_timeout_window: AtTimeoutWindow::Shrink,
         }
     }
 }

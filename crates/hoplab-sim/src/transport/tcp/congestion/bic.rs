@@ -49,49 +49,25 @@ use super::{reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 
-fn default_beta() -> f64 {
-    819.0 / 1024.0
-}
-fn default_max_increment() -> f64 {
-    16.0
-}
-fn default_low_window() -> f64 {
-    14.0
-}
-fn default_smooth_part() -> f64 {
-    20.0
-}
-fn default_b() -> f64 {
-    4.0
-}
-fn default_true() -> bool {
-    true
-}
 
 /// BIC parameters (Linux `tcp_bic.c` module parameters and defines).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Multiplicative decrease: ssthresh = beta * cwnd above low_window.
     /// Default 819/1024 = 0.7998 (`tcp_bic.c` `beta = 819`, scale 1024).
-    #[serde(default = "default_beta")]
     pub beta: f64,
     /// Largest increase per RTT, segments. Default 16 (`max_increment`).
-    #[serde(default = "default_max_increment")]
     pub max_increment: f64,
     /// At or below this window BIC is Reno. Default 14 (`low_window`).
-    #[serde(default = "default_low_window")]
     pub low_window: f64,
     /// RTTs to creep the last B segments to Wmax. Default 20 (`smooth_part`).
-    #[serde(default = "default_smooth_part")]
     pub smooth_part: f64,
     /// Binary-search divisor: move 1/b of the distance to Wmax per RTT.
     /// Default 4 (`tcp_bic.c` `#define BICTCP_B 4`).
-    #[serde(default = "default_b")]
     pub b: f64,
     /// Lower Wmax further on a loss below the previous Wmax. Default true
     /// (`fast_convergence = 1`).
-    #[serde(default = "default_true")]
     pub fast_convergence: bool,
     /// ssthresh at the start, segments; `null` leaves the socket's (RFC
     /// 5681: arbitrarily high). Default null (`initial_ssthresh` = 0, off,
@@ -103,11 +79,11 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            beta: default_beta(),
-            max_increment: default_max_increment(),
-            low_window: default_low_window(),
-            smooth_part: default_smooth_part(),
-            b: default_b(),
+            beta: 819.0 / 1024.0,
+            max_increment: 16.0,
+            low_window: 14.0,
+            smooth_part: 20.0,
+            b: 4.0,
             fast_convergence: true,
             initial_ssthresh: None,
         }

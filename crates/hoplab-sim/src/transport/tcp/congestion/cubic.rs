@@ -49,38 +49,25 @@ use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 
-fn default_c() -> f64 {
-    0.4
-}
-fn default_beta() -> f64 {
-    0.7
-}
-fn default_true() -> bool {
-    true
-}
 
 /// CUBIC parameters (RFC 9438).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Aggressiveness, segments / s^3. Default 0.4 (RFC 9438 section 5.1).
-    #[serde(default = "default_c")]
     pub c: f64,
     /// Multiplicative decrease factor. Default 0.7 (RFC 9438 section 4.6).
-    #[serde(default = "default_beta")]
     pub beta: f64,
     /// Fast convergence (RFC 9438 section 4.7). Default true.
-    #[serde(default = "default_true")]
     pub fast_convergence: bool,
     /// The Reno-friendly region (RFC 9438 section 4.3, "SHOULD"). Default
     /// true.
-    #[serde(default = "default_true")]
     pub reno_friendly: bool,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { c: default_c(), beta: default_beta(), fast_convergence: true, reno_friendly: true }
+        Config { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
     }
 }
 

@@ -13,25 +13,21 @@
 use super::{reno_slow_start, CongestionControl, TcpState};
 use serde::{Deserialize, Serialize};
 
-fn default_alpha() -> f64 {
-    0.01
-}
 
 /// FeW parameters.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Fraction of Reno's increase: cwnd += alpha / cwnd per ACK in
     /// congestion avoidance, 0 < alpha <= 1 (alpha = 1 is Reno). Default
     /// 0.01 (Nahm et al. 2005, the value seed 003 validates with; SPEC.md
     /// section 6).
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { alpha: default_alpha() }
+        Config { alpha: 0.01 }
     }
 }
 

@@ -12,8 +12,9 @@
 //! (`cwnd += 0.01` per ACK for Scalable TCP, `alpha / cwnd` for FeW).
 //!
 //! **Adding a controller**: one new file in this folder with a serde config
-//! struct (its parameters, every default cited) and an `impl
-//! CongestionControl`, plus one line in [`build`] and one in [`NAMES`].
+//! struct (its parameters, `Default` citing every default) and an `impl
+//! CongestionControl`, plus a variant of [`CcConfig`] with its arm in each
+//! of its methods, and its name in [`NAMES`].
 
 pub mod afw;
 pub mod bic;
@@ -27,7 +28,7 @@ pub mod vegas;
 pub mod veno;
 pub mod westwood_plus;
 
-use crate::scenario::ConfigError;
+use crate::config::{parse_at, ConfigError};
 use crate::time::{SimDuration, SimTime};
 
 /// Congestion state of the sender (Linux `tcp_ca_state`, ns-3
@@ -189,38 +190,104 @@ pub fn reno_increase(state: &mut TcpState, segments_acked: u32) {
     }
 }
 
-/// Every controller's name, for error messages and `hoplab` listings.
-pub const NAMES: &[&str] = &[
-    "newreno",
-    "westwood_plus",
-    "veno",
-    "vegas",
-    "bic",
-    "cubic",
-    "scalable",
-    "few",
-    "afw",
-];
+/// A congestion controller and its parameters: what a TCP flow's `cc`
+/// (the name) and `cc_params` (the parameters, each with its default)
+/// say. Builds the controller; parses from a name (`"vegas".parse()`) with
+/// the defaults.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CcConfig {
+    NewReno(newreno::Config),
+    WestwoodPlus(westwood_plus::Config),
+    Veno(veno::Config),
+    Vegas(vegas::Config),
+    Bic(bic::Config),
+    Cubic(cubic::Config),
+    Scalable(scalable::Config),
+    Few(few::Config),
+    Afw(afw::Config),
+}
 
-/// Build a controller from its name and its parameters (a JSON object,
-/// `null` for defaults). Errors name `key` and what is allowed.
-pub fn build(name: &str, params: &serde_json::Value, key: &str) -> Result<Box<dyn CongestionControl>, ConfigError> {
-    let params = if params.is_null() { serde_json::json!({}) } else { params.clone() };
-    let parse_error = |e: serde_json::Error| ConfigError::new(format!("{key}_params"), e.to_string());
-    Ok(match name {
-        "newreno" => Box::new(newreno::NewReno::from(serde_json::from_value::<newreno::Config>(params).map_err(parse_error)?)),
-        "westwood_plus" => Box::new(westwood_plus::WestwoodPlus::from(serde_json::from_value::<westwood_plus::Config>(params).map_err(parse_error)?)),
-        "veno" => Box::new(veno::Veno::from(serde_json::from_value::<veno::Config>(params).map_err(parse_error)?)),
-        "vegas" => Box::new(vegas::Vegas::from(serde_json::from_value::<vegas::Config>(params).map_err(parse_error)?)),
-        "bic" => Box::new(bic::Bic::from(serde_json::from_value::<bic::Config>(params).map_err(parse_error)?)),
-        "cubic" => Box::new(cubic::Cubic::from(serde_json::from_value::<cubic::Config>(params).map_err(parse_error)?)),
-        "scalable" => Box::new(scalable::Scalable::from(serde_json::from_value::<scalable::Config>(params).map_err(parse_error)?)),
-        "few" => Box::new(few::Few::from(serde_json::from_value::<few::Config>(params).map_err(parse_error)?)),
-        "afw" => Box::new(afw::Afw::from(serde_json::from_value::<afw::Config>(params).map_err(parse_error)?)),
-        other => {
-            return Err(ConfigError::new(key, format!("unknown congestion control {other:?}; allowed: {}", NAMES.join(", "))))
+/// Every controller's name, for error messages and `hoplab` listings.
+pub const NAMES: &[&str] = &["newreno", "westwood_plus", "veno", "vegas", "bic", "cubic", "scalable", "few", "afw"];
+
+impl Default for CcConfig {
+    fn default() -> Self {
+        CcConfig::NewReno(newreno::Config::default())
+    }
+}
+
+impl CcConfig {
+    pub fn name(&self) -> &'static str {
+        match self {
+            CcConfig::NewReno(_) => "newreno",
+            CcConfig::WestwoodPlus(_) => "westwood_plus",
+            CcConfig::Veno(_) => "veno",
+            CcConfig::Vegas(_) => "vegas",
+            CcConfig::Bic(_) => "bic",
+            CcConfig::Cubic(_) => "cubic",
+            CcConfig::Scalable(_) => "scalable",
+            CcConfig::Few(_) => "few",
+            CcConfig::Afw(_) => "afw",
         }
-    })
+    }
+
+    /// The controller `name` with `params` (a table; absent: every
+    /// default). Error keys: `cc` for the name, `cc_params.<key>` for a
+    /// parameter.
+    pub fn from_parts(name: &str, params: Option<serde_json::Value>) -> Result<CcConfig, ConfigError> {
+        let params = params.unwrap_or_else(|| serde_json::json!({}));
+        let at = "cc_params";
+        Ok(match name {
+            "newreno" => CcConfig::NewReno(parse_at(params, at)?),
+            "westwood_plus" => CcConfig::WestwoodPlus(parse_at(params, at)?),
+            "veno" => CcConfig::Veno(parse_at(params, at)?),
+            "vegas" => CcConfig::Vegas(parse_at(params, at)?),
+            "bic" => CcConfig::Bic(parse_at(params, at)?),
+            "cubic" => CcConfig::Cubic(parse_at(params, at)?),
+            "scalable" => CcConfig::Scalable(parse_at(params, at)?),
+            "few" => CcConfig::Few(parse_at(params, at)?),
+            "afw" => CcConfig::Afw(parse_at(params, at)?),
+            other => return Err(ConfigError::new("cc", format!("unknown congestion control {other:?}; allowed: {}", NAMES.join(", ")))),
+        })
+    }
+
+    /// The parameters as a table (every value, defaults included).
+    pub fn params(&self) -> serde_json::Value {
+        let value = match self {
+            CcConfig::NewReno(c) => serde_json::to_value(c),
+            CcConfig::WestwoodPlus(c) => serde_json::to_value(c),
+            CcConfig::Veno(c) => serde_json::to_value(c),
+            CcConfig::Vegas(c) => serde_json::to_value(c),
+            CcConfig::Bic(c) => serde_json::to_value(c),
+            CcConfig::Cubic(c) => serde_json::to_value(c),
+            CcConfig::Scalable(c) => serde_json::to_value(c),
+            CcConfig::Few(c) => serde_json::to_value(c),
+            CcConfig::Afw(c) => serde_json::to_value(c),
+        };
+        value.expect("controller parameters serialise")
+    }
+
+    /// A controller in its initial state.
+    pub fn build(&self) -> Box<dyn CongestionControl> {
+        match self.clone() {
+            CcConfig::NewReno(c) => Box::new(newreno::NewReno::from(c)),
+            CcConfig::WestwoodPlus(c) => Box::new(westwood_plus::WestwoodPlus::from(c)),
+            CcConfig::Veno(c) => Box::new(veno::Veno::from(c)),
+            CcConfig::Vegas(c) => Box::new(vegas::Vegas::from(c)),
+            CcConfig::Bic(c) => Box::new(bic::Bic::from(c)),
+            CcConfig::Cubic(c) => Box::new(cubic::Cubic::from(c)),
+            CcConfig::Scalable(c) => Box::new(scalable::Scalable::from(c)),
+            CcConfig::Few(c) => Box::new(few::Few::from(c)),
+            CcConfig::Afw(c) => Box::new(afw::Afw::from(c)),
+        }
+    }
+}
+
+impl std::str::FromStr for CcConfig {
+    type Err = ConfigError;
+    fn from_str(name: &str) -> Result<CcConfig, ConfigError> {
+        CcConfig::from_parts(name, None)
+    }
 }
 
 #[cfg(test)]
@@ -230,17 +297,19 @@ mod tests {
     #[test]
     fn every_name_builds_with_defaults_and_names_itself() {
         for name in NAMES {
-            let cc = build(name, &serde_json::Value::Null, "flows[0].cc").unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_eq!(cc.name(), *name);
-            // An empty object is the same as null.
-            build(name, &serde_json::json!({}), "flows[0].cc").unwrap_or_else(|e| panic!("{name}: {e}"));
+            let config: CcConfig = name.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_eq!(config.name(), *name);
+            assert_eq!(config.build().name(), *name);
+            // An empty table is the same as none; the parameters read back.
+            assert_eq!(CcConfig::from_parts(name, Some(serde_json::json!({}))).unwrap(), config);
+            assert_eq!(CcConfig::from_parts(name, Some(config.params())).unwrap(), config);
         }
     }
 
     #[test]
     fn unknown_name_is_an_error_naming_the_key_and_the_choices() {
-        let err = build("reno2", &serde_json::Value::Null, "flows[0].cc").err().expect("unknown name accepted");
-        assert_eq!(err.key, "flows[0].cc");
+        let err = CcConfig::from_parts("reno2", None).err().expect("unknown name accepted");
+        assert_eq!(err.key, "cc");
         assert!(err.message.contains("\"reno2\""), "{}", err.message);
         for name in NAMES {
             assert!(err.message.contains(name), "{}", err.message);
@@ -251,13 +320,12 @@ mod tests {
     fn unknown_parameter_is_an_error_naming_the_key_and_the_parameter() {
         for name in NAMES {
             let params = serde_json::json!({"no_such_parameter": 1});
-            let err = build(name, &params, "flows[0].cc").err().unwrap_or_else(|| panic!("{name} accepted it"));
-            assert_eq!(err.key, "flows[0].cc_params", "{name}");
-            assert!(err.message.contains("no_such_parameter"), "{name}: {}", err.message);
+            let err = CcConfig::from_parts(name, Some(params)).err().unwrap_or_else(|| panic!("{name} accepted it"));
+            assert_eq!(err.key, "cc_params.no_such_parameter", "{name}");
         }
-        // A known parameter of the wrong type is refused too.
-        let err = build("afw", &serde_json::json!({"at_timeout_window": "sideways"}), "flows[0].cc").err().unwrap();
-        assert_eq!(err.key, "flows[0].cc_params");
+        // A known parameter of the wrong type is refused too, naming it.
+        let err = CcConfig::from_parts("afw", Some(serde_json::json!({"at_timeout_window": "sideways"}))).err().unwrap();
+        assert_eq!(err.key, "cc_params.at_timeout_window");
         assert!(err.message.contains("sideways"), "{}", err.message);
     }
 }

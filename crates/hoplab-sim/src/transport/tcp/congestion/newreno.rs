@@ -8,8 +8,8 @@ use super::CongestionControl;
 use serde::{Deserialize, Serialize};
 
 /// NewReno has no parameters.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {}
 
 #[derive(Debug, Clone, Default)]

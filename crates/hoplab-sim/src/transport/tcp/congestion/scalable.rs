@@ -29,31 +29,23 @@
 use super::{reno_slow_start, CongestionControl, LossKind, TcpState};
 use serde::{Deserialize, Serialize};
 
-fn default_a() -> f64 {
-    0.01
-}
-fn default_b() -> f64 {
-    0.875
-}
 
 /// Scalable TCP parameters (Kelly 2003, section 2; seed 004 section II.B.3:
 /// "typical values ... a = 0.01 and b = 0.875").
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Congestion-avoidance increase per acknowledged segment, segments.
     /// Default 0.01 (Kelly 2003; SPEC.md section 7).
-    #[serde(default = "default_a")]
     pub a: f64,
     /// Multiplicative decrease on loss: ssthresh = b * cwnd. Default 0.875
     /// (Kelly 2003; SPEC.md section 7).
-    #[serde(default = "default_b")]
     pub b: f64,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { a: default_a(), b: default_b() }
+        Config { a: 0.01, b: 0.875 }
     }
 }
 

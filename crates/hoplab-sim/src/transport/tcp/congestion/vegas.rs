@@ -54,43 +54,27 @@ pub enum DiffFormula {
     Brakmo,
 }
 
-fn default_alpha() -> f64 {
-    2.0
-}
-fn default_beta() -> f64 {
-    4.0
-}
-fn default_gamma() -> f64 {
-    1.0
-}
-fn default_diff() -> DiffFormula {
-    DiffFormula::Linux
-}
 
 /// Vegas parameters (Linux `tcp_vegas.c` module parameters).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Below alpha queued segments, grow by one per RTT. Default 2
     /// (`tcp_vegas.c`: `static int alpha = 2`).
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
     /// Above beta queued segments, shrink by one per RTT. Default 4
     /// (`tcp_vegas.c`: `static int beta = 4`).
-    #[serde(default = "default_beta")]
     pub beta: f64,
     /// Above gamma queued segments, leave slow start. Default 1
     /// (`tcp_vegas.c`: `static int gamma = 1`).
-    #[serde(default = "default_gamma")]
     pub gamma: f64,
     /// `"linux"` (default, `tcp_vegas.c`) or `"brakmo"` (the paper's).
-    #[serde(default = "default_diff")]
     pub diff: DiffFormula,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { alpha: default_alpha(), beta: default_beta(), gamma: default_gamma(), diff: default_diff() }
+        Config { alpha: 2.0, beta: 4.0, gamma: 1.0, diff: DiffFormula::Linux }
     }
 }
 

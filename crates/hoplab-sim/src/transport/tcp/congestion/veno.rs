@@ -33,40 +33,28 @@ use super::{reno_increase, reno_slow_start, CongState, CongestionControl, LossKi
 use crate::time::SimDuration;
 use serde::{Deserialize, Serialize};
 
-fn default_beta() -> f64 {
-    3.0
-}
-fn default_random_loss_factor() -> f64 {
-    0.8
-}
-fn default_congestion_loss_factor() -> f64 {
-    0.5
-}
 
 /// Veno parameters (Fu & Liew 2003 section III; `tcp_veno.c`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// Backlog threshold, segments: N < beta means no congestion. Default 3
     /// (Fu & Liew 2003; `tcp_veno.c` `beta = 3 << V_PARAM_SHIFT`).
-    #[serde(default = "default_beta")]
     pub beta: f64,
     /// ssthresh = factor * cwnd on a loss with N < beta. Default 0.8
     /// (Fu & Liew 2003 "cwnd * (4/5)"; `tcp_veno.c` `snd_cwnd * 4 / 5`).
-    #[serde(default = "default_random_loss_factor")]
     pub random_loss_factor: f64,
     /// ssthresh = factor * cwnd on a loss with N >= beta. Default 0.5
     /// (Reno's halving; `tcp_veno.c` `snd_cwnd >> 1`).
-    #[serde(default = "default_congestion_loss_factor")]
     pub congestion_loss_factor: f64,
 }
 
 impl Default for Config {
     fn default() -> Self {
         Config {
-            beta: default_beta(),
-            random_loss_factor: default_random_loss_factor(),
-            congestion_loss_factor: default_congestion_loss_factor(),
+            beta: 3.0,
+            random_loss_factor: 0.8,
+            congestion_loss_factor: 0.5,
         }
     }
 }

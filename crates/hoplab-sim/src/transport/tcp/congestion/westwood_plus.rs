@@ -41,29 +41,21 @@ pub enum Filter {
     None,
 }
 
-fn default_filter() -> Filter {
-    Filter::Tustin
-}
-fn default_alpha() -> f64 {
-    0.9
-}
 
 /// Westwood+ parameters (ns-3 `TcpWestwoodPlus`).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct Config {
     /// `"tustin"` (default, ns-3 `FilterType` default) or `"none"`.
-    #[serde(default = "default_filter")]
     pub filter: Filter,
     /// Filter gain on the previous estimate. Default 0.9 (ns-3
     /// `EstimateBW`: `constexpr double ALPHA = 0.9`).
-    #[serde(default = "default_alpha")]
     pub alpha: f64,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { filter: default_filter(), alpha: default_alpha() }
+        Config { filter: Filter::Tustin, alpha: 0.9 }
     }
 }
 

@@ -1,0 +1,44 @@
+//! A wired link's parameters (`topology.links[]`, and the links of a
+//! `wired_cum_wireless` topology).
+
+use crate::config::{at_least, non_negative, positive, probability, ConfigError};
+use serde::{Deserialize, Serialize};
+
+/// A wired point-to-point link (full duplex; each direction has its own
+/// drop-tail queue and transmitter).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    pub a: u32,
+    pub b: u32,
+    pub rate_mbps: f64,
+    pub delay_ms: f64,
+    #[serde(default = "default_link_queue")]
+    pub queue_packets: u32,
+    /// Probability that a packet is lost crossing the link (each direction;
+    /// drop cause `channel_error`).
+    #[serde(default)]
+    pub loss_rate: f64,
+}
+
+fn default_link_queue() -> u32 {
+    50
+}
+
+impl LinkConfig {
+    /// Range checks; errors name `<key>.<field>`.
+    pub fn validate(&self, key: &str, nodes: u32) -> Result<(), ConfigError> {
+        for (end, node) in [("a", self.a), ("b", self.b)] {
+            if node >= nodes {
+                return Err(ConfigError::new(format!("{key}.{end}"), format!("node {node} does not exist (nodes 0..{})", nodes - 1)));
+            }
+        }
+        if self.a == self.b {
+            return Err(ConfigError::new(format!("{key}.b"), "a link joins two different nodes"));
+        }
+        positive(&format!("{key}.rate_mbps"), self.rate_mbps)?;
+        non_negative(&format!("{key}.delay_ms"), self.delay_ms)?;
+        at_least(&format!("{key}.queue_packets"), self.queue_packets, 1)?;
+        probability(&format!("{key}.loss_rate"), self.loss_rate)
+    }
+}

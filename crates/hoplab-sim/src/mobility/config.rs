@@ -1,0 +1,107 @@
+//! `[mobility]`: how nodes move. `model = "static"` (no other key) or
+//! `"random_waypoint"` with the keys of [`RandomWaypointConfig`].
+
+use crate::config::{nested, non_negative, parse_at, parse_tagged, positive, ConfigError};
+use serde::{Deserialize, Deserializer, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+#[serde(tag = "model", rename_all = "snake_case")]
+pub enum MobilityConfig {
+    #[default]
+    Static,
+    /// Random waypoint (see `mobility::random_waypoint`).
+    RandomWaypoint(RandomWaypointConfig),
+}
+
+/// Random waypoint's keys. `min_speed_mps` 0 (as ns-2's setdest) draws a
+/// warning: the speed decays (Yoon et al. 2003).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RandomWaypointConfig {
+    #[serde(default)]
+    pub min_speed_mps: f64,
+    pub max_speed_mps: f64,
+    #[serde(default)]
+    pub pause_s: f64,
+    /// Nodes stand still before this time.
+    #[serde(default)]
+    pub start_s: f64,
+    /// The area nodes move in; default: the random topology's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub width_m: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub height_m: Option<f64>,
+    /// Start in the stationary regime (Navidi & Camp 2004).
+    #[serde(default)]
+    pub steady_state: bool,
+}
+
+/// A map without keys (a model that takes none).
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoKeys {}
+
+impl<'de> Deserialize<'de> for MobilityConfig {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = serde_json::Value::deserialize(d)?;
+        parse_tagged(value, "model", Some("static"), &["static", "random_waypoint"], |model, rest| match model {
+            "static" => parse_at::<NoKeys>(rest, "").map(|_| MobilityConfig::Static),
+            _ => parse_at(rest, "").map(MobilityConfig::RandomWaypoint),
+        })
+        .map_err(nested)
+    }
+}
+
+impl MobilityConfig {
+    pub fn is_static(&self) -> bool {
+        matches!(self, MobilityConfig::Static)
+    }
+
+    /// Range checks. `default_area`: the random topology's area, if the
+    /// topology is random (else the area is required); `wired`: the
+    /// topology has wired links (moving nodes are not supported there).
+    pub fn validate(&self, default_area: Option<(f64, f64)>, wired: bool) -> Result<(), ConfigError> {
+        let MobilityConfig::RandomWaypoint(w) = self else { return Ok(()) };
+        positive("mobility.max_speed_mps", w.max_speed_mps)?;
+        non_negative("mobility.min_speed_mps", w.min_speed_mps)?;
+        if w.min_speed_mps > w.max_speed_mps {
+            return Err(ConfigError::new(
+                "mobility.min_speed_mps",
+                format!("must be <= max_speed_mps ({}), got {}", w.max_speed_mps, w.min_speed_mps),
+            ));
+        }
+        non_negative("mobility.pause_s", w.pause_s)?;
+        non_negative("mobility.start_s", w.start_s)?;
+        if w.steady_state && w.min_speed_mps <= 0.0 {
+            return Err(ConfigError::new(
+                "mobility.min_speed_mps",
+                "steady_state needs a positive minimum speed (with 0 the random waypoint model has no stationary regime)",
+            ));
+        }
+        for (key, v) in [("width_m", w.width_m), ("height_m", w.height_m)] {
+            match v {
+                Some(v) => positive(&format!("mobility.{key}"), v)?,
+                None if default_area.is_none() => {
+                    return Err(ConfigError::new(
+                        format!("mobility.{key}"),
+                        "required unless topology.kind = \"random\" (whose area it defaults to)",
+                    ))
+                }
+                None => {}
+            }
+        }
+        if wired {
+            return Err(ConfigError::new("mobility.model", "moving nodes are not supported with wired links"));
+        }
+        Ok(())
+    }
+
+    /// The area nodes move in: the given one, else the random topology's.
+    pub fn area_m(&self, default_area: Option<(f64, f64)>) -> (f64, f64) {
+        let (w, h) = default_area.unwrap_or((0.0, 0.0));
+        match self {
+            MobilityConfig::RandomWaypoint(c) => (c.width_m.unwrap_or(w), c.height_m.unwrap_or(h)),
+            MobilityConfig::Static => (w, h),
+        }
+    }
+}

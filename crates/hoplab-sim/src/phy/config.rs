@@ -1,0 +1,111 @@
+//! `[radio]`: the radio and PHY parameters of every node (one radio
+//! configuration for all, as ns-2's `WirelessPhy`).
+
+use crate::config::{non_negative, positive, ConfigError};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reception {
+    /// ns-2's receive / carrier-sense / capture thresholds (SPEC.md 1.1).
+    Threshold,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Propagation {
+    /// Friis below the crossover distance, two-ray ground above (ns-2).
+    TwoRayGround,
+    /// Friis everywhere.
+    FreeSpace,
+}
+
+/// Radio and PHY parameters. Defaults are ns-2's (SPEC.md section 1) and
+/// the DSSS PHY of IEEE 802.11-2016 clause 15 with the long preamble.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RadioConfig {
+    pub reception: Reception,
+    pub propagation: Propagation,
+    /// Rate of the DATA frame body (MAC header + payload + FCS).
+    pub data_rate_mbps: f64,
+    /// Rate of control frames (RTS, CTS, ACK) and broadcast frames.
+    pub basic_rate_mbps: f64,
+    /// PLCP preamble + header duration; 192 us for DSSS long preamble
+    /// (144 + 48 bits at 1 Mbps).
+    pub plcp_overhead_us: f64,
+    pub tx_power_w: f64,
+    pub frequency_hz: f64,
+    pub antenna_height_m: f64,
+    /// ns-2's system loss factor L (1.0: none).
+    pub system_loss: f64,
+    /// Decoding range; sets the receive threshold. Exclusive with `rx_threshold_w`.
+    pub tx_range_m: Option<f64>,
+    /// Carrier-sense range; sets the carrier-sense threshold. Exclusive with `cs_threshold_w`.
+    pub cs_range_m: Option<f64>,
+    /// ns-2 RXThresh_. Default 3.652e-10 W (250 m with the default radio).
+    pub rx_threshold_w: Option<f64>,
+    /// ns-2 CSThresh_. Default 1.559e-11 W (550 m with the default radio).
+    pub cs_threshold_w: Option<f64>,
+    /// ns-2 CPThresh_: a frame being received survives a newcomer this much weaker.
+    pub capture_threshold_db: f64,
+}
+
+impl Default for RadioConfig {
+    fn default() -> Self {
+        RadioConfig {
+            reception: Reception::Threshold,
+            propagation: Propagation::TwoRayGround,
+            data_rate_mbps: 2.0,
+            basic_rate_mbps: 2.0,
+            plcp_overhead_us: 192.0,
+            tx_power_w: 0.281_838_15,
+            frequency_hz: 914e6,
+            antenna_height_m: 1.5,
+            system_loss: 1.0,
+            tx_range_m: None,
+            cs_range_m: None,
+            rx_threshold_w: None,
+            cs_threshold_w: None,
+            capture_threshold_db: 10.0,
+        }
+    }
+}
+
+impl RadioConfig {
+    /// Range checks; errors name `radio.<key>`.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive("radio.data_rate_mbps", self.data_rate_mbps)?;
+        positive("radio.basic_rate_mbps", self.basic_rate_mbps)?;
+        non_negative("radio.plcp_overhead_us", self.plcp_overhead_us)?;
+        positive("radio.tx_power_w", self.tx_power_w)?;
+        positive("radio.frequency_hz", self.frequency_hz)?;
+        positive("radio.antenna_height_m", self.antenna_height_m)?;
+        if !(self.system_loss >= 1.0 && self.system_loss.is_finite()) {
+            return Err(ConfigError::new("radio.system_loss", "must be >= 1"));
+        }
+        non_negative("radio.capture_threshold_db", self.capture_threshold_db)?;
+        if self.tx_range_m.is_some() && self.rx_threshold_w.is_some() {
+            return Err(ConfigError::new("radio.tx_range_m", "give either tx_range_m or rx_threshold_w, not both"));
+        }
+        if self.cs_range_m.is_some() && self.cs_threshold_w.is_some() {
+            return Err(ConfigError::new("radio.cs_range_m", "give either cs_range_m or cs_threshold_w, not both"));
+        }
+        for (key, v) in [
+            ("radio.tx_range_m", self.tx_range_m),
+            ("radio.cs_range_m", self.cs_range_m),
+            ("radio.rx_threshold_w", self.rx_threshold_w),
+            ("radio.cs_threshold_w", self.cs_threshold_w),
+        ] {
+            if let Some(v) = v {
+                positive(key, v)?;
+            }
+        }
+        if let (Some(tx), Some(cs)) = (self.tx_range_m, self.cs_range_m) {
+            if cs < tx {
+                return Err(ConfigError::new("radio.cs_range_m", format!("must be >= tx_range_m ({tx}), got {cs}")));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,235 @@
+//! `[[flows]]`: end-to-end flows. A TCP flow's congestion controller is a
+//! typed [`CcConfig`] (in the file: `cc = "vegas"` and the parameters in
+//! `cc_params`, each defaulted by the controller's own config).
+
+use crate::config::{positive, ConfigError};
+use crate::transport::tcp::congestion::CcConfig;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transport {
+    Udp,
+    Tcp,
+    /// Semi-TCP: hop-by-hop congestion control in the MAC, reliability only
+    /// at the transport (SPEC.md section 2).
+    Semitcp,
+}
+
+/// How a semi-TCP source paces itself (`rate_control`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RateControlKind {
+    /// Buffer-based sending only (the original semi-TCP).
+    #[default]
+    None,
+    /// Algorithm 1 of seed 000 (SPEC.md section 3).
+    BinarySearch,
+    /// A constant source rate `rate_kbps`.
+    Fixed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AppKind {
+    /// Constant bit rate: one `packet_bytes` packet every
+    /// `packet_bytes * 8 / rate_kbps` milliseconds.
+    Cbr,
+    /// Infinite backlog: the source's interface queue is never empty.
+    Bulk,
+}
+
+/// One end-to-end flow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowConfig {
+    pub src: u32,
+    pub dst: u32,
+    pub transport: Transport,
+    pub app: AppKind,
+    /// Application payload per packet; UDP/IP/MAC headers are added per layer.
+    pub packet_bytes: u32,
+    /// CBR rate (required for `app = "cbr"`), or a fixed-rate semi-TCP source.
+    pub rate_kbps: Option<f64>,
+    pub start_s: f64,
+    /// Default: the end of the run.
+    pub stop_s: Option<f64>,
+    /// TCP's congestion controller (`transport = "tcp"` only; default
+    /// NewReno, filled in by normalisation).
+    pub cc: Option<CcConfig>,
+    /// TCP and semi-TCP bulk: size of the file to send (default:
+    /// unlimited, as an FTP of a very large file).
+    pub file_bytes: Option<u64>,
+    /// Semi-TCP: how the source paces itself (default "none": by buffer).
+    pub rate_control: Option<RateControlKind>,
+}
+
+/// A flow as written in a scenario file.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FlowFile {
+    src: u32,
+    dst: u32,
+    #[serde(default = "FlowFile::default_transport")]
+    transport: Transport,
+    #[serde(default = "FlowFile::default_app")]
+    app: AppKind,
+    #[serde(default = "FlowFile::default_packet_bytes")]
+    packet_bytes: u32,
+    #[serde(default)]
+    rate_kbps: Option<f64>,
+    #[serde(default)]
+    start_s: f64,
+    #[serde(default)]
+    stop_s: Option<f64>,
+    #[serde(default)]
+    cc: Option<String>,
+    #[serde(default)]
+    cc_params: Option<serde_json::Value>,
+    #[serde(default)]
+    file_bytes: Option<u64>,
+    #[serde(default)]
+    rate_control: Option<RateControlKind>,
+}
+
+impl FlowFile {
+    fn default_transport() -> Transport {
+        Transport::Udp
+    }
+    fn default_app() -> AppKind {
+        AppKind::Cbr
+    }
+    fn default_packet_bytes() -> u32 {
+        512
+    }
+}
+
+impl<'de> Deserialize<'de> for FlowConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let f = FlowFile::deserialize(d)?;
+        let cc = match (f.cc, f.cc_params) {
+            (None, None) => None,
+            (None, Some(_)) => return Err(crate::config::nested(ConfigError::new("cc_params", "needs cc (the controller it is for)"))),
+            (Some(name), params) => Some(CcConfig::from_parts(&name, params).map_err(crate::config::nested)?),
+        };
+        Ok(FlowConfig {
+            src: f.src,
+            dst: f.dst,
+            transport: f.transport,
+            app: f.app,
+            packet_bytes: f.packet_bytes,
+            rate_kbps: f.rate_kbps,
+            start_s: f.start_s,
+            stop_s: f.stop_s,
+            cc,
+            file_bytes: f.file_bytes,
+            rate_control: f.rate_control,
+        })
+    }
+}
+
+impl Serialize for FlowConfig {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        FlowFile {
+            src: self.src,
+            dst: self.dst,
+            transport: self.transport,
+            app: self.app,
+            packet_bytes: self.packet_bytes,
+            rate_kbps: self.rate_kbps,
+            start_s: self.start_s,
+            stop_s: self.stop_s,
+            cc: self.cc.as_ref().map(|c| c.name().to_string()),
+            cc_params: self.cc.as_ref().map(|c| c.params()),
+            file_bytes: self.file_bytes,
+            rate_control: self.rate_control,
+        }
+        .serialize(s)
+    }
+}
+
+impl FlowConfig {
+    /// Range and cross-key checks of flow `index` among `nodes` nodes.
+    pub fn validate(&self, index: usize, nodes: u32, duration_s: f64) -> Result<(), ConfigError> {
+        let key = |k: &str| format!("flows[{index}].{k}");
+        if self.src >= nodes {
+            return Err(ConfigError::new(key("src"), format!("node {} does not exist (nodes 0..{})", self.src, nodes - 1)));
+        }
+        if self.dst >= nodes {
+            return Err(ConfigError::new(key("dst"), format!("node {} does not exist (nodes 0..{})", self.dst, nodes - 1)));
+        }
+        if self.src == self.dst {
+            return Err(ConfigError::new(key("dst"), "must differ from src"));
+        }
+        if !(1..=65_000).contains(&self.packet_bytes) {
+            return Err(ConfigError::new(key("packet_bytes"), format!("must be in 1..=65000, got {}", self.packet_bytes)));
+        }
+        match self.transport {
+            Transport::Udp => {
+                for (name, present) in [
+                    ("cc", self.cc.is_some()),
+                    ("file_bytes", self.file_bytes.is_some()),
+                    ("rate_control", self.rate_control.is_some()),
+                ] {
+                    if present {
+                        return Err(ConfigError::new(key(name), "only for transport = \"tcp\""));
+                    }
+                }
+            }
+            Transport::Semitcp => {
+                if self.app != AppKind::Bulk {
+                    return Err(ConfigError::new(key("app"), "transport = \"semitcp\" carries app = \"bulk\" (FTP)"));
+                }
+                if self.cc.is_some() {
+                    return Err(ConfigError::new(key("cc"), "semi-TCP has no congestion window: only for transport = \"tcp\""));
+                }
+                match (self.rate_control.unwrap_or_default(), self.rate_kbps) {
+                    (RateControlKind::Fixed, None) => {
+                        return Err(ConfigError::new(key("rate_kbps"), "required for rate_control = \"fixed\""))
+                    }
+                    (RateControlKind::Fixed, Some(r)) => positive(&key("rate_kbps"), r)?,
+                    (_, Some(_)) => return Err(ConfigError::new(key("rate_kbps"), "only with rate_control = \"fixed\"")),
+                    (_, None) => {}
+                }
+                if self.file_bytes == Some(0) {
+                    return Err(ConfigError::new(key("file_bytes"), "must be at least 1 (omit it for an unlimited transfer)"));
+                }
+                return self.validate_times(index, duration_s);
+            }
+            Transport::Tcp => {
+                if self.app != AppKind::Bulk {
+                    return Err(ConfigError::new(key("app"), "transport = \"tcp\" carries app = \"bulk\" (FTP)"));
+                }
+                if self.rate_control.is_some() {
+                    return Err(ConfigError::new(key("rate_control"), "only for transport = \"semitcp\""));
+                }
+                if self.file_bytes == Some(0) {
+                    return Err(ConfigError::new(key("file_bytes"), "must be at least 1 (omit it for an unlimited transfer)"));
+                }
+            }
+        }
+        match (self.app, self.rate_kbps) {
+            (AppKind::Cbr, None) => {
+                return Err(ConfigError::new(key("rate_kbps"), "required for app = \"cbr\""));
+            }
+            (AppKind::Cbr, Some(r)) => positive(&key("rate_kbps"), r)?,
+            (AppKind::Bulk, Some(_)) => {
+                return Err(ConfigError::new(key("rate_kbps"), "not used by app = \"bulk\" (infinite backlog); remove it"));
+            }
+            (AppKind::Bulk, None) => {}
+        }
+        self.validate_times(index, duration_s)
+    }
+
+    fn validate_times(&self, index: usize, duration_s: f64) -> Result<(), ConfigError> {
+        let key = |k: &str| format!("flows[{index}].{k}");
+        if !(self.start_s >= 0.0 && self.start_s < duration_s) {
+            return Err(ConfigError::new(key("start_s"), format!("must be >= 0 and below duration_s ({duration_s})")));
+        }
+        if let Some(stop) = self.stop_s {
+            if !(stop > self.start_s) {
+                return Err(ConfigError::new(key("stop_s"), format!("must be after start_s ({})", self.start_s)));
+            }
+        }
+        Ok(())
+    }
+}

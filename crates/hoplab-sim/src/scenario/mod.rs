@@ -1,0 +1,177 @@
+//! Scenario configuration: the typed form of a scenario file (DESIGN.md,
+//! "Scenario files"), with every default named and every value validated.
+//!
+//! Each section's type belongs to the layer it configures (`[radio]`:
+//! `phy::config`, `[mac]`: `mac::config`, `[routing]`: `net::config`,
+//! `[mobility]`: `mobility::config`, `[errors]`: `phy::error_model`,
+//! `[tcp]`: `transport::tcp::config`); this module assembles them with the
+//! sections that span layers (`topology`, `flows`, `semitcp`, `stats`).
+//! `Default` is the only source of each default.
+//!
+//! Parsing goes through `serde_path_to_error`, so a wrong type or an
+//! unknown key is reported with its full path (`topology.nodes: must be an
+//! integer in 0..=4294967295, got the text "three"`). [`Scenario::validate`]
+//! then checks ranges and cross-section rules and reports the same way.
+//! Python hands the TOML over as JSON; this module is the one place that
+//! knows what a valid scenario is.
+
+pub mod flows;
+pub mod semitcp;
+pub mod topology;
+
+pub use crate::config::ConfigError;
+pub use crate::link::config::LinkConfig;
+pub use crate::mac::config::MacConfig;
+pub use crate::mobility::config::{MobilityConfig, RandomWaypointConfig};
+pub use crate::net::config::{RoutingConfig, RoutingProtocol};
+pub use crate::phy::config::{Propagation, RadioConfig, Reception};
+pub use crate::phy::error_model::{ErrorModelConfig, UniformErrors};
+pub use crate::transport::tcp::config::TcpConfig;
+pub use flows::{AppKind, FlowConfig, RateControlKind, Transport};
+pub use semitcp::SemiTcpConfig;
+pub use topology::{LastHop, TopologyConfig, WiredCumWireless};
+
+use crate::config::{positive, unnest};
+use crate::transport::tcp::congestion::CcConfig;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// `[stats]`: what the run records besides its scalars.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StatsConfig {
+    /// Sampling interval of time series (0: no series).
+    pub series_interval_s: f64,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig { series_interval_s: 1.0 }
+    }
+}
+
+/// A whole scenario. Unknown keys are errors at every level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default = "Scenario::default_name")]
+    pub name: String,
+    /// Simulated time of the run.
+    #[serde(default = "Scenario::default_duration_s")]
+    pub duration_s: f64,
+    /// Statistics (goodput, delay) ignore what happens before this time.
+    #[serde(default)]
+    pub warmup_s: f64,
+    /// Run seed; every random stream derives from it (see `engine::rng`).
+    #[serde(default = "Scenario::default_seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub radio: RadioConfig,
+    #[serde(default)]
+    pub mac: MacConfig,
+    pub topology: TopologyConfig,
+    #[serde(default)]
+    pub routing: RoutingConfig,
+    #[serde(default)]
+    pub mobility: MobilityConfig,
+    #[serde(default)]
+    pub errors: ErrorModelConfig,
+    #[serde(default)]
+    pub stats: StatsConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
+    pub semitcp: SemiTcpConfig,
+    #[serde(default)]
+    pub flows: Vec<FlowConfig>,
+}
+
+impl Scenario {
+    fn default_name() -> String {
+        "unnamed".to_string()
+    }
+    fn default_duration_s() -> f64 {
+        100.0
+    }
+    fn default_seed() -> u64 {
+        1
+    }
+
+    /// Parse a scenario from JSON text (Python sends TOML converted to
+    /// JSON), normalise and validate it. Errors name the key.
+    pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let key = e.path().to_string();
+            let key = if key == "." { String::new() } else { key };
+            unnest(key, &e.inner().to_string())
+        })?;
+        scenario.normalize();
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// Fill the defaults that depend on other keys (AODV's parameters when
+    /// protocol = "aodv", TCP flows' congestion controller), so that the
+    /// normalised scenario names every value used.
+    pub fn normalize(&mut self) {
+        self.routing.normalize();
+        for flow in &mut self.flows {
+            if flow.transport == Transport::Tcp && flow.cc.is_none() {
+                flow.cc = Some(CcConfig::default());
+            }
+        }
+    }
+
+    /// The normalised scenario (every default filled) as canonical JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("scenario serialises")
+    }
+
+    /// SHA-256 of the normalised scenario without its seed, first 16 hex
+    /// digits: what identifies a run's configuration (with its seed).
+    pub fn config_hash(&self) -> String {
+        let mut value = serde_json::to_value(self).expect("scenario serialises");
+        if let Some(map) = value.as_object_mut() {
+            map.remove("seed");
+        }
+        let digest = Sha256::digest(value.to_string().as_bytes());
+        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Number of nodes the topology creates.
+    pub fn node_count(&self) -> u32 {
+        self.topology.node_count()
+    }
+
+    /// Range and cross-section checks that the types alone cannot express.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        positive("duration_s", self.duration_s)?;
+        if !(self.warmup_s >= 0.0 && self.warmup_s < self.duration_s) {
+            return Err(ConfigError::new(
+                "warmup_s",
+                format!("must be >= 0 and below duration_s ({}), got {}", self.duration_s, self.warmup_s),
+            ));
+        }
+        self.radio.validate()?;
+        self.mac.validate()?;
+        self.tcp.validate()?;
+        self.semitcp.validate()?;
+        self.topology.validate()?;
+        let wired = self.topology.is_wired();
+        self.mobility.validate(self.topology.random_area_m(), wired)?;
+        self.routing.validate(wired, !self.mobility.is_static())?;
+        self.errors.validate()?;
+        if !(self.stats.series_interval_s >= 0.0 && self.stats.series_interval_s.is_finite()) {
+            return Err(ConfigError::new("stats.series_interval_s", "must be >= 0 (0 disables series)"));
+        }
+        let n = self.node_count();
+        for (i, flow) in self.flows.iter().enumerate() {
+            flow.validate(i, n, self.duration_s)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,116 @@
+//! Parsing and validation of scenarios: defaults, keys named in errors.
+
+use super::*;
+
+fn parse(text: &str) -> Result<Scenario, ConfigError> {
+    Scenario::from_json(text)
+}
+
+#[test]
+fn defaults_fill_in() {
+    let s = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}}"#).unwrap();
+    assert_eq!(s.mac.short_retry_limit, 7);
+    assert_eq!(s.mac.queue_packets, 50);
+    assert_eq!(s.radio.data_rate_mbps, 2.0);
+    assert_eq!(s.duration_s, 100.0);
+}
+
+#[test]
+fn unknown_key_is_named() {
+    let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "mac": {"retry": 3}}"#).unwrap_err();
+    assert_eq!(e.key, "mac.retry");
+    assert!(e.message.starts_with("unknown key; allowed here: rts_threshold_bytes, short_retry_limit"), "{e}");
+}
+
+#[test]
+fn wrong_type_is_named() {
+    let e = parse(r#"{"topology": {"kind": "chain", "nodes": "three", "spacing_m": 200}}"#).unwrap_err();
+    assert_eq!(e.key, "topology.nodes");
+}
+
+#[test]
+fn missing_kind_key_is_named() {
+    let e = parse(r#"{"topology": {"kind": "grid", "rows": 3, "spacing_m": 200}}"#).unwrap_err();
+    assert_eq!(e.key, "topology.cols");
+    assert!(e.message.contains("required"), "{e}");
+    let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "rows": 2, "spacing_m": 200}}"#).unwrap_err();
+    assert_eq!(e.key, "topology.rows");
+}
+
+#[test]
+fn out_of_range_flow_node_is_named() {
+    let e = parse(
+        r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+            "flows": [{"src": 0, "dst": 7, "rate_kbps": 10}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "flows[0].dst");
+}
+
+#[test]
+fn cbr_needs_a_rate() {
+    let e = parse(
+        r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+            "flows": [{"src": 0, "dst": 2}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "flows[0].rate_kbps");
+}
+
+
+#[test]
+fn wrong_types_are_named_in_plain_words() {
+    let e = parse(r#"{"topology": {"kind": "chain", "nodes": "three", "spacing_m": 200}}"#).unwrap_err();
+    assert_eq!(e.to_string(), "topology.nodes: must be an integer in 0..=4294967295, got the text \"three\"");
+    let e = parse(r#"{"seed": 1.5, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}}"#).unwrap_err();
+    assert_eq!(e.to_string(), "seed: must be an integer in 0..=18446744073709551615, got 1.5");
+    let e = parse(r#"{"radio": {"data_rate_mbps": "fast"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}}"#).unwrap_err();
+    assert_eq!(e.to_string(), "radio.data_rate_mbps: must be a number, got the text \"fast\"");
+}
+
+#[test]
+fn a_key_of_another_kind_names_the_kind_and_its_keys() {
+    let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200, "rows": 2}}"#).unwrap_err();
+    assert_eq!(e.key, "topology.rows");
+    assert_eq!(e.message, "not used by kind = \"chain\" (its keys: nodes, spacing_m)");
+    let e = parse(r#"{"topology": {"kind": "ring", "nodes": 3}}"#).unwrap_err();
+    assert_eq!(e.key, "topology.kind");
+    assert!(e.message.contains("allowed: chain, grid, random, explicit, wired_cum_wireless"), "{e}");
+    let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "mobility": {"max_speed_mps": 5}}"#).unwrap_err();
+    assert_eq!((e.key.as_str(), e.message.as_str()), ("mobility.max_speed_mps", "not used by model = \"static\" (it has no other keys)"));
+}
+
+#[test]
+fn a_tcp_flow_gets_every_controller_parameter_and_errors_name_them() {
+    let s = parse(
+        r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+            "flows": [{"src": 0, "dst": 2, "transport": "tcp", "app": "bulk", "cc": "vegas", "cc_params": {"alpha": 3}}]}"#,
+    )
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(json["flows"][0]["cc"], "vegas");
+    assert_eq!(json["flows"][0]["cc_params"]["alpha"], 3.0);
+    assert_eq!(json["flows"][0]["cc_params"]["beta"], 4.0, "the defaults are filled in");
+    // No controller named: NewReno, normalised in.
+    let s = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "flows": [{"src": 0, "dst": 2, "transport": "tcp", "app": "bulk"}]}"#).unwrap();
+    assert_eq!(s.flows[0].cc.as_ref().map(|c| c.name()), Some("newreno"));
+    let e = parse(
+        r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+            "flows": [{"src": 0, "dst": 2, "transport": "tcp", "app": "bulk", "cc": "vegas", "cc_params": {"alpha": "two"}}]}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.to_string(), "flows[0].cc_params.alpha: must be a number, got the text \"two\"");
+}
+
+#[test]
+fn normalising_twice_changes_nothing() {
+    let s = parse(
+        r#"{"routing": {"protocol": "aodv"}, "topology": {"kind": "random", "nodes": 5, "width_m": 300, "height_m": 300},
+            "mobility": {"model": "random_waypoint", "max_speed_mps": 5},
+            "flows": [{"src": 0, "dst": 4, "transport": "tcp", "app": "bulk"}]}"#,
+    )
+    .unwrap();
+    let again = parse(&s.to_json()).unwrap();
+    assert_eq!(again, s);
+    assert_eq!(again.to_json(), s.to_json());
+}

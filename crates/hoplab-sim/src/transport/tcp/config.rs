@@ -1,0 +1,85 @@
+//! `[tcp]`: the TCP parameters of every TCP flow (and the RTO settings
+//! semi-TCP's transport uses). Defaults are the papers' ns-2 settings
+//! (SPEC.md section 1) unless noted.
+
+use crate::config::{at_least, positive_duration, ConfigError};
+use crate::time::SimDuration;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    /// Initial window (ns-2 windowInit_ = 2).
+    pub initial_cwnd_segments: f64,
+    /// Receiver's advertised window (ns-2 window_ = 20).
+    pub rwnd_segments: u32,
+    /// Minimum RTO (200 ms as Linux and ns-2's minrto_; RFC 6298 says 1 s).
+    #[serde(with = "crate::config::millis")]
+    pub min_rto_ms: SimDuration,
+    /// RTO before the first sample (RFC 6298 2.1: 1 s).
+    #[serde(with = "crate::config::millis")]
+    pub initial_rto_ms: SimDuration,
+    /// RFC 6298 2.5: at least 60 s.
+    #[serde(with = "crate::config::millis")]
+    pub max_rto_ms: SimDuration,
+    /// Clock granularity G (ns-2 tcpTick_ = 10 ms).
+    #[serde(with = "crate::config::millis")]
+    pub clock_granularity_ms: SimDuration,
+    /// Delayed ACKs (RFC 5681 4.2). Off by default: ns-2's TCPSink
+    /// acknowledges every segment.
+    pub delayed_ack: bool,
+    /// Delayed-ACK timer (ns-2 DelAckSink interval_ = 100 ms; RFC 5681: < 500 ms).
+    #[serde(with = "crate::config::millis")]
+    pub delayed_ack_ms: SimDuration,
+    /// Acknowledge at least every this many in-order segments (RFC 5681: 2).
+    pub delayed_ack_segments: u32,
+    /// RFC 3042 limited transmit.
+    pub limited_transmit: bool,
+    /// Three-way handshake before data (off: the papers' FTP flows start
+    /// with data, as ns-2's one-way agents).
+    pub handshake: bool,
+    /// Selective acknowledgements (RFC 2018) and SACK-based loss recovery
+    /// (RFC 6675). Off by default: ns-2's TCP/Newreno agent has none
+    /// (seed 004's ns-2 TCP-Linux runs with SACK).
+    pub sack: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            initial_cwnd_segments: 2.0,
+            rwnd_segments: 20,
+            min_rto_ms: SimDuration::from_millis_f64(200.0),
+            initial_rto_ms: SimDuration::from_millis_f64(1000.0),
+            max_rto_ms: SimDuration::from_millis_f64(60_000.0),
+            clock_granularity_ms: SimDuration::from_millis_f64(10.0),
+            delayed_ack: false,
+            delayed_ack_ms: SimDuration::from_millis_f64(100.0),
+            delayed_ack_segments: 2,
+            limited_transmit: false,
+            handshake: false,
+            sack: false,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// Range checks; errors name `tcp.<key>`.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(self.initial_cwnd_segments >= 1.0 && self.initial_cwnd_segments.is_finite()) {
+            return Err(ConfigError::new("tcp.initial_cwnd_segments", "must be at least 1"));
+        }
+        at_least("tcp.rwnd_segments", self.rwnd_segments, 1)?;
+        positive_duration("tcp.initial_rto_ms", self.initial_rto_ms)?;
+        positive_duration("tcp.max_rto_ms", self.max_rto_ms)?;
+        if self.max_rto_ms < self.min_rto_ms {
+            return Err(ConfigError::new(
+                "tcp.max_rto_ms",
+                format!("must be >= min_rto_ms ({})", self.min_rto_ms.as_millis_f64()),
+            ));
+        }
+        positive_duration("tcp.delayed_ack_ms", self.delayed_ack_ms)?;
+        at_least("tcp.delayed_ack_segments", self.delayed_ack_segments, 1)?;
+        Ok(())
+    }
+}
