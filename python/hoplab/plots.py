@@ -49,6 +49,7 @@ class Line:
     steps: bool = False  # a piecewise-constant value (drawn as steps)
     style: dict[str, Any] = field(default_factory=dict)  # matplotlib overrides (color, linestyle, alpha, ...)
     legend: bool = True  # listed in the legend (the CSV has every line)
+    legend_label: str | None = None  # the legend's text, if not `label` (e.g. one entry for several runs)
 
 
 @dataclass
@@ -61,11 +62,15 @@ class Panel:
     yscale: str = "linear"
 
 
-def _draw(ax: Any, ax2: Any, lines: Sequence[Line], first_style: int = 0) -> list[Any]:
+#: Differences in a lower panel: one style, unlike any case's above.
+_DIFFERENCE_STYLE: dict[str, Any] = {"color": "tab:red", "marker": "D", "linestyle": "-"}
+
+
+def _draw(ax: Any, ax2: Any, lines: Sequence[Line], styles: Sequence[dict[str, Any]] = _STYLES) -> list[Any]:
     """Draw `lines` on ax (or ax2 for right-axis lines); legend handles."""
     handles = []
     for i, line in enumerate(lines):
-        style = _STYLES[(i + first_style) % len(_STYLES)]
+        style = styles[i % len(styles)]
         target = ax2 if line.right else ax
         errs = [float(e) for e in line.err] if len(line.err) else []
         err = [e if not math.isnan(e) else 0.0 for e in errs] or None
@@ -78,7 +83,9 @@ def _draw(ax: Any, ax2: Any, lines: Sequence[Line], first_style: int = 0) -> lis
         if dense:
             kwargs["marker"] = ""
         kwargs.update(line.style)
-        label = line.label
+        if kwargs.get("linestyle") == "none":
+            kwargs["linestyle"] = ""  # markers and error bars only
+        label = line.legend_label or line.label
         if ax2 is not None:  # two y axes: say which one each curve is read on
             label += " (right axis)" if line.right else " (left axis)"
         handle = target.errorbar(
@@ -125,6 +132,14 @@ def line_figure(
     handles = _draw(ax, ax2, lines)
     if yscale != "linear":
         ax.set_yscale(yscale)
+        if yscale == "log":  # plain numbers at 1-2-5 steps, not 6 x 10^1
+            from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            formatter = ScalarFormatter()
+            formatter.set_scientific(False)
+            ax.yaxis.set_major_formatter(formatter)
+            ax.yaxis.set_minor_formatter(NullFormatter())
     if ylim is not None:
         ax.set_ylim(*ylim)
     ax.set_ylabel(ylabel)
@@ -137,7 +152,7 @@ def line_figure(
         bottom = low_ax
         if lower.zero_line:
             low_ax.axhline(0.0, color="0.5", linewidth=0.8, zorder=0)
-        handles += _draw(low_ax, None, lower.lines, first_style=2)
+        handles += _draw(low_ax, None, lower.lines, [_DIFFERENCE_STYLE])
         low_ax.set_ylabel(lower.ylabel)
         if lower.yscale != "linear":
             low_ax.set_yscale(lower.yscale)

@@ -314,9 +314,11 @@ def fig3(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     checks += _largest_elsewhere(wide, "queue_mean", 2, nodes[2:])
     by_node = dict(zip((int(n) for n in queue["node"]), (float(v) for v in queue["mean"]), strict=True))
     longest = max((n for n in nodes if n >= 2), key=lambda n: by_node[n])
+    queue_text = (f"node 2 has the longest queue ({by_node[2]:.3f} packets on average)" if longest == 2 else
+                  f"node {longest} has the longest queue ({by_node[longest]:.3f} packets; node 2: "
+                  f"{by_node.get(2, math.nan):.3f})")
     reading = (f"the MAC sending time is {float(mst['mean'].iloc[0]):.2f} ms at the source and "
-               f"{float(mst['mean'].iloc[-1]):.2f} ms at node {nodes[-1]}; of the forwarding nodes, node {longest} "
-               f"has the longest queue ({by_node[longest]:.3f} packets; node 2: {by_node.get(2, math.nan):.3f})")
+               f"{float(mst['mean'].iloc[-1]):.2f} ms at node {nodes[-1]}; of the forwarding nodes, {queue_text}")
     rows = [("MAC sending time at the source", "longest on the path", f"{float(mst['mean'].iloc[0]):.2f} ms"),
             ("MAC sending time, last hop", "shorter", f"{float(mst['mean'].iloc[-1]):.2f} ms"),
             ("queue length at node 2", "quickly filled by the source (the most severe interference)",
@@ -626,6 +628,10 @@ def fig8(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
             best_text = f"; the best fixed source rate of Fig. 5 delivers {best_goodput:.0f} kbps"
     means = ", ".join(f"{h}: {_at(curves, C_SEMI, h):.0f} -> {_at(curves, C_ALG1, h):.0f}" for h in hops)
     reading = f"goodput in kbps, semi-TCP -> semi-TCP + Algorithm 1, by path length: {means}{best_text}"
+    lower_at = [h for h in hops if _at(curves, C_ALG1, h) < _at(curves, C_SEMI, h)]
+    if lower_at:
+        reading += (f"; Algorithm 1's mean goodput is lower than plain semi-TCP's at "
+                    f"{', '.join(str(h) for h in lower_at)} hops")
     newreno = _at(curves, C_NEWRENO, HOPS)
     if not math.isnan(newreno):
         reading += f"; TCP NewReno (reference) delivers {newreno:.0f} kbps at {HOPS} hops"
@@ -723,8 +729,12 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     lines = []
     for run, part in trace.groupby("run", sort=True):
         part = part.sort_values("time_s")
+        others = int(trace["run"].max()) > 3
         lines.append(Line(f"source rate, run {int(run)}", part["time_s"].tolist(), part["value"].tolist(), steps=True,
-                          legend=int(run) < 3, style={} if int(run) < 3 else {"alpha": 0.35, "color": "0.5"}))
+                          legend=int(run) <= 3, style={} if int(run) < 3 else
+                          {"alpha": 0.35, "color": "0.5", "linestyle": "-", "linewidth": 1.0},
+                          legend_label=f"source rate, runs 3-{int(trace['run'].max())} (grey)"
+                          if int(run) == 3 and others else None))
     goodput = series[(series["metric"] == "goodput_kbps") & (series["entity"] == "flow") & (series["id"] == 0)
                      & (series["run"] == first_run)].sort_values("time_s")
     if not goodput.empty:

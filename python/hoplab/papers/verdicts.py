@@ -264,7 +264,7 @@ def decide(checks: Sequence[Check]) -> tuple[str, str]:
         groups: dict[str, list[Check]] = {}
         for check in items:
             groups.setdefault(check.claim, []).append(check)
-        return "; ".join(f"{claim}: " + ", ".join(f"{c.point} ({c.estimate})" for c in group)
+        return ". ".join(f"{claim[0].upper()}{claim[1:]}: " + ", ".join(f"{c.point} ({c.estimate})" for c in group)
                          for claim, group in groups.items())
 
     if failing:
