@@ -387,6 +387,7 @@ def test_cli_reproduce_semitcp_quick(workdir: Path) -> None:
     (["sweep", "SCENARIO", "--vary", "flows.0.rate_kbps=10,20"], ["flows[0].rate_kbps", "every point"]),
     (["sweep", "SCENARIO", "--executor", "slurm"], ["--executor", "slurm"]),
     (["sweep", "SCENARIO", "--runs", "0"], ["--runs"]),
+    (["sweep", "SCENARIO", "--runs", "2000000"], ["--runs", "more than one sweep may hold"]),
     (["sweep", "SCENARIO", "--run-timeout", "0"], ["--run-timeout", "positive number of seconds"]),
     (["sweep", "SCENARIO", "--run-timeout", "nan"], ["--run-timeout"]),
     (["reproduce", "semitcp-2018", "--run-timeout", "-5"], ["--run-timeout", "positive number of seconds"]),

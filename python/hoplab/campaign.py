@@ -59,6 +59,7 @@ __all__ = [
     "base_seed",
     "build_build_id",
     "check_seeds",
+    "check_size",
     "config_hash",
     "execute",
     "expand",
@@ -297,6 +298,19 @@ def check_run_timeout(run_timeout_s: float | None) -> None:
             or not math.isfinite(run_timeout_s) or not 0 < run_timeout_s < 1e9):
         raise scenario_error("run_timeout_s",
                              f"--run-timeout: must be a positive number of seconds, got {run_timeout_s!r}")
+
+
+#: The most runs one sweep may hold (points x cases x runs): each is a task
+#: in memory with its scenario, so a mistyped --runs must not exhaust it.
+MAX_SWEEP_RUNS = 1_000_000
+
+
+def check_size(points: int, runs: int) -> None:
+    """Raise ScenarioError (key `runs`) if `points` x `runs` passes MAX_SWEEP_RUNS."""
+    if points * runs > MAX_SWEEP_RUNS:
+        raise scenario_error("runs", f"--runs: {points} point{'s' if points != 1 else ''} x {runs} runs = "
+                                     f"{points * runs} runs, more than one sweep may hold ({MAX_SWEEP_RUNS}); "
+                                     "split it")
 
 
 def base_seed(scenario: Scenario) -> int:
@@ -566,6 +580,8 @@ def sweep(
             for key in case_overrides:
                 _check_parameter(scenario, key, case_overrides[key])
     check_seeds(base_seed(scenario), runs)
+    points = max(1, len(cases or {})) * math.prod(len(values) for values in normal_vary.values())
+    check_size(points, runs)
     tasks, param_keys = expand(scenario, normal_vary, runs, cases, series, run_timeout_s)
     if check_parameters and tasks and all(t.config_hash.startswith("invalid-") for t in tasks):
         # Not one valid point: bad input, not a sweep of failures.

@@ -64,15 +64,18 @@ def check_out_dir(out_dir: str | Path, key: str = "out") -> None:
 def check_settings(paper: Paper, quick: bool, runs: int | None) -> None:
     """Raise ScenarioError for settings no run could use (seeds past
     2**64 - 1 with this many runs), before any run."""
-    from hoplab.campaign import base_seed, check_seeds
+    import math
+
+    from hoplab.campaign import base_seed, check_seeds, check_size
 
     if runs is not None and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
         from hoplab.scenario import scenario_error
 
         raise scenario_error("runs", f"--runs: must be a positive integer, got {runs!r}")
     for experiment in paper.experiments:
-        scenario_data, _, n_runs = experiment.settings(quick, runs)
+        scenario_data, vary, n_runs = experiment.settings(quick, runs)
         check_seeds(base_seed(Scenario(scenario_data)), n_runs)
+        check_size(max(1, len(experiment.cases or {})) * math.prod(len(v) for v in vary.values()), n_runs)
 
 
 def reproduce(
