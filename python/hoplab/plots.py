@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Line", "Panel", "line_figure"]
+__all__ = ["Line", "Panel", "draw_figure", "line_figure"]
 
 _STYLES: list[dict[str, Any]] = [
     {"color": "black", "marker": "o", "linestyle": "-"},
@@ -115,13 +115,50 @@ def line_figure(
     (`data`, or the lines themselves) `.csv`; return the paths by
     extension. `yscale` ("log") and `ylim` (bottom, top; None: automatic)
     apply to the first y axis."""
+    import matplotlib.pyplot as plt
+
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    fig = draw_figure(lines, title=title, xlabel=xlabel, ylabel=ylabel, y2label=y2label, xticks=xticks, note=note,
+                      yscale=yscale, ylim=ylim, lower=lower)
+    paths = {"png": stem.with_suffix(".png"), "svg": stem.with_suffix(".svg"), "csv": stem.with_suffix(".csv")}
+    fig.savefig(paths["png"])
+    fig.savefig(paths["svg"])
+    plt.close(fig)
+    if data is None:
+        import pandas as pd
+
+        rows = []
+        for line in [*lines, *(lower.lines if lower is not None else [])]:
+            errs = [float(e) for e in line.err] if len(line.err) else [math.nan] * len(line.x)
+            for x, y, e in zip(line.x, line.y, errs, strict=True):
+                rows.append({"series": line.label, "x": x, "y": y, "ci_half": e})
+        data = pd.DataFrame(rows, columns=["series", "x", "y", "ci_half"])
+    from hoplab.stats import FIGURE_DIGITS, display_frame
+
+    display_frame(data, FIGURE_DIGITS).to_csv(paths["csv"], index=False)
+    return paths
+
+
+def draw_figure(
+    lines: Sequence[Line],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    y2label: str | None = None,
+    xticks: Sequence[float] | None = None,
+    note: str | None = None,
+    yscale: str = "linear",
+    ylim: tuple[float | None, float | None] | None = None,
+    lower: Panel | None = None,
+) -> Any:
+    """The matplotlib Figure of `line_figure`, not saved (the caller closes it)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    stem = Path(stem)
-    stem.parent.mkdir(parents=True, exist_ok=True)
     if lower is None:
         fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=110, layout="constrained")
         low_ax = None
@@ -163,25 +200,10 @@ def line_figure(
     if not lines:
         ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.4")
     elif handles:
-        # Below the plot, never over the data.
-        fig.legend(handles=handles, loc="outside lower center", ncol=1 if len(handles) > 4 or
-                   max(len(str(h.get_label())) for h in handles) > 38 else 2, fontsize=8, frameon=False)
+        # Below the plot, never over the data; two columns when the labels are short.
+        longest = max(len(str(h.get_label())) for h in handles)
+        fig.legend(handles=handles, loc="outside lower center", ncol=2 if len(handles) > 1 and longest <= 38 else 1,
+                   fontsize=8, frameon=False)
     if note:
         fig.text(0.01, 0.01, note, fontsize=7, color="0.35", ha="left", va="bottom")
-    paths = {"png": stem.with_suffix(".png"), "svg": stem.with_suffix(".svg"), "csv": stem.with_suffix(".csv")}
-    fig.savefig(paths["png"])
-    fig.savefig(paths["svg"])
-    plt.close(fig)
-    if data is None:
-        import pandas as pd
-
-        rows = []
-        for line in [*lines, *(lower.lines if lower is not None else [])]:
-            errs = [float(e) for e in line.err] if len(line.err) else [math.nan] * len(line.x)
-            for x, y, e in zip(line.x, line.y, errs, strict=True):
-                rows.append({"series": line.label, "x": x, "y": y, "ci_half": e})
-        data = pd.DataFrame(rows, columns=["series", "x", "y", "ci_half"])
-    from hoplab.stats import FIGURE_DIGITS, display_frame
-
-    display_frame(data, FIGURE_DIGITS).to_csv(paths["csv"], index=False)
-    return paths
+    return fig
