@@ -18,8 +18,15 @@ else
     python=python3
 fi
 
+# The whole workspace, hoplab-py included (it has no tests of its own:
+# `test = false`), so that cargo resolves features exactly as the
+# extension's build does. Excluding it used to drop pyo3's proc-macro from
+# the graph, which changed `syn`'s features, hence `serde_derive`, `serde`
+# and hoplab-sim itself: the core was compiled twice, once for the tests
+# and once for the extension. Now the tests link the very hoplab-sim the
+# extension was built with, and the maturin step below finds it fresh.
 echo "== cargo test (release) =="
-cargo test --release --workspace --exclude hoplab-py
+cargo test --release --workspace
 
 echo "== extension up to date (pip install -e ., release build) =="
 "$python" -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps -e .
