@@ -28,7 +28,7 @@ def _reports() -> list[dict[str, Any]]:
 
 
 def _documented() -> set[str]:
-    return set(re.findall(r"`([a-z0-9_<>]+)`", METRICS.read_text(encoding="utf-8")))
+    return set(re.findall(r"`([a-z0-9_<>]+)(?:\[\])?`", METRICS.read_text(encoding="utf-8")))
 
 
 def test_metrics_doc_names_every_report_field() -> None:
