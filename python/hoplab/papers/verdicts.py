@@ -221,7 +221,8 @@ def within(claim: str, point: str, values: Iterable[float], low: float, high: fl
     """The mean of `values` lies in [low, high]: agrees when the whole
     interval does, contradicts when the interval misses the band."""
     mean, half, n = _interval(list(values))
-    text = _text(mean, half, n, unit, digits, False, f"band {low:.{digits}f}-{high:.{digits}f}")
+    band = f"band ±{high:.{digits}f}" if math.isclose(low, -high) else f"band {low:.{digits}f} to {high:.{digits}f}"
+    text = _text(mean, half, n, unit, digits, False, band)
     if n < 2 or math.isnan(half):
         return Check(claim, point, UNRESOLVED, text, n)
     lo, hi = mean - half, mean + half
