@@ -23,10 +23,10 @@ from rich.table import Table
 
 from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
-from hoplab.bench import DEFAULT_ENGINE_EVENTS, run_benchmarks
+from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, run_benchmarks
 from hoplab.executors import ExecutorError
-from hoplab.run import run as run_scenario
 from hoplab.paths import OutputPathError
+from hoplab.run import run as run_scenario
 from hoplab.scenario import Scenario, check_seed, load_scenario, parse_value
 
 __all__ = ["app", "main"]
@@ -176,7 +176,12 @@ def validate(
     sys.stdout.write(json.dumps(loaded.validate(), indent=2) + "\n")
 
 
-@app.command()
+_BENCH_HELP = ("Run the benchmarks, one core each: the engine micro-benchmark (schedule / cancel / pop), then 100 "
+               "simulated seconds (--duration) of " + "; ".join(BENCH_DESCRIPTIONS[name] for name in BENCH_SCENARIOS)
+               + ".")
+
+
+@app.command(help=_BENCH_HELP)
 def bench(
     duration: Annotated[float | None, typer.Option(
         "--duration", metavar="S", help="Simulated seconds per scenario (default: the files' 100 s).")] = None,
@@ -184,9 +189,7 @@ def bench(
         "--engine-events", metavar="N", help="Events of the engine micro-benchmark.")] = DEFAULT_ENGINE_EVENTS,
     json_: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    """Run the benchmarks, one core each: the engine micro-benchmark (schedule / cancel / pop), then 100 simulated
-    seconds of a 15-node chain with one saturated UDP flow, a 7x7 grid with four UDP flows, a 15-node chain with
-    one TCP NewReno flow, and 150 moving nodes with AODV and eight TCP flows."""
+    """The benchmarks (the help text is _BENCH_HELP, built from hoplab.bench)."""
     if duration is not None and not (duration > 0 and math.isfinite(duration)):
         raise InputError(f"--duration: must be a positive number of simulated seconds, got {duration}")
     if engine_events < 1:
@@ -397,7 +400,8 @@ def query(
     from hoplab.store import Store
 
     if not os.path.isdir(store):
-        raise InputError(f"store {store!r}: no such directory")
+        raise InputError(f"store {store!r}: " + ("is a file, not a directory" if os.path.exists(store)
+                                                   else "no such directory"))
     try:
         frame = Store(store).query(sql)
     except duckdb.Error as e:
