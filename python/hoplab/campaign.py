@@ -328,7 +328,8 @@ def check_seeds(first_seed: int, runs: int) -> None:
         most = SEED_MAX - first_seed + 1
         raise scenario_error(
             "seed", f"seed {first_seed} + run numbers 0..{runs - 1} would pass {SEED_MAX}, the largest seed: "
-                    f"lower the scenario's seed or --runs (at most {most} run{'s' if most != 1 else ''} from this seed)")
+                    f"lower the scenario's seed or --runs (at most {most} run{'s' if most != 1 else ''} "
+                    "from this seed)")
 
 
 def _numeric_scalars(row: Mapping[str, Any], skip: frozenset[str]) -> Iterable[tuple[str, float]]:

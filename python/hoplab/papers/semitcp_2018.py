@@ -433,8 +433,8 @@ def _rise_and_fall(goodput: pd.DataFrame, per_rate: Mapping[float, Mapping[int, 
         checks.append(below(f"goodput plateau past the peak / goodput at the peak < {SHARP_FALL:.0%} (a sharp fall)",
                             f"{fallen[0]:.0f}-{fallen[-1]:.0f} kbps vs {rates[best]:.0f} kbps",
                             [level[r] / peak[r] for r in sorted(set(level) & set(peak)) if peak[r] > 0], SHARP_FALL))
-        low_text = (f"then falls to a plateau of {sum(values[best + 1 + i] for i in plateau(after, True)) / len(fallen):.0f}"
-                    f" kbps at {fallen[0]:.0f}-{fallen[-1]:.0f} kbps")
+        fallen_level = sum(values[best + 1 + i] for i in plateau(after, True)) / len(fallen)
+        low_text = f"then falls to a plateau of {fallen_level:.0f} kbps at {fallen[0]:.0f}-{fallen[-1]:.0f} kbps"
     else:
         checks.append(Check("goodput falls past the peak", "past the peak", UNRESOLVED,
                             "the peak is at the highest rate tried", 0))
@@ -500,7 +500,8 @@ def _fig_rate(data: Mapping[str, ExperimentData], out: Path, which: str) -> Figu
         checks.append(Check(f"the throughput peak is at the switching point of {short} (within one rate step of the "
                             "end of its low level; from the mean curves)", f"{peak_rate:.0f} kbps",
                             AGREES if switch_ok else CONTRADICTS,
-                            f"{short}'s low level ends at {low_rates[-1]:.0f} kbps, the peak is at {peak_rate:.0f} kbps",
+                            f"{short}'s low level ends at {low_rates[-1]:.0f} kbps, the peak is at "
+                            f"{peak_rate:.0f} kbps",
                             int(summarize_min_n(goodput))))
         reading += (f"; {short} at the source stays at a low level of {low:.2f}{unit} at {low_rates[0]:.0f}-"
                     f"{low_rates[-1]:.0f} kbps and reaches a high level of {high:.2f}{unit} at {high_rates[0]:.0f}-"

@@ -84,8 +84,9 @@ VERDICT_RULE = (
     f"agrees with at least {MIN_RUNS} runs behind it; it **does not hold** when some point contradicts it (every "
     "such point is named); otherwise it is **inconclusive** (the unresolved points, or the missing runs, are "
     f"named; with fewer than {MIN_RUNS} runs per point, as `--quick` may have, \"holds\" is impossible). A level "
-    "(\"from a low to a high level\") is read from its plateau: the longest run of consecutive points at that end "
-    f"of the curve that all lie within {PLATEAU_TOLERANCE:.0%} of their median; the level is their mean. Numbers "
+    "(\"from a low to a high level\") is read from its plateau: the points at that end of the curve, taken one "
+    f"by one inward while all of them lie within {PLATEAU_TOLERANCE:.0%} of their median; the level is their mean. "
+    "Numbers "
     "the paper states are shown beside hoplab's with the ratio hoplab / paper, flagged when it is off by more "
     f"than {NUMBER_TOLERANCE:.0%}; a flagged number decides a verdict only where the claim is about it."
 )
@@ -232,9 +233,10 @@ def within(claim: str, point: str, values: Iterable[float], low: float, high: fl
 
 # Levels.
 def plateau(values: Sequence[float], at_end: bool, tolerance: float = PLATEAU_TOLERANCE) -> list[int]:
-    """Indices of the plateau at one end of a curve: the longest run of
-    consecutive points from that end whose values all lie within
-    `tolerance` of the run's median. At least the end point itself."""
+    """Indices of the plateau at one end of a curve: the points from that
+    end, taken one by one inward while every point taken lies within
+    `tolerance` of their median (the first point that breaks this ends the
+    plateau). At least the end point itself."""
     import statistics
 
     order = list(range(len(values)))
