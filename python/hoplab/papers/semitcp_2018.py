@@ -511,8 +511,8 @@ def _fig_rate(data: Mapping[str, ExperimentData], out: Path, which: str) -> Figu
                             f"one level over all rates ({low:.2f}{unit})", int(summarize_min_n(goodput))))
         reading += f"; {short} at the source stays at one level ({low:.2f}{unit})"
     g180 = goodput[goodput[RATE] == 180]["mean"]
-    numbers = [PaperNumber("best source rate (kbps)", 140.0, peak_rate, "kbps", 0),
-               PaperNumber("throughput at the best rate (kbps)", 140.0, peak_value, "kbps", 0)]
+    numbers = [PaperNumber("best source rate", 140.0, peak_rate, "kbps", 0),
+               PaperNumber("throughput at the best rate", 140.0, peak_value, "kbps", 0)]
     if which == "apr":
         numbers += [PaperNumber("low APR level (LAPR)", 1.0, low, digits=2),
                     PaperNumber("high APR level (HAPR, Table 1's example read from Fig. 5)", 3.3, high, digits=2)]
@@ -792,7 +792,7 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
         if not visited or abs(v - visited[-1]) > 1e-9:
             visited.append(v)
     shown = ", ".join(f"{v:.1f}" for v in visited[:10]) + (" ..." if len(visited) > 10 else "")
-    numbers = [PaperNumber("converged rate (kbps, median over runs)", 142.5, median, "kbps", 1),
+    numbers = [PaperNumber("converged rate (median over runs)", 142.5, median, "kbps", 1),
                PaperNumber("distinct rates until the search stops (run 0)", 6.0, float(per_run[first_run][2]),
                            digits=0)]
     rows = [("rates visited (kbps)", "240, 120, 180, 150, 135, 142.5", shown),
