@@ -18,6 +18,7 @@ def test_package_exports() -> None:
         assert hasattr(hoplab, name), name
     assert issubclass(hoplab.ScenarioError, ValueError)
     assert issubclass(hoplab.SimulationError, RuntimeError)
+    assert issubclass(hoplab.OutputPathError, ValueError)
     assert hoplab.__version__ == hoplab._core.version()
 
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from conftest import EXAMPLES, run_cli
-from hoplab.bench import BENCH_SCENARIOS
+from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS
 
 FIGURE_KEYS = {"name", "events", "wall_seconds", "events_per_second", "sim_seconds_per_wall_second"}
 
@@ -48,3 +48,13 @@ def test_bench_scenarios_are_valid_as_shipped(workdir: Path) -> None:
         done = run_cli("validate", str(EXAMPLES / f"{name}.toml"), cwd=workdir)
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["duration_s"] == 100.0
+
+
+def test_bench_help_lists_every_benchmark(workdir: Path) -> None:
+    done = run_cli("bench", "--help", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.replace("│", " ").split())
+    assert "engine micro-benchmark" in text
+    assert set(BENCH_DESCRIPTIONS) == set(BENCH_SCENARIOS)
+    for name in BENCH_SCENARIOS:
+        assert BENCH_DESCRIPTIONS[name] in text, name

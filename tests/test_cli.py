@@ -99,8 +99,13 @@ BAD_INPUTS = {
     "bad --set key": (SMALL_CHAIN, ["--set", "flows..src=1"], ["flows..src", "not a valid key"]),
     "--set index out of range": (SMALL_CHAIN, ["--set", "flows.5.rate_kbps=10"], ["flows[5]", "indices 0..0"]),
     "--set into a value": (SMALL_CHAIN, ["--set", "duration_s.x=1"], ["duration_s.x", "not a table"]),
-    "negative seed": (SMALL_CHAIN, ["--seed", "-1"], ["seed", "0..="]),
-    "non-numeric seed": (SMALL_CHAIN, ["--seed", "one"], ["--seed"]),
+    "negative seed": (SMALL_CHAIN, ["--seed", "-1"], ["seed: must be an integer in 0..18446744073709551615, got -1"]),
+    "non-numeric seed": (SMALL_CHAIN, ["--seed", "one"], ["seed: must be an integer in 0..18446744073709551615"]),
+    "seed past 2^64 - 1": (SMALL_CHAIN, ["--seed", "18446744073709551616"], ["seed: must be an integer in 0.."]),
+    "--set seed=2**70": (SMALL_CHAIN, ["--set", "seed=2**70"], ["seed: must be an integer in 0..18446744073709551615",
+                                                               "'2**70'"]),
+    "--set a seed too large": (SMALL_CHAIN, ["--set", f"seed={2**70}"], ["seed: must be an integer in 0..", str(2**70)]),
+    "seed in the file": (SMALL_CHAIN.replace("seed = 1", "seed = 1.5"), [], ["seed: must be an integer in 0.."]),
     "unknown option": (SMALL_CHAIN, ["--bogus"], ["--bogus"]),
 }
 
@@ -108,7 +113,7 @@ BAD_INPUTS = {
 @pytest.mark.parametrize(
     ("command", "case"),
     [("run", case) for case in BAD_INPUTS]
-    + [("validate", case) for case in BAD_INPUTS if "seed" not in case],  # validate takes no --seed
+    + [("validate", case) for case in BAD_INPUTS if "--seed" not in BAD_INPUTS[case][1]],  # validate takes no --seed
 )
 def test_bad_input_is_one_clear_line_and_status_2(command: str, case: str, tmp_path: Path, workdir: Path) -> None:
     content, extra, expected = BAD_INPUTS[case]
@@ -136,3 +141,14 @@ def test_no_command_prints_help(workdir: Path) -> None:
     done = run_cli(cwd=workdir)
     assert done.returncode == 2
     assert "run" in done.stdout and "bench" in done.stdout and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("value", ["-1", "one", "2**70", str(2**64), "1.5", "1e3", "true", '"7"'])
+def test_seed_and_set_seed_say_the_same_words(value: str, small_chain: Path, workdir: Path) -> None:
+    by_option = run_cli("run", str(small_chain), "--json", "--seed", value, cwd=workdir)
+    by_set = run_cli("run", str(small_chain), "--json", "--set", f"seed={value}", cwd=workdir)
+    assert by_option.returncode == by_set.returncode == 2
+    assert by_option.stderr == by_set.stderr, (by_option.stderr, by_set.stderr)
+    assert by_option.stderr.startswith("error: seed: must be an integer in 0..18446744073709551615, got ")
+    for word in ("u64", "u32", "f64", "invalid type", "floating point"):
+        assert word not in by_option.stderr

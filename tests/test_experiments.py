@@ -19,7 +19,8 @@ import hoplab
 from conftest import SMALL_CHAIN, run_cli
 from hoplab import _core, campaign
 from hoplab.campaign import SweepStats, config_hash, parse_range, parse_vary, sweep
-from hoplab.papers import Experiment, ExperimentData, Figure, FigureResult, Paper, register
+from hoplab.papers import Experiment, ExperimentData, Figure, FigureResult, Paper, judged, register
+from hoplab.papers.verdicts import HOLDS, INCONCLUSIVE, NOT_REPRODUCED, PaperNumber, greater
 from hoplab.plots import Line, line_figure
 from hoplab.report import reproduce
 from hoplab.stats import jain, mean_ci, summarize, t_quantile
@@ -282,9 +283,13 @@ def _stub_paper() -> Paper:
         summary = summarize(rates.metric("goodput_kbps", "flow", ident=0), by="flows.0.rate_kbps")
         paths = line_figure([Line("goodput", summary["flows.0.rate_kbps"], summary["mean"], summary["ci_half"])],
                             out / "figa", title="goodput", xlabel="rate", ylabel="kbps")
-        rises = bool(summary["mean"].is_monotonic_increasing)
-        return FigureResult(f"goodput rises with the rate: {'holds' if rises else 'does not hold'}", rises,
-                            [("goodput at 50 kbps", "50", f"{summary['mean'].iloc[-1]:.1f}")], paths)
+        per_rate = {float(rate): dict(zip(part["run"], part["value"], strict=True))
+                    for rate, part in rates.metric("goodput_kbps", "flow", ident=0).groupby("flows.0.rate_kbps")}
+        checks = [greater("goodput rises with the rate", f"{high:g} vs {low:g} kbps", per_rate[high], per_rate[low])
+                  for low, high in zip(sorted(per_rate), sorted(per_rate)[1:])]
+        return judged("goodput rises with the rate", checks, paths=paths,
+                      rows=[("goodput at 50 kbps", "50", f"{summary['mean'].iloc[-1]:.1f}")],
+                      numbers=[PaperNumber("goodput at 50 kbps", 50.0, float(summary["mean"].iloc[-1]), "kbps")])
 
     def broken(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
         data["broken"].require()
@@ -295,7 +300,7 @@ def _stub_paper() -> Paper:
     return Paper(
         id="stub-paper", title="A stub", citation="nobody", source="-",
         experiments=[
-            Experiment("rates", "cbr rates", scenario, vary={"flows.0.rate_kbps": [10, 30, 50]}, runs=2, quick_runs=2,
+            Experiment("rates", "cbr rates", scenario, vary={"flows.0.rate_kbps": [10, 30, 50]}, runs=5, quick_runs=5,
                        duration_s=3.0, warmup_s=0.5, quick_duration_s=2.0, quick_warmup_s=0.5),
             Experiment("broken", "a transport that does not exist", scenario,
                        cases={"bogus": {"flows.0.transport": "warp"}}, runs=1, quick_runs=1,
@@ -309,19 +314,33 @@ def _stub_paper() -> Paper:
 def test_reproduce_writes_the_report(tmp_path: Path) -> None:
     paper = _stub_paper()
     result = reproduce(paper, tmp_path / "out", quick=True, executor="serial")
-    assert result.figures["Fig. A"].holds is True
-    assert result.figures["Fig. B"].holds is None
-    assert result.figures["Fig. B"].verdict.startswith("not reproduced: flows[0].transport")
+    assert result.figures["Fig. A"].outcome == HOLDS and result.figures["Fig. A"].holds is True
+    assert result.figures["Fig. A"].verdict == "goodput rises with the rate. Agrees at all 2 points (5 runs or more each)"
+    assert result.figures["Fig. B"].outcome == NOT_REPRODUCED and result.figures["Fig. B"].holds is None
+    assert result.figures["Fig. B"].verdict.startswith("flows[0].transport")
     markdown = result.markdown.read_text()
-    assert "goodput rises with the rate: holds" in markdown and "figures/figa.png" in markdown
-    assert "not reproduced: flows[0].transport" in markdown
+    assert "*Here*: **holds**: goodput rises with the rate. Agrees at all 2 points" in markdown
+    assert "figures/figa.png" in markdown
+    assert "**not reproduced**: flows[0].transport" in markdown
+    # The rule once, at the top; the paper's numbers with their ratio.
+    assert markdown.count("## How verdicts are decided") == 1
+    assert markdown.index("## How verdicts are decided") < markdown.index("## Findings")
+    assert "| goodput at 50 kbps | 50 kbps |" in markdown and "within 25 %" in markdown
     page = result.html.read_text()
     assert "data:image/png;base64," in page and "src='figures/" not in page  # self-contained
+    assert page.count("How verdicts are decided") == 1
+    # Each outcome once per cell: not "holds: ... : holds".
+    assert ": holds</" not in page and "holds: goodput rises with the rate: holds" not in page
+    assert page.count("<span class='holds'>holds</span>") == 2  # the findings table and the figure's section
     assert (tmp_path / "out" / "figures" / "figa.svg").exists() and (tmp_path / "out" / "figures" / "figa.csv").exists()
     # Again: everything comes from the store.
     again = reproduce(paper, tmp_path / "out", quick=True, executor="serial")
     assert sum(s.executed for s in again.stats.values()) == 1  # only the failed run is tried again
     assert again.figures["Fig. A"].verdict == result.figures["Fig. A"].verdict
+    # Fewer runs than a "holds" needs: the same data can only be inconclusive.
+    fewer = reproduce(paper, tmp_path / "out", quick=True, executor="serial", runs=4)
+    assert fewer.figures["Fig. A"].outcome == INCONCLUSIVE
+    assert "a \"holds\" needs at least 5" in fewer.figures["Fig. A"].verdict
 
 
 def test_stub_paper_through_the_registry(tmp_path: Path) -> None:
@@ -347,9 +366,16 @@ def test_cli_reproduce_semitcp_quick(workdir: Path) -> None:
                    "Fig. 11", "Fig. 12"):
         assert f"## {figure}" in markdown
     assert (workdir / "rep" / "report.html").exists() and "report:" in done.stdout
+    assert markdown.count("## How verdicts are decided") == 1
     for line in markdown.splitlines():
         if line.startswith("*Here*"):
-            assert any(word in line for word in (": holds", ": does not hold", "not reproduced: ")), line
+            # One run per point: never "holds".
+            assert line.startswith(("*Here*: **inconclusive**: ", "*Here*: **does not hold**: ",
+                                    "*Here*: **not reproduced**: ")), line
+    # Each verdict printed once: in the table on stdout, not again on stderr.
+    assert "Fig. 8" not in done.stderr and "Table 1" not in done.stderr
+    for figure in ("Fig. 2", "Fig. 8", "Table 1", "Fig. 12"):
+        assert done.stdout.count(f"│ {figure} ") == 1, figure
 
 
 @pytest.mark.parametrize(("args", "expected"), [
@@ -361,6 +387,7 @@ def test_cli_reproduce_semitcp_quick(workdir: Path) -> None:
     (["sweep", "SCENARIO", "--vary", "flows.0.rate_kbps=10,20"], ["flows[0].rate_kbps", "every point"]),
     (["sweep", "SCENARIO", "--executor", "slurm"], ["--executor", "slurm"]),
     (["sweep", "SCENARIO", "--runs", "0"], ["--runs"]),
+    (["sweep", "SCENARIO", "--runs", "2000000"], ["--runs", "more than one sweep may hold"]),
     (["sweep", "SCENARIO", "--run-timeout", "0"], ["--run-timeout", "positive number of seconds"]),
     (["sweep", "SCENARIO", "--run-timeout", "nan"], ["--run-timeout"]),
     (["reproduce", "semitcp-2018", "--run-timeout", "-5"], ["--run-timeout", "positive number of seconds"]),

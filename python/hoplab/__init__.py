@@ -16,6 +16,7 @@ from importlib.metadata import version as _package_version
 from typing import TYPE_CHECKING, Any
 
 from hoplab._core import ScenarioError, SimulationError
+from hoplab.paths import OutputPathError
 from hoplab.run import RunResult, run
 from hoplab.scenario import Scenario, load_scenario
 
@@ -31,6 +32,7 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = _core_version()
 
 __all__ = [
+    "OutputPathError",
     "RunResult",
     "Scenario",
     "ScenarioError",

@@ -13,10 +13,18 @@ from typing import Any
 from hoplab import _core
 from hoplab.scenario import Scenario, scenario_error
 
-__all__ = ["BENCH_SCENARIOS", "DEFAULT_ENGINE_EVENTS", "bench_scenario_file", "run_benchmarks"]
+__all__ = ["BENCH_DESCRIPTIONS", "BENCH_SCENARIOS", "DEFAULT_ENGINE_EVENTS", "bench_scenario_file", "run_benchmarks"]
 
 #: Scenario benchmarks, by name; each is `hoplab/data/<name>.toml`.
 BENCH_SCENARIOS: tuple[str, ...] = ("bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp", "bench-mobile150")
+
+#: What each scenario benchmark is (`hoplab bench --help` lists them all).
+BENCH_DESCRIPTIONS: dict[str, str] = {
+    "bench-chain15-udp": "a 15-node chain with one saturated UDP flow",
+    "bench-grid7x7-4flows": "a 7x7 grid with four UDP flows",
+    "bench-chain15-tcp": "a 15-node chain with one TCP NewReno flow",
+    "bench-mobile150": "150 moving nodes with AODV and eight TCP flows",
+}
 
 #: Events scheduled (and popped or cancelled) by the engine micro-benchmark.
 DEFAULT_ENGINE_EVENTS = 2_000_000

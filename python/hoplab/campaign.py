@@ -45,7 +45,7 @@ import numpy  # noqa: F401 - loaded before workers fork, so no worker pays for i
 
 from hoplab import _core
 from hoplab._core import ScenarioError
-from hoplab.scenario import Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
+from hoplab.scenario import SEED_MAX, Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,7 +56,10 @@ if TYPE_CHECKING:
 __all__ = [
     "SweepStats",
     "Task",
+    "base_seed",
     "build_build_id",
+    "check_seeds",
+    "check_size",
     "config_hash",
     "execute",
     "expand",
@@ -297,6 +300,38 @@ def check_run_timeout(run_timeout_s: float | None) -> None:
                              f"--run-timeout: must be a positive number of seconds, got {run_timeout_s!r}")
 
 
+#: The most runs one sweep may hold (points x cases x runs): each is a task
+#: in memory with its scenario, so a mistyped --runs must not exhaust it.
+MAX_SWEEP_RUNS = 1_000_000
+
+
+def check_size(points: int, runs: int) -> None:
+    """Raise ScenarioError (key `runs`) if `points` x `runs` passes MAX_SWEEP_RUNS."""
+    if points * runs > MAX_SWEEP_RUNS:
+        raise scenario_error("runs", f"--runs: {points} point{'s' if points != 1 else ''} x {runs} runs = "
+                                     f"{points * runs} runs, more than one sweep may hold ({MAX_SWEEP_RUNS}); "
+                                     "split it")
+
+
+def base_seed(scenario: Scenario) -> int:
+    """The seed of run 0: the scenario's `seed` (default 1)."""
+    value = scenario.data.get("seed", 1)
+    return int(value) if isinstance(value, int) and not isinstance(value, bool) else 1
+
+
+def check_seeds(first_seed: int, runs: int) -> None:
+    """Raise ScenarioError (key `seed`) if run numbers 0..runs-1 from
+    `first_seed` would need a seed past SEED_MAX. Checked before any run:
+    a run whose seed the core cannot take would fail, and its row could not
+    even be stored."""
+    if first_seed + runs - 1 > SEED_MAX:
+        most = SEED_MAX - first_seed + 1
+        raise scenario_error(
+            "seed", f"seed {first_seed} + run numbers 0..{runs - 1} would pass {SEED_MAX}, the largest seed: "
+                    f"lower the scenario's seed or --runs (at most {most} run{'s' if most != 1 else ''} "
+                    "from this seed)")
+
+
 def _numeric_scalars(row: Mapping[str, Any], skip: frozenset[str]) -> Iterable[tuple[str, float]]:
     for key, value in row.items():
         if key in skip or value is None:
@@ -453,9 +488,8 @@ def expand(
     build = build_build_id()
     keys = list(vary)
     param_keys = (["case"] if cases else []) + keys
-    base_seed_value = scenario.data.get("seed", 1)
-    base_seed = int(base_seed_value) if isinstance(base_seed_value, int) and not isinstance(
-        base_seed_value, bool) else 1
+    first_seed = base_seed(scenario)
+    check_seeds(first_seed, runs)
     tasks: list[Task] = []
     case_items: list[tuple[str | None, Mapping[str, Any]]] = (
         [(str(name), overrides) for name, overrides in cases.items()] if cases else [(None, {})])
@@ -473,7 +507,7 @@ def expand(
             except ScenarioError:
                 normalised = None
             for run_number in range(runs):
-                seed = base_seed + run_number
+                seed = first_seed + run_number
                 if normalised is not None:
                     chash = config_hash(normalised)
                     scenario_json = json.dumps({**normalised, "seed": seed}, allow_nan=False)
@@ -523,7 +557,10 @@ def sweep(
     by the next sweep over the same store (only "ok" runs are kept).
 
     Raises ScenarioError (naming the key) for an unknown parameter, an
-    empty range, or a bad scenario file; never for a failing run.
+    empty range, a bad scenario file, or seeds past 2**64 - 1 (`seed` +
+    run number), and `hoplab.paths.OutputPathError` for a store directory
+    that cannot be written; all before any run starts. Never raises for a
+    failing run.
     """
     import tempfile
 
@@ -543,6 +580,9 @@ def sweep(
         for case_overrides in (cases or {}).values():
             for key in case_overrides:
                 _check_parameter(scenario, key, case_overrides[key])
+    check_seeds(base_seed(scenario), runs)
+    points = max(1, len(cases or {})) * math.prod(len(values) for values in normal_vary.values())
+    check_size(points, runs)
     tasks, param_keys = expand(scenario, normal_vary, runs, cases, series, run_timeout_s)
     if check_parameters and tasks and all(t.config_hash.startswith("invalid-") for t in tasks):
         # Not one valid point: bad input, not a sweep of failures.
@@ -559,6 +599,9 @@ def sweep(
         store_obj = store
     else:
         store_obj = Store(store)
+    # Every input is checked: make the store's directories now, so that
+    # writing a finished run cannot fail later for a path.
+    store_obj.prepare()
     try:
         result_stats = stats if stats is not None else SweepStats()
         _run_tasks(tasks, param_keys, store_obj, executor, jobs, scheduler, name or scenario.name,

@@ -23,10 +23,11 @@ from rich.table import Table
 
 from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
-from hoplab.bench import DEFAULT_ENGINE_EVENTS, run_benchmarks
+from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, run_benchmarks
 from hoplab.executors import ExecutorError
+from hoplab.paths import OutputPathError
 from hoplab.run import run as run_scenario
-from hoplab.scenario import Scenario, load_scenario
+from hoplab.scenario import Scenario, check_seed, load_scenario, parse_value
 
 __all__ = ["app", "main"]
 
@@ -149,13 +150,16 @@ SetOption = Annotated[
 def run(
     scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
     set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option("--seed", help="Run seed (overrides the file's seed).")] = None,
+    seed: Annotated[str | None, typer.Option(
+        "--seed", metavar="N", help="Run seed, an integer in 0..2^64-1 (overrides the file's seed).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the run report as JSON.")] = False,
     series: Annotated[bool, typer.Option("--series", help="Include the time series in the JSON.")] = False,
 ) -> None:
     """Run one scenario and print a summary (or the JSON report)."""
+    # `--seed X` is read as `--set seed=X` is, so the same X gets the same words.
+    seed_value = check_seed(parse_value(seed.strip())) if seed is not None else None
     loaded = _read_scenario(scenario, set_ or [])
-    result = run_scenario(loaded, seed=seed, series=series)
+    result = run_scenario(loaded, seed=seed_value, series=series)
     if json_:
         sys.stdout.write(result.to_json() + "\n")
     else:
@@ -172,7 +176,12 @@ def validate(
     sys.stdout.write(json.dumps(loaded.validate(), indent=2) + "\n")
 
 
-@app.command()
+_BENCH_HELP = ("Run the benchmarks, one core each: the engine micro-benchmark (schedule / cancel / pop), then 100 "
+               "simulated seconds (--duration) of " + "; ".join(BENCH_DESCRIPTIONS[name] for name in BENCH_SCENARIOS)
+               + ".")
+
+
+@app.command(help=_BENCH_HELP)
 def bench(
     duration: Annotated[float | None, typer.Option(
         "--duration", metavar="S", help="Simulated seconds per scenario (default: the files' 100 s).")] = None,
@@ -180,7 +189,7 @@ def bench(
         "--engine-events", metavar="N", help="Events of the engine micro-benchmark.")] = DEFAULT_ENGINE_EVENTS,
     json_: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    """Run the benchmarks: engine micro-benchmark, 15-node chain, 7x7 grid."""
+    """The benchmarks (the help text is _BENCH_HELP, built from hoplab.bench)."""
     if duration is not None and not (duration > 0 and math.isfinite(duration)):
         raise InputError(f"--duration: must be a positive number of simulated seconds, got {duration}")
     if engine_events < 1:
@@ -271,6 +280,9 @@ def sweep(
     specs = [parse_vary(spec) for spec in vary or []]  # syntax errors before anything else
     loaded = _read_scenario(scenario, set_ or [])
     store_path = store if store is not None else str(default_store_path())
+    from hoplab.store import Store
+
+    Store(store_path).check("--store")  # before any run: a run that cannot be stored is lost
     stats = SweepStats()
     try:
         frame = run_sweep(loaded, vary=dict(specs), runs=runs, store=store_path, executor=executor, jobs=jobs,
@@ -323,6 +335,7 @@ def reproduce(
 ) -> None:
     """Run a paper's experiments and write a report (Markdown + HTML) with every figure and a verdict per finding."""
     from hoplab.papers import available, get_paper
+    from hoplab.report import check_out_dir, check_settings, default_out_dir
     from hoplab.report import reproduce as run_reproduce
 
     if list_:
@@ -345,6 +358,8 @@ def reproduce(
     if runs is not None and runs < 1:
         raise InputError(f"--runs: must be a positive integer, got {runs}")
     _check_run_timeout(run_timeout)
+    check_settings(chosen, quick, runs)
+    check_out_dir(out if out is not None else default_out_dir(chosen.id, quick), "--out")
     err = Console(stderr=True, soft_wrap=True)
     try:
         result = run_reproduce(chosen, out, quick=quick, runs=runs, executor=executor, jobs=jobs,
@@ -354,11 +369,17 @@ def reproduce(
         _error("interrupted: finished runs are in the store; run the same command again to resume")
         raise typer.Exit(130) from None
     console = _stdout()
-    table = Table(title=f"{chosen.id}: findings", title_justify="left")
-    table.add_column("figure")
-    table.add_column("verdict")
+    from hoplab.papers.verdicts import MIN_RUNS
+
+    # The verdicts, once (the progress on stderr does not repeat them).
+    table = Table(title=f"{chosen.id}: findings (holds: every point agrees, paired 95 % CIs, "
+                        f"at least {MIN_RUNS} runs; the report states the rule)", title_justify="left")
+    table.add_column("figure", no_wrap=True)
+    table.add_column("verdict", no_wrap=True)
+    table.add_column("why")
     for figure in chosen.figures:
-        table.add_row(figure.id, result.figures[figure.id].verdict)
+        figure_result = result.figures[figure.id]
+        table.add_row(figure.id, str(figure_result.outcome), figure_result.verdict)
     console.print(table)
     console.print(f"report: {result.html}  (Markdown: {result.markdown}; figures, CSV and the run store beside it)",
                   highlight=False)
@@ -375,14 +396,18 @@ def query(
     """Query a results store with SQL (DuckDB)."""
     import duckdb
 
+    from hoplab.stats import QUERY_DIGITS, display_frame
     from hoplab.store import Store
 
     if not os.path.isdir(store):
-        raise InputError(f"store {store!r}: no such directory")
+        raise InputError(f"store {store!r}: " + ("is a file, not a directory" if os.path.exists(store)
+                                                   else "no such directory"))
     try:
         frame = Store(store).query(sql)
     except duckdb.Error as e:
         raise InputError(f"SQL: {str(e).splitlines()[0]}") from None
+    # Display only: the store keeps every value exact.
+    frame = display_frame(frame, QUERY_DIGITS)
     if csv:
         sys.stdout.write(frame.to_csv(index=False))
         return
@@ -421,8 +446,12 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         status = app(args=list(argv) if argv is not None else None, prog_name="hoplab", standalone_mode=False)
         return status if isinstance(status, int) else 0
-    except (ScenarioError, InputError) as e:
+    except (ScenarioError, InputError, OutputPathError) as e:
         _error(str(e))
+        return EXIT_BAD_INPUT
+    except OSError as e:  # a file or directory the command needed: one line, as any bad input
+        where = f"{e.filename!r}: " if e.filename else ""
+        _error(f"{where}{(e.strerror or str(e)).lower()}")
         return EXIT_BAD_INPUT
     except SimulationError as e:
         _error(str(e))

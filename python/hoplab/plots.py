@@ -2,7 +2,17 @@
 black and grey, a light grid, an optional second y axis (the papers plot
 throughput and APR against source rate on one figure). Every figure is
 saved as PNG and SVG with its data beside it as CSV (`<stem>.png`,
-`<stem>.svg`, `<stem>.csv`). Matplotlib runs headless (Agg).
+`<stem>.svg`, `<stem>.csv`; numbers in the CSV rounded to 6 significant
+digits, see `hoplab.stats.display_frame`). Matplotlib runs headless (Agg).
+
+Readability rules every figure follows:
+
+- the legend sits outside the plotting area (below it), never over data;
+- with a second y axis, each legend entry says which axis it is read on;
+- a `lower` panel (sharing x) shows what a comparison needs, e.g. paired
+  differences with their intervals, with a zero line, when the cases'
+  own intervals are too wide to show the difference;
+- `yscale="log"` where one point dwarfs the rest.
 """
 
 from __future__ import annotations
@@ -16,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Line", "line_figure"]
+__all__ = ["Line", "Panel", "draw_figure", "line_figure"]
 
 _STYLES: list[dict[str, Any]] = [
     {"color": "black", "marker": "o", "linestyle": "-"},
@@ -39,6 +49,51 @@ class Line:
     steps: bool = False  # a piecewise-constant value (drawn as steps)
     style: dict[str, Any] = field(default_factory=dict)  # matplotlib overrides (color, linestyle, alpha, ...)
     legend: bool = True  # listed in the legend (the CSV has every line)
+    legend_label: str | None = None  # the legend's text, if not `label` (e.g. one entry for several runs)
+
+
+@dataclass
+class Panel:
+    """A second plot under the main one, sharing its x axis."""
+
+    lines: Sequence[Line]
+    ylabel: str
+    zero_line: bool = True  # a reference line at y = 0 (differences)
+    yscale: str = "linear"
+
+
+#: Differences in a lower panel: one style, unlike any case's above.
+_DIFFERENCE_STYLE: dict[str, Any] = {"color": "tab:red", "marker": "D", "linestyle": "-"}
+
+
+def _draw(ax: Any, ax2: Any, lines: Sequence[Line], styles: Sequence[dict[str, Any]] = _STYLES) -> list[Any]:
+    """Draw `lines` on ax (or ax2 for right-axis lines); legend handles."""
+    handles = []
+    for i, line in enumerate(lines):
+        style = styles[i % len(styles)]
+        target = ax2 if line.right else ax
+        errs = [float(e) for e in line.err] if len(line.err) else []
+        err = [e if not math.isnan(e) else 0.0 for e in errs] or None
+        dense = len(line.x) > 40  # a time series: no markers
+        kwargs: dict[str, Any] = {
+            **style, "capsize": 3, "markersize": 5, "linewidth": 1.4,
+            "markerfacecolor": "white" if line.right else line.style.get("color", style["color"]),
+            "drawstyle": "steps-post" if line.steps else "default",
+        }
+        if dense:
+            kwargs["marker"] = ""
+        kwargs.update(line.style)
+        if kwargs.get("linestyle") == "none":
+            kwargs["linestyle"] = ""  # markers and error bars only
+        label = line.legend_label or line.label
+        if ax2 is not None:  # two y axes: say which one each curve is read on
+            label += " (right axis)" if line.right else " (left axis)"
+        handle = target.errorbar(
+            list(line.x), list(line.y), yerr=err if err and any(err) else None, label=label, **kwargs,
+        )
+        if line.legend:
+            handles.append(handle)
+    return handles
 
 
 def line_figure(
@@ -54,58 +109,18 @@ def line_figure(
     note: str | None = None,
     yscale: str = "linear",
     ylim: tuple[float | None, float | None] | None = None,
+    lower: Panel | None = None,
 ) -> dict[str, Path]:
-    """Draw `lines`, save `<stem>.png`, `.svg` and (`data`, or the lines
-    themselves) `.csv`; return the paths by extension. `yscale` ("log")
-    and `ylim` (bottom, top; None: automatic) apply to the first y axis."""
-    import matplotlib
-
-    matplotlib.use("Agg")
+    """Draw `lines` (and a `lower` panel), save `<stem>.png`, `.svg` and
+    (`data`, or the lines themselves) `.csv`; return the paths by
+    extension. `yscale` ("log") and `ylim` (bottom, top; None: automatic)
+    apply to the first y axis."""
     import matplotlib.pyplot as plt
 
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(6.4, 4.2), dpi=110)
-    ax2: Any = ax.twinx() if any(line.right for line in lines) else None
-    handles = []
-    for i, line in enumerate(lines):
-        style = _STYLES[i % len(_STYLES)]
-        target = ax2 if line.right else ax
-        errs = [float(e) for e in line.err] if len(line.err) else []
-        err = [e if not math.isnan(e) else 0.0 for e in errs] or None
-        dense = len(line.x) > 40  # a time series: no markers
-        kwargs: dict[str, Any] = {
-            **style, "capsize": 3, "markersize": 5, "linewidth": 1.4,
-            "markerfacecolor": "white" if line.right else line.style.get("color", style["color"]),
-            "drawstyle": "steps-post" if line.steps else "default",
-        }
-        if dense:
-            kwargs["marker"] = ""
-        kwargs.update(line.style)
-        handle = target.errorbar(
-            list(line.x), list(line.y), yerr=err if err and any(err) else None, label=line.label, **kwargs,
-        )
-        if line.legend:
-            handles.append(handle)
-    ax.set_xlabel(xlabel)
-    if yscale != "linear":
-        ax.set_yscale(yscale)
-    if ylim is not None:
-        ax.set_ylim(*ylim)
-    ax.set_ylabel(ylabel)
-    if ax2 is not None:
-        ax2.set_ylabel(y2label or "")
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, color="0.88", linewidth=0.6)
-    if xticks is not None:
-        ax.set_xticks(list(xticks))
-    if not lines:
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.4")
-    else:
-        ax.legend(handles=handles, loc="best", fontsize=8, frameon=False)
-    if note:
-        fig.text(0.01, 0.01, note, fontsize=7, color="0.35", ha="left", va="bottom")
-    fig.tight_layout()
+    fig = draw_figure(lines, title=title, xlabel=xlabel, ylabel=ylabel, y2label=y2label, xticks=xticks, note=note,
+                      yscale=yscale, ylim=ylim, lower=lower)
     paths = {"png": stem.with_suffix(".png"), "svg": stem.with_suffix(".svg"), "csv": stem.with_suffix(".csv")}
     fig.savefig(paths["png"])
     fig.savefig(paths["svg"])
@@ -114,10 +129,81 @@ def line_figure(
         import pandas as pd
 
         rows = []
-        for line in lines:
+        for line in [*lines, *(lower.lines if lower is not None else [])]:
             errs = [float(e) for e in line.err] if len(line.err) else [math.nan] * len(line.x)
             for x, y, e in zip(line.x, line.y, errs, strict=True):
                 rows.append({"series": line.label, "x": x, "y": y, "ci_half": e})
         data = pd.DataFrame(rows, columns=["series", "x", "y", "ci_half"])
-    data.to_csv(paths["csv"], index=False)
+    from hoplab.stats import FIGURE_DIGITS, display_frame
+
+    display_frame(data, FIGURE_DIGITS).to_csv(paths["csv"], index=False)
     return paths
+
+
+def draw_figure(
+    lines: Sequence[Line],
+    *,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+    y2label: str | None = None,
+    xticks: Sequence[float] | None = None,
+    note: str | None = None,
+    yscale: str = "linear",
+    ylim: tuple[float | None, float | None] | None = None,
+    lower: Panel | None = None,
+) -> Any:
+    """The matplotlib Figure of `line_figure`, not saved (the caller closes it)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if lower is None:
+        fig, ax = plt.subplots(figsize=(6.4, 4.6), dpi=110, layout="constrained")
+        low_ax = None
+    else:
+        fig, (ax, low_ax) = plt.subplots(2, 1, figsize=(6.4, 6.4), dpi=110, layout="constrained", sharex=True,
+                                         gridspec_kw={"height_ratios": [3, 2]})
+    ax2: Any = ax.twinx() if any(line.right for line in lines) else None
+    handles = _draw(ax, ax2, lines)
+    if yscale != "linear":
+        ax.set_yscale(yscale)
+        if yscale == "log":  # plain numbers at 1-2-5 steps, not 6 x 10^1
+            from matplotlib.ticker import LogLocator, NullFormatter, ScalarFormatter
+
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            formatter = ScalarFormatter()
+            formatter.set_scientific(False)
+            ax.yaxis.set_major_formatter(formatter)
+            ax.yaxis.set_minor_formatter(NullFormatter())
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_ylabel(ylabel)
+    if ax2 is not None:
+        ax2.set_ylabel(y2label or "")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, color="0.88", linewidth=0.6)
+    bottom = ax
+    if low_ax is not None and lower is not None:
+        bottom = low_ax
+        if lower.zero_line:
+            low_ax.axhline(0.0, color="0.5", linewidth=0.8, zorder=0)
+        handles += _draw(low_ax, None, lower.lines, [_DIFFERENCE_STYLE])
+        low_ax.set_ylabel(lower.ylabel)
+        if lower.yscale != "linear":
+            low_ax.set_yscale(lower.yscale)
+        low_ax.grid(True, color="0.88", linewidth=0.6)
+    bottom.set_xlabel(xlabel)
+    if xticks is not None:
+        bottom.set_xticks(list(xticks))
+    if not lines:
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes, color="0.4")
+    elif handles:
+        # Below the plot, never over the data; two columns when the labels are short.
+        longest = max(len(str(h.get_label())) for h in handles)
+        fig.legend(handles=handles, loc="outside lower center", ncol=2 if len(handles) > 1 and longest <= 38 else 1,
+                   fontsize=8, frameon=False)
+    if note:
+        fig.text(0.01, 0.01, note, fontsize=7, color="0.35", ha="left", va="bottom")
+    return fig

@@ -29,10 +29,11 @@ from typing import Any
 from hoplab import _core
 from hoplab.campaign import ProgressCallback, SweepStats, build_build_id, sweep
 from hoplab.papers import ExperimentData, Figure, FigureResult, NotReproduced, Paper
+from hoplab.papers.verdicts import NOT_REPRODUCED, VERDICT_RULE, enforce
 from hoplab.scenario import Scenario
 from hoplab.store import Store
 
-__all__ = ["ReproduceResult", "default_out_dir", "reproduce"]
+__all__ = ["ReproduceResult", "check_out_dir", "default_out_dir", "reproduce"]
 
 
 @dataclass
@@ -50,6 +51,33 @@ def default_out_dir(paper_id: str, quick: bool) -> Path:
     return Path("reports") / (paper_id + ("-quick" if quick else ""))
 
 
+def check_out_dir(out_dir: str | Path, key: str = "out") -> None:
+    """Raise `hoplab.paths.OutputPathError` (naming `key`) unless the
+    report directory, its `figures/` and its run store can be made and
+    written. Leaves nothing behind."""
+    from hoplab.paths import check_output_dir
+
+    check_output_dir(out_dir, key, ("figures", "store"))
+    Store(Path(out_dir) / "store").check(key)
+
+
+def check_settings(paper: Paper, quick: bool, runs: int | None) -> None:
+    """Raise ScenarioError for settings no run could use (seeds past
+    2**64 - 1 with this many runs), before any run."""
+    import math
+
+    from hoplab.campaign import base_seed, check_seeds, check_size
+
+    if runs is not None and (isinstance(runs, bool) or not isinstance(runs, int) or runs < 1):
+        from hoplab.scenario import scenario_error
+
+        raise scenario_error("runs", f"--runs: must be a positive integer, got {runs!r}")
+    for experiment in paper.experiments:
+        scenario_data, vary, n_runs = experiment.settings(quick, runs)
+        check_seeds(base_seed(Scenario(scenario_data)), n_runs)
+        check_size(max(1, len(experiment.cases or {})) * math.prod(len(v) for v in vary.values()), n_runs)
+
+
 def reproduce(
     paper: Paper,
     out: str | Path | None = None,
@@ -65,9 +93,19 @@ def reproduce(
 ) -> ReproduceResult:
     """Run `paper`'s experiments (resuming from `out/store`) and write the report.
     `run_timeout_s`: give a run up after that many wall-clock seconds (it
-    counts as failed; the figures that need it say so)."""
+    counts as failed; the figures that need it say so).
+
+    Raises ScenarioError (bad `runs`, seeds past 2**64 - 1, a bad
+    `run_timeout_s`) or `hoplab.paths.OutputPathError` (an `out` that
+    cannot be written) before any run."""
+    from hoplab.campaign import check_run_timeout
+
     started = time.perf_counter()
     out_dir = Path(out) if out is not None else default_out_dir(paper.id, quick)
+    # Everything a run needs is checked before the first one starts.
+    check_settings(paper, quick, runs)
+    check_run_timeout(run_timeout_s)
+    check_out_dir(out_dir)
     figures_dir = out_dir / "figures"
     figures_dir.mkdir(parents=True, exist_ok=True)
     store = Store(out_dir / "store")
@@ -102,9 +140,9 @@ def reproduce(
             executor_obj.close()
 
     results: dict[str, FigureResult] = {}
+    say(f"drawing {len(paper.figures)} figures and judging them")
     for figure in paper.figures:
         results[figure.id] = _make_figure(figure, data, figures_dir)
-        say(f"{figure.id}: {results[figure.id].verdict}")
     wall = time.perf_counter() - started
     result = ReproduceResult(paper, out_dir, out_dir / "report.md", out_dir / "report.html", results, stats, wall)
     _write_markdown(result, quick, runs)
@@ -135,22 +173,20 @@ def _make_figure(figure: Figure, data: Mapping[str, ExperimentData], out: Path) 
     for suffix in (".png", ".svg", ".csv"):  # no stale picture from an earlier run
         (out / figure.stem).with_suffix(suffix).unlink(missing_ok=True)
     try:
-        return figure.make(data, out)
+        result = figure.make(data, out)
     except NotReproduced as e:
-        verdict = f"not reproduced: {e}"
+        verdict = str(e)
     except Exception as e:  # a bug in a figure must not lose the report
-        verdict = f"not reproduced: internal error: {type(e).__name__}: {e}"
+        verdict = f"internal error: {type(e).__name__}: {e}"
+    else:
+        # The common rule binds every module: no "holds" without checks behind it.
+        result.outcome, result.verdict = enforce(str(result.outcome), result.verdict, result.checks)
+        return result
     paths = {suffix: (out / figure.stem).with_suffix("." + suffix) for suffix in ("png", "svg", "csv")}
     drawn = {k: v for k, v in paths.items() if v.exists()} if paths["png"].exists() else {}
     notes = ["The figure shows only the curves that could be drawn (references not in the paper, if any)."] \
         if drawn else []
-    return FigureResult(verdict=verdict, holds=None, paths=drawn, notes=notes)
-
-
-def _status(result: FigureResult) -> str:
-    if result.holds is None:
-        return "not reproduced"
-    return "holds" if result.holds else "does not hold"
+    return FigureResult(verdict=verdict, outcome=NOT_REPRODUCED, paths=drawn, notes=notes)
 
 
 def _header_lines(result: ReproduceResult, quick: bool, runs: int | None) -> list[tuple[str, str]]:
@@ -199,20 +235,25 @@ def _write_markdown(result: ReproduceResult, quick: bool, runs: int | None) -> N
     paper = result.paper
     lines = [f"# Reproduction: {paper.title}", ""]
     lines += [f"- **{key}**: {value}" for key, value in _header_lines(result, quick, runs)]
-    lines += ["", "## Findings", ""]
-    lines += _md_table(["figure", "the paper's finding", "verdict"],
-                       [[f"[{f.id}](#{f.stem})", f.finding, result.figures[f.id].verdict]
-                        for f in paper.figures])
+    lines += ["", "## How verdicts are decided", "", VERDICT_RULE, ""]
+    lines += ["## Findings", ""]
+    lines += _md_table(["figure", "the paper's finding", "verdict", "why"],
+                       [[f"[{f.id}](#{f.stem})", f.finding, f"**{result.figures[f.id].outcome}**",
+                         result.figures[f.id].verdict] for f in paper.figures])
     for figure in paper.figures:
         fr = result.figures[figure.id]
-        lines += ["", f'<a id="{figure.stem}"></a>', "", f"## {figure.id}", "", f"**{figure.title}**", "", f"*Paper*: {figure.finding}", "",
-                  f"*Here*: {fr.verdict}", ""]
+        lines += ["", f'<a id="{figure.stem}"></a>', "", f"## {figure.id}", "", f"**{figure.title}**", "",
+                  f"*Paper*: {figure.finding}", "", f"*Here*: **{fr.outcome}**: {fr.verdict}", ""]
         png = fr.paths.get("png")
         if png is not None:
             rel = png.relative_to(result.out).as_posix()
             lines += [f"![{figure.id}]({rel})", "",
                       f"Files: [{rel}]({rel}), [SVG]({fr.paths['svg'].relative_to(result.out).as_posix()}), "
                       f"[CSV data]({fr.paths['csv'].relative_to(result.out).as_posix()})", ""]
+        if fr.checks:
+            lines += _md_table(list(_CHECK_HEADER), [list(c.cells()) for c in fr.checks]) + [""]
+        if fr.numbers:
+            lines += _md_table(list(_NUMBER_HEADER), [list(n.cells()) for n in fr.numbers]) + [""]
         if fr.rows:
             lines += _md_table(["quantity", "paper", "hoplab"], [list(r) for r in fr.rows]) + [""]
         lines += [f"- {note}" for note in fr.notes]
@@ -237,14 +278,20 @@ th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-al
 th { background: #f3f3f3; }
 img { max-width: 100%; border: 1px solid #eee; }
 .holds { color: #11661b; font-weight: 600; } .fails { color: #a11; font-weight: 600; }
-.missing { color: #8a5a00; font-weight: 600; }
+.missing { color: #8a5a00; font-weight: 600; } .unsure { color: #35508a; font-weight: 600; }
+.agrees { color: #11661b; } .contradicts { color: #a11; } .unresolved { color: #35508a; }
+.rule { background: #f7f7f7; padding: .6em .9em; border-left: 3px solid #bbb; }
 code { background: #f4f4f4; padding: 1px 4px; }
 .figure { margin: 2em 0; padding-top: 1em; border-top: 1px solid #ddd; }
 """
 
 
+_CHECK_HEADER = ("point", "claim", "hoplab (mean, 95 % CI)", "status")
+_NUMBER_HEADER = ("the paper's number", "paper", "hoplab", "hoplab / paper", "flag")
+
+
 def _verdict_class(fr: FigureResult) -> str:
-    return "missing" if fr.holds is None else ("holds" if fr.holds else "fails")
+    return {"holds": "holds", "does not hold": "fails", "inconclusive": "unsure"}.get(str(fr.outcome), "missing")
 
 
 def _html_table(header: list[str], rows: list[list[str]], raw: bool = False) -> str:
@@ -254,10 +301,14 @@ def _html_table(header: list[str], rows: list[list[str]], raw: bool = False) -> 
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-def _code(text: str) -> str:
-    """Escape, turning `x` into <code>x</code>."""
+def _code(text: str, bold: bool = False) -> str:
+    """Escape, turning `x` into <code>x</code> (and **x** into <b>x</b> if `bold`)."""
     parts = html.escape(text).split("`")
-    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    out = "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
+    if bold:
+        pieces = out.split("**")
+        out = "".join(f"<b>{p}</b>" if i % 2 else p for i, p in enumerate(pieces))
+    return out
 
 
 def _write_html(result: ReproduceResult, quick: bool, runs: int | None) -> None:
@@ -266,21 +317,29 @@ def _write_html(result: ReproduceResult, quick: bool, runs: int | None) -> None:
            f" — hoplab reproduction</title><style>{_CSS}</style></head><body>",
            f"<h1>Reproduction: {html.escape(paper.title)}</h1><ul>"]
     out += [f"<li><b>{html.escape(k)}</b>: {_code(v)}</li>" for k, v in _header_lines(result, quick, runs)]
-    out += ["</ul><h2>Findings</h2>"]
+    out += ["</ul><h2>How verdicts are decided</h2>", f"<p class='rule'>{_code(VERDICT_RULE, bold=True)}</p>",
+            "<h2>Findings</h2>"]
     rows = [[f"<a href='#{f.stem}'>{html.escape(f.id)}</a>", html.escape(f.finding),
-             f"<span class='{_verdict_class(result.figures[f.id])}'>{html.escape(_status(result.figures[f.id]))}"
-             f"</span>: {html.escape(result.figures[f.id].verdict)}"] for f in paper.figures]
-    out.append(_html_table(["figure", "the paper's finding", "verdict"], rows, raw=True))
+             f"<span class='{_verdict_class(result.figures[f.id])}'>{html.escape(str(result.figures[f.id].outcome))}"
+             "</span>", html.escape(result.figures[f.id].verdict)] for f in paper.figures]
+    out.append(_html_table(["figure", "the paper's finding", "verdict", "why"], rows, raw=True))
     for figure in paper.figures:
         fr = result.figures[figure.id]
         out.append(f"<div class='figure' id='{figure.stem}'><h2>{html.escape(figure.id)}: "
                    f"{html.escape(figure.title)}</h2>")
         out.append(f"<p><i>Paper</i>: {html.escape(figure.finding)}</p>")
-        out.append(f"<p><i>Here</i>: <span class='{_verdict_class(fr)}'>{html.escape(fr.verdict)}</span></p>")
+        out.append(f"<p><i>Here</i>: <span class='{_verdict_class(fr)}'>{html.escape(str(fr.outcome))}</span>: "
+                   f"{html.escape(fr.verdict)}</p>")
         png = fr.paths.get("png")
         if png is not None and png.exists():
             encoded = base64.b64encode(png.read_bytes()).decode("ascii")
             out.append(f"<img alt='{html.escape(figure.id)}' src='data:image/png;base64,{encoded}'>")
+        if fr.checks:
+            out.append(_html_table(list(_CHECK_HEADER), [
+                [html.escape(c.point), html.escape(c.claim), html.escape(c.estimate),
+                 f"<span class='{c.status}'>{html.escape(c.status)}</span>"] for c in fr.checks], raw=True))
+        if fr.numbers:
+            out.append(_html_table(list(_NUMBER_HEADER), [list(n.cells()) for n in fr.numbers]))
         if fr.rows:
             out.append(_html_table(["quantity", "paper", "hoplab"], [list(r) for r in fr.rows]))
         if fr.notes:

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hoplab import _core
-from hoplab.scenario import Scenario, load_scenario, scenario_error
+from hoplab.scenario import Scenario, check_seed, load_scenario
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,8 +59,6 @@ _FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 SERIES_COLUMNS = ("time_s", "entity", "id", "metric", "value")
-
-_U64_MAX = 2**64 - 1
 
 
 def _flatten(rows: list[dict[str, Any]]) -> pd.DataFrame:
@@ -171,6 +169,8 @@ def run(
         scenario = load_scenario(scenario)
     elif not isinstance(scenario, Scenario):
         scenario = Scenario(scenario)
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= _U64_MAX):
-        raise scenario_error("seed", f"must be an integer in 0..=18446744073709551615, got {seed!r}")
+    if seed is not None:
+        check_seed(seed)
+    if "seed" in scenario.data:
+        check_seed(scenario.data["seed"])
     return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s))

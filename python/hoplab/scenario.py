@@ -28,13 +28,27 @@ from typing import Any
 from hoplab import _core
 from hoplab._core import ScenarioError
 
-__all__ = ["Scenario", "ScenarioError", "load_scenario", "parse_override", "parse_value"]
+__all__ = ["SEED_MAX", "Scenario", "ScenarioError", "check_seed", "load_scenario", "parse_override", "parse_value"]
+
+#: The largest seed the core takes (a 64-bit unsigned integer).
+SEED_MAX = 2**64 - 1
+
 
 def scenario_error(key: str, message: str) -> ScenarioError:
     """A ScenarioError formatted like the core's: "key: message", with `.key` set."""
     error = ScenarioError(f"{key}: {message}" if key else message)
     error.key = key
     return error
+
+
+def check_seed(value: Any, key: str = "seed") -> int:
+    """`value` if it is a seed (an integer in 0..SEED_MAX), else a
+    ScenarioError naming `key`. Python decides this itself, before the core
+    sees the value, so `--seed X`, `--set seed=X`, a file's `seed = X` and
+    `hoplab.run(seed=X)` all say the same words about the same X."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= SEED_MAX:
+        raise scenario_error(key, f"must be an integer in 0..{SEED_MAX}, got {value!r}")
+    return value
 
 
 KeyPath = tuple[str | int, ...]
@@ -198,6 +212,8 @@ class Scenario:
     def validate(self) -> dict[str, Any]:
         """Validate with the core; return the normalised scenario (defaults
         filled). Raises ScenarioError naming the key and what is allowed."""
+        if "seed" in self.data:
+            check_seed(self.data["seed"])
         normalised: dict[str, Any] = json.loads(_core.validate(self.to_json()))
         return normalised
 

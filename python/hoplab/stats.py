@@ -17,7 +17,15 @@ from hoplab.campaign import jain_index
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["jain", "mean_ci", "pivot", "summarize", "t_quantile", "tidy", "with_ci"]
+__all__ = ["display_frame", "jain", "mean_ci", "pivot", "round_significant", "summarize", "t_quantile", "tidy",
+           "with_ci"]
+
+#: Significant digits of the numbers in the figures' CSV files: more than
+#: any run-to-run difference needs, few enough to hide float noise.
+FIGURE_DIGITS = 6
+#: Significant digits of `hoplab query`'s output: noise from summing and
+#: averaging doubles sits near the 16th digit; 10 keeps every real one.
+QUERY_DIGITS = 10
 
 SUMMARY_COLUMNS = ("n", "mean", "std", "sem", "ci_half", "ci_low", "ci_high")
 
@@ -103,3 +111,26 @@ def with_ci(summary: pd.DataFrame, digits: int = 1) -> pd.Series:
 
     return pd.Series([fmt(float(m), float(h)) for m, h in zip(summary["mean"], summary["ci_half"], strict=True)],
                      index=summary.index)
+
+
+def round_significant(value: float, digits: int) -> float:
+    """`value` rounded to `digits` significant digits, as the nearest double
+    (so it prints without float noise: 811.6633600000001 -> 811.66336 at
+    10 digits, 811.663 at 6). NaN and infinities pass through."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    return float(f"{value:.{digits}g}")
+
+
+def display_frame(frame: pd.DataFrame, digits: int = FIGURE_DIGITS) -> pd.DataFrame:
+    """A copy of `frame` with every float column rounded to `digits`
+    significant digits, for display and CSV files; stored values stay exact."""
+    import pandas as pd
+
+    out = frame.copy()
+    for column in out.columns:
+        if pd.api.types.is_float_dtype(out[column].dtype):
+            out[column] = [round_significant(float(v), digits) for v in out[column]]
+        elif out[column].dtype == object:
+            out[column] = [round_significant(v, digits) if isinstance(v, float) else v for v in out[column]]
+    return out

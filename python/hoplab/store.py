@@ -107,6 +107,30 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({str(self.path)!r})"
 
+    #: Directories a store writes into (created by `prepare`).
+    DIRECTORIES: tuple[str, ...] = (*_TABLES, ".tmp")
+
+    def check(self, key: str = "store") -> None:
+        """Raise `hoplab.paths.OutputPathError` (naming `key`) unless this
+        store's directory is, or can be made, a writable directory with no
+        file where one of its folders belongs. Leaves nothing behind."""
+        from hoplab.paths import check_output_dir
+
+        check_output_dir(self.path, key, self.DIRECTORIES)
+
+    def prepare(self, key: str = "store") -> None:
+        """`check`, then create the store's directories: once this returns,
+        writing a batch cannot fail for a path (only for the disk itself).
+        Sweeps call it before their first run."""
+        from hoplab.paths import OutputPathError
+
+        self.check(key)
+        try:
+            for name in self.DIRECTORIES:
+                (self.path / name).mkdir(parents=True, exist_ok=True)
+        except OSError as e:  # a race with another process: still one clear error
+            raise OutputPathError(key, self.path, f"cannot create it: {(e.strerror or str(e)).lower()}") from None
+
     # Writing.
     def write_batch(
         self,

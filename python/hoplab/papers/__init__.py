@@ -11,8 +11,12 @@ A paper module defines `PAPER = Paper(...)`:
 - `figures`: each a `Figure` naming the paper's figure or table, the
   finding the paper states, and a function that turns the experiments' data
   (`ExperimentData`: runs, tidy scalars, series) into a plot and a
-  `FigureResult`: a verdict sentence computed from the data, and rows of
-  our numbers beside the paper's.
+  `FigureResult`: an outcome (holds / does not hold / inconclusive), the
+  checks it was decided from, a sentence saying what the data show and
+  why, the paper's numbers beside ours, and qualitative rows. Every module
+  decides through `hoplab.papers.verdicts` (one rule, stated once at the
+  top of the report); `hoplab.report` enforces it, so no module can report
+  "holds" without the per-point checks behind it.
 
 `hoplab reproduce PAPER` (`hoplab.report.reproduce`) runs the experiments
 through `hoplab.campaign.sweep` into a store under the output directory (so
@@ -27,6 +31,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hoplab.papers.verdicts import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    NOT_REPRODUCED,
+    OUTCOMES,
+    Check,
+    PaperNumber,
+    decide,
+)
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -39,6 +53,7 @@ __all__ = [
     "Paper",
     "available",
     "get_paper",
+    "judged",
     "register",
 ]
 
@@ -129,13 +144,48 @@ class ExperimentData:
 
 @dataclass
 class FigureResult:
-    """What a figure showed: files, a verdict, our numbers beside the paper's."""
+    """What a figure showed: its outcome and why, the checks behind it, the
+    paper's numbers beside ours, qualitative rows, files and notes.
+
+    `verdict` says what the data show and why the outcome follows; it does
+    not repeat the outcome (`summary` joins the two). An `outcome` given as
+    a bool (the older form) means holds / does not hold."""
 
     verdict: str
-    holds: bool | None  # None: not reproduced
+    outcome: str | bool | None  # one of verdicts.OUTCOMES
     rows: list[tuple[str, str, str]] = field(default_factory=list)  # (quantity, paper, ours)
     paths: dict[str, Path] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    numbers: list[PaperNumber] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.outcome is None:
+            self.outcome = NOT_REPRODUCED
+        elif isinstance(self.outcome, bool):
+            self.outcome = HOLDS if self.outcome else DOES_NOT_HOLD
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"outcome: must be one of {', '.join(OUTCOMES)}, got {self.outcome!r}")
+
+    @property
+    def holds(self) -> bool | None:
+        """True (holds), False (does not hold), None (inconclusive or not reproduced)."""
+        return {HOLDS: True, DOES_NOT_HOLD: False}.get(str(self.outcome))
+
+    @property
+    def summary(self) -> str:
+        """"<outcome>: <verdict>", the form printed on the terminal."""
+        return f"{self.outcome}: {self.verdict}"
+
+
+def judged(reading: str, checks: Sequence[Check], *, rows: Sequence[tuple[str, str, str]] = (),
+           paths: Mapping[str, Path] | None = None, notes: Sequence[str] = (),
+           numbers: Sequence[PaperNumber] = ()) -> FigureResult:
+    """A FigureResult decided from `checks` by the common rule: `reading`
+    (what the data show) followed by why the outcome follows."""
+    outcome, why = decide(checks)
+    return FigureResult(f"{reading}. {why[0].upper()}{why[1:]}", outcome, list(rows), dict(paths or {}),
+                        list(notes), list(checks), list(numbers))
 
 
 FigureFunction = Callable[[Mapping[str, ExperimentData], Path], FigureResult]

@@ -34,8 +34,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hoplab.papers import Experiment, ExperimentData, Figure, FigureResult, NotReproduced, Paper
-from hoplab.plots import Line, line_figure
+from hoplab.papers import Experiment, ExperimentData, Figure, FigureResult, NotReproduced, Paper, judged
+from hoplab.papers.verdicts import Check, greater, less, within
+from hoplab.papers.verdicts import differences as paired_differences
+from hoplab.plots import Line, Panel, line_figure
 from hoplab.stats import mean_ci
 
 if TYPE_CHECKING:
@@ -179,32 +181,27 @@ def _fmt(values: Mapping[int, float], unit: str = "", digits: int = 0) -> str:
     return text + (f" {unit}" if unit else "")
 
 
-def _paired(a: Mapping[int, float], b: Mapping[int, float]) -> tuple[float, float, int]:
-    """Mean and 95 % half-width of a - b over the runs both have."""
-    common = sorted(set(a) & set(b))
-    mean, _, half = mean_ci([a[r] - b[r] for r in common])
-    return mean, half, len(common)
-
-
-def _paired_text(
-    name_a: str, a: Mapping[int, float], name_b: str, b: Mapping[int, float], unit: str, digits: int = 0,
-) -> str:
-    diff, half, n = _paired(a, b)
-    unit = f" {unit}" if unit else ""
-    if n < 2 or math.isnan(half):
-        return f"{name_a} - {name_b} = {diff:+.{digits}f}{unit} ({n} paired run{'s' if n != 1 else ''}, no interval)"
-    significant = abs(diff) > half
-    return (f"{name_a} - {name_b} = {diff:+.{digits}f} ± {half:.{digits}f}{unit} over {n} paired runs "
-            f"({'significant' if significant else 'not significant'} at 95 %)")
-
-
 def _ranking(values: Mapping[str, float], ascending: bool = True) -> list[str]:
     """Cases ordered by value (NaN last)."""
     return sorted(values, key=lambda c: (math.isnan(values[c]), values[c] if ascending else -values[c]))
 
 
-def _verdict(text: str, holds: bool) -> str:
-    return f"{text}: {'holds' if holds else 'does not hold'}"
+#: "Equal" throughput: each pair's mean paired difference within this
+#: share (factor - 1) of the pair's mean level.
+EQUAL_FACTOR = 1.2
+
+
+def _lower(what: str, a: str, b: str, values: Mapping[str, Mapping[int, float]], unit: str = "",
+           digits: int = 0) -> Check:
+    """The claim "a's `what` is lower than b's", paired by run."""
+    return less(f"{what}: the first lower", f"{a} vs {b}", values[a], values[b], unit=unit, digits=digits)
+
+
+def _higher(what: str, a: str, b: str, values: Mapping[str, Mapping[int, float]], unit: str = "",
+            digits: int = 0, where: str = "") -> Check:
+    """The claim "a's `what` is higher than b's", paired by run."""
+    return greater(f"{what}: the first higher", f"{a} vs {b}{where}", values[a], values[b], unit=unit,
+                   digits=digits)
 
 
 def _style(case: str, **extra: Any) -> dict[str, Any]:
@@ -253,25 +250,22 @@ def _cwnd_figure(data: Mapping[str, ExperimentData], out: Path, mobile: bool) ->
               ("best" if case == C_VEGAS else "second" if case == C_SCALABLE else "-"),
               _fmt(cvs[case], digits=2)) for case in ALL_CASES if case in cvs]
     ranking = " < ".join(f"{c} {mean_cv[c]:.2f}" for c in order)
-    ranking += "; " + _paired_text(order[1], cvs[order[1]], order[0], cvs[order[0]], "", digits=2)
-    if mobile:
-        ranking += "; " + _paired_text(C_SCALABLE, cvs[C_SCALABLE], C_BIC, cvs[C_BIC], "", digits=2)
+    what = f"variation of cwnd after {start:.0f} s"
+    checks = [_lower(what, C_VEGAS, C_SCALABLE, cvs, digits=2), _lower(what, C_VEGAS, C_BIC, cvs, digits=2)]
     if not mobile:
-        holds = order[0] == C_VEGAS
-        text = (f"the paper's sentence is vague (\"increasing and decreasing in all algorithms without any "
-                f"similarities except TCP Vegas\"); read as: Vegas's window is the steady one, i.e. the lowest "
-                f"variation (std / mean of cwnd after {start:.0f} s, mean over runs) of the three. Here: {ranking}; "
-                f"{order[0]} is the steadiest")
+        reading = (f"the paper's sentence is vague (\"increasing and decreasing in all algorithms without any "
+                   f"similarities except TCP Vegas\"); read as: Vegas's window is the steady one, i.e. its variation "
+                   f"(std / mean of cwnd after {start:.0f} s, per run) is lower than Scalable's and BIC's. Means over "
+                   f"runs: {ranking}")
     else:
-        holds = order[0] == C_VEGAS and order[1] == C_SCALABLE
-        text = (f"the paper's sentence is vague (\"TCP Vegas giving good result than other algorithms ... Scalable "
-                f"TCP giving second level good performance\" about a window plot); read as a ranking of steadiness "
-                f"(std / mean of cwnd after {start:.0f} s, mean over runs): Vegas first, Scalable second. Here: "
-                f"{ranking}")
+        checks.append(_lower(what, C_SCALABLE, C_BIC, cvs, digits=2))
+        reading = (f"the paper's sentence is vague (\"TCP Vegas giving good result than other algorithms ... Scalable "
+                   f"TCP giving second level good performance\" about a window plot); read as a ranking of "
+                   f"steadiness (std / mean of cwnd after {start:.0f} s, per run): Vegas first, Scalable second. "
+                   f"Means over runs: {ranking}")
     notes.append("Decision: a window plot has no \"better\"; hoplab reads the paper's cwnd sentences as steadiness "
-                 "(the coefficient of variation of cwnd over time, per run, averaged over runs) and also gives the "
-                 "mean window.")
-    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+                 "(the coefficient of variation of cwnd over time, per run) and also gives the mean window.")
+    return judged(reading, checks, rows=rows, paths=paths, notes=notes)
 
 
 def fig2(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
@@ -292,12 +286,10 @@ def _rtt_figure(data: Mapping[str, ExperimentData], out: Path, mobile: bool) -> 
     rtts = {case: _window(exp, case, "rtt_ms", 0.0) for case in ALL_CASES if exp.failure(case) is None}
     means = {case: _stat(rtts[case])[0] for case in PAPER_CASES}
     order = _ranking(means)
-    holds = order[0] == C_VEGAS and order[1] == C_SCALABLE
     ranking = " < ".join(f"{c} {means[c]:.0f} ms" for c in order)
-    text = (f"Vegas has {'the lowest' if order[0] == C_VEGAS else 'not the lowest'} mean RTT of the three and "
-            f"Scalable {'comes second' if order[1] == C_SCALABLE else 'does not come second'} ({ranking}; "
-            f"{_paired_text(order[1], rtts[order[1]], order[0], rtts[order[0]], 'ms')}; "
-            f"{_paired_text(C_SCALABLE, rtts[C_SCALABLE], C_BIC, rtts[C_BIC], 'ms')})")
+    checks = [_lower("mean RTT", C_VEGAS, C_SCALABLE, rtts, "ms"), _lower("mean RTT", C_VEGAS, C_BIC, rtts, "ms"),
+              _lower("mean RTT", C_SCALABLE, C_BIC, rtts, "ms")]
+    reading = f"mean RTT over the run, means over runs: {ranking}"
     rows = [(f"{case}: mean RTT (ms)", "lowest" if case == C_VEGAS else "second" if case == C_SCALABLE else
              ("-" if case == C_NEWRENO else "highest"), _fmt(rtts[case], "ms")) for case in ALL_CASES if case in rtts]
     notes.append("The paper (under Figs. 4-5): \"TCP Vegas performance is better than other algorithms. But, the "
@@ -305,7 +297,7 @@ def _rtt_figure(data: Mapping[str, ExperimentData], out: Path, mobile: bool) -> 
                  "both the middle place, so the claim is read as Vegas < Scalable < BIC in RTT.")
     notes.append("RTT: the latest RTT sample (`rtt_ms`), sampled every 0.5 s and averaged over the run, then over "
                  "runs.")
-    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+    return judged(reading, checks, rows=rows, paths=paths, notes=notes)
 
 
 def fig4(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
@@ -367,15 +359,20 @@ def _throughput_figure(data: Mapping[str, ExperimentData], out: Path, mobile: bo
         late = {case: _window(exp, case, "goodput_kbps", 50.0, end) for case in early}
         late_means = {case: _stat(late[case])[0] for case in PAPER_CASES}
         early_means = {case: _stat(early[case])[0] for case in PAPER_CASES}
-        spread = max(late_means.values()) / min(late_means.values()) if min(late_means.values()) > 0 else math.inf
-        equal = spread <= 1.2
-        bic_low = _ranking(early_means)[0] == C_BIC
-        holds = equal and bic_low
-        text = (f"after 50 s the three are {'equal' if equal else 'not equal'} (highest / lowest mean throughput "
-                f"over 50-{end:.0f} s = {spread:.2f}; equal read as within 1.2: "
-                + ", ".join(f"{c} {late_means[c]:.0f}" for c in PAPER_CASES) + " kbps), and in the first 50 s BIC "
-                f"{'is' if bic_low else 'is not'} the lowest ("
-                + ", ".join(f"{c} {early_means[c]:.0f}" for c in PAPER_CASES) + " kbps)")
+        checks = []
+        for a, b in ((C_SCALABLE, C_BIC), (C_SCALABLE, C_VEGAS), (C_BIC, C_VEGAS)):
+            # Paired differences against a band of +-20 % of the pair's mean
+            # level (a mean of per-run ratios would be ruled by the runs
+            # where one of the two nearly stalls).
+            level = (late_means[a] + late_means[b]) / 2
+            band = (EQUAL_FACTOR - 1) * level
+            checks.append(within(f"equal after 50 s: throughput difference over 50-{end:.0f} s within "
+                                 f"{EQUAL_FACTOR - 1:.0%} of the pair's mean", f"{a} - {b}",
+                                 paired_differences(late[a], late[b]), -band, band, unit="kbps", digits=0))
+        checks += [_lower("throughput 0-50 s", C_BIC, C_SCALABLE, early, "kbps"),
+                   _lower("throughput 0-50 s", C_BIC, C_VEGAS, early, "kbps")]
+        reading = ("throughput over 50-" + f"{end:.0f} s: " + ", ".join(f"{c} {late_means[c]:.0f}" for c in PAPER_CASES)
+                   + " kbps; over 0-50 s: " + ", ".join(f"{c} {early_means[c]:.0f}" for c in PAPER_CASES) + " kbps")
         rows = [(f"{case}: throughput 0-50 s (kbps)", "very low" if case == C_BIC else "-", _fmt(early[case]))
                 for case in ALL_CASES if case in early]
         rows += [(f"{case}: throughput 50-{end:.0f} s (kbps)", "equal for all" if case != C_NEWRENO else "-",
@@ -387,20 +384,17 @@ def _throughput_figure(data: Mapping[str, ExperimentData], out: Path, mobile: bo
         burst_means = {case: _stat(burst[case])[0] for case in PAPER_CASES}
         top = _ranking(whole_means, ascending=False)
         top_burst = _ranking(burst_means, ascending=False)
-        scalable_best = top[0] == C_SCALABLE
-        vegas_burst = top_burst[0] == C_VEGAS
-        holds = scalable_best and vegas_burst
-        other = top[1] if scalable_best else top[0]
-        text = (f"over the whole run Scalable {'has' if scalable_best else 'does not have'} the highest mean "
-                f"throughput of the three (" + ", ".join(f"{c} {whole_means[c]:.0f}" for c in top) + " kbps; "
-                + _paired_text(C_SCALABLE, whole[C_SCALABLE], other, whole[other], "kbps")
-                + f"), and in 20-50 s Vegas {'is' if vegas_burst else 'is not'} the highest ("
-                + ", ".join(f"{c} {burst_means[c]:.0f}" for c in top_burst) + " kbps)")
+        checks = [_higher("throughput over the run", C_SCALABLE, C_BIC, whole, "kbps"),
+                  _higher("throughput over the run", C_SCALABLE, C_VEGAS, whole, "kbps"),
+                  _higher("throughput 20-50 s", C_VEGAS, C_SCALABLE, burst, "kbps", where=", 20-50 s"),
+                  _higher("throughput 20-50 s", C_VEGAS, C_BIC, burst, "kbps", where=", 20-50 s")]
+        reading = (f"throughput over 0-{end:.0f} s: " + ", ".join(f"{c} {whole_means[c]:.0f}" for c in top)
+                   + " kbps; over 20-50 s: " + ", ".join(f"{c} {burst_means[c]:.0f}" for c in top_burst) + " kbps")
         rows = [(f"{case}: throughput 0-{end:.0f} s (kbps)", "highest" if case == C_SCALABLE else "lower",
                  _fmt(whole[case])) for case in ALL_CASES if case in whole]
         rows += [(f"{case}: throughput 20-50 s (kbps)", "highest" if case == C_VEGAS else "-", _fmt(burst[case]))
                  for case in ALL_CASES if case in burst]
-    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+    return judged(reading, checks, rows=rows, paths=paths, notes=notes)
 
 
 def fig6(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
@@ -433,24 +427,37 @@ def summary(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
                 ys.append(mean)
                 errs.append(half)
         if xs:
-            lines.append(Line(case, xs, ys, errs, style=_style(case)))
+            # Means only: the placements differ so much that the unpaired
+            # intervals span most of the axis; the lower panel pairs runs.
+            lines.append(Line(f"{case} (mean over runs)", xs, ys, style=_style(case)))
+    differences = []
+    for i, rival in enumerate((C_BIC, C_VEGAS)):
+        xs, ys, errs = [], [], []
+        for name, speed in (("static", 0.0), ("mobile", SPEED_MPS)):
+            if C_SCALABLE in per[name] and rival in per[name]:
+                mean, _, half = mean_ci(paired_differences(per[name][C_SCALABLE], per[name][rival]))
+                xs.append(speed + (i - 0.5) * 0.6)  # side by side
+                ys.append(mean)
+                errs.append(half)
+        if xs:
+            differences.append(Line(f"Scalable - {rival}, paired by run (95 % CI)", xs, ys, errs,
+                                    style={"color": _COLORS[rival], "marker": "D", "linestyle": "none"}))
     paths = line_figure(lines, out / "summary", title="Summary: mean throughput per controller, 0 and 20 m/s",
                         xlabel="node speed (m/s; 0 = no mobility)", ylabel="throughput over the run (kbps)",
-                        xticks=[0.0, SPEED_MPS])
+                        xticks=[0.0, SPEED_MPS], ylim=(0.0, None),
+                        lower=Panel(differences, "Scalable - other (kbps)") if differences else None)
     for name in ("static", "mobile"):
         for case in PAPER_CASES:
             data[name].require(case)
-    parts, holds = [], True
+    parts, checks = [], []
     for name in ("static", "mobile"):
         means = {case: _stat(per[name][case])[0] for case in PAPER_CASES}
         order = _ranking(means, ascending=False)
-        best = order[0] == C_SCALABLE
-        holds = holds and best
-        rival = order[1] if best else order[0]
-        parts.append(f"{name}: Scalable is {'the highest' if best else 'not the highest'} ("
-                     + ", ".join(f"{c} {means[c]:.0f}" for c in order) + " kbps; "
-                     + _paired_text(C_SCALABLE, per[name][C_SCALABLE], rival, per[name][rival], "kbps") + ")")
-    text = "Scalable's mean throughput over the run vs BIC and Vegas: " + "; ".join(parts)
+        where = f", {'no mobility' if name == 'static' else '20 m/s'}"
+        checks += [_higher("throughput over the run", C_SCALABLE, C_BIC, per[name], "kbps", where=where),
+                   _higher("throughput over the run", C_SCALABLE, C_VEGAS, per[name], "kbps", where=where)]
+        parts.append(f"{name}: " + ", ".join(f"{c} {means[c]:.0f}" for c in order) + " kbps")
+    reading = "mean throughput over the run, means over runs: " + "; ".join(parts)
     rows = []
     for case in ALL_CASES:
         for name in ("static", "mobile"):
@@ -467,8 +474,9 @@ def summary(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     notes.append("The paper's conclusion: \"In this small MANET scenario, the algorithm Scalable TCP provided good "
                  "throughput than other algorithms ... Except Scalable TCP, all other assessed algorithms provided "
                  "low throughput\"; read as: Scalable's mean throughput is the highest of the three, with and "
-                 "without mobility. The difference to the runner-up is paired by run (same placement).")
-    return FigureResult(_verdict(text, holds), holds, rows, paths, notes)
+                 "without mobility. Differences are paired by run (the same placement); the lower panel shows "
+                 "them with their 95 % intervals, which is what the verdict reads.")
+    return judged(reading, checks, rows=rows, paths=paths, notes=notes)
 
 
 FIGURES = [

@@ -1,0 +1,196 @@
+"""Measure how long hoplab's commands take on this machine and write
+docs/timings.md, the one place the README's times come from.
+
+    python scripts/timings.py                 # benchmarks + both --quick reproductions (about a minute)
+    python scripts/timings.py --full          # + both full reproductions (a few minutes)
+    python scripts/timings.py --fresh-clone   # + the README's two commands on a fresh clone (about 10 minutes)
+
+Every command runs as a user runs it (`python -m hoplab ...` in a fresh
+temporary directory, so every run executes: nothing comes from a store).
+The README's commands are read from README.md itself, so what is timed is
+what the README says. Options not given keep their rows from the current
+docs/timings.md (marked with the date they were measured), so a quick
+refresh does not drop the slow measurements.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+OUT = REPO / "docs" / "timings.md"
+PAPERS = ("semitcp-2018", "scalable-manet")
+BENCH_NAMES = {
+    "engine": "engine: schedule / cancel / pop",
+    "bench-chain15-udp": "15-node chain, saturated UDP",
+    "bench-grid7x7-4flows": "7x7 grid, 4 UDP flows",
+    "bench-chain15-tcp": "14-hop chain, TCP NewReno",
+    "bench-mobile150": "150 moving nodes, AODV, 8 TCP flows",
+}
+
+
+def _hoplab(*args: str, cwd: Path) -> tuple[float, str]:
+    """Run `python -m hoplab ARGS` in `cwd`; (wall seconds, stdout). Exits on failure."""
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "hoplab", *args], cwd=cwd, capture_output=True, text=True,
+                          check=False)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"hoplab {' '.join(args)} failed ({done.returncode}): {done.stderr.strip()}")
+    return wall, done.stdout
+
+
+def _machine() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, {platform.system()}"
+
+
+def _commit() -> str:
+    done = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True,
+                          check=False)
+    dirty = subprocess.run(["git", "status", "--porcelain"], cwd=REPO, capture_output=True, text=True, check=False)
+    return done.stdout.strip() + (" (with uncommitted changes)" if dirty.stdout.strip() else "")
+
+
+def _runs_in(report_md: Path) -> str:
+    match = re.search(r"\*\*runs\*\*: (\d+)", report_md.read_text(encoding="utf-8"))
+    return match.group(1) if match else "-"
+
+
+def _readme_commands() -> list[str]:
+    """The two commands of the README's first code block."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    block = text.split("```sh", 1)[1].split("```", 1)[0]
+    return [line.strip() for line in block.strip().splitlines() if line.strip()]
+
+
+def _fresh_clone(command: str, work: Path, name: str) -> float:
+    """Time `command` in a fresh clone of this repository's HEAD."""
+    clone = work / name
+    subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "CARGO_TARGET_DIR")}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
+                                  if not p.startswith(sys.prefix))
+    started = time.perf_counter()
+    done = subprocess.run(["bash", "-c", command], cwd=clone, env=env, capture_output=True, text=True, check=False)
+    wall = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"on a fresh clone, {command!r} failed: {done.stdout[-2000:]}{done.stderr[-2000:]}")
+    return wall
+
+
+def _old_rows() -> dict[str, list[str]]:
+    """Cells of the current file's commands table, by their first cell."""
+    if not OUT.exists():
+        return {}
+    text = OUT.read_text(encoding="utf-8")
+    if "## Commands" not in text:
+        return {}
+    section = text.split("## Commands", 1)[1].split("## Benchmarks", 1)[0]
+    rows: dict[str, list[str]] = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| ") and len(cells) == 5 and cells[0] != "what":
+            rows[cells[0]] = cells
+    return rows
+
+
+def _minutes(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min ({seconds:.0f} s)"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--full", action="store_true", help="also time both full reproductions")
+    parser.add_argument("--fresh-clone", action="store_true", help="also time the README's commands on a fresh clone")
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write (default docs/timings.md)")
+    args = parser.parse_args()
+
+    today = datetime.date.today().isoformat()
+    load_before = os.getloadavg()[0]
+    rows: list[list[str]] = []  # what, command, runs, wall time, measured
+    old = _old_rows()
+    with tempfile.TemporaryDirectory(prefix="hoplab-timings-") as tmp:
+        work = Path(tmp)
+        if args.fresh_clone:
+            first, second = _readme_commands()
+            rows.append(["README, first command, fresh clone (build + quick reproduction)", f"`{first}`", "-",
+                         _minutes(_fresh_clone(first, work, "first")), today])
+            rows.append(["README, second command, fresh clone (build + every test)", f"`{second}`", "-",
+                         _minutes(_fresh_clone(second, work, "second")), today])
+        for quick in (True, False) if args.full else (True,):
+            for paper in PAPERS:
+                out = work / f"{paper}{'-quick' if quick else ''}"
+                flag = " --quick" if quick else ""
+                wall, _ = _hoplab("reproduce", paper, *(["--quick"] if quick else []), "--out", str(out), cwd=work)
+                rows.append([f"reproduce {paper}{flag}", f"`hoplab reproduce {paper}{flag}`",
+                             _runs_in(out / "report.md"), _minutes(wall), today])
+        _, text = _hoplab("bench", "--json", cwd=work)
+    document = json.loads(text)
+    bench = document["benchmarks"]
+    load_after = os.getloadavg()[0]
+
+    # The slow rows this run did not redo keep their earlier measurement (and date).
+    measured = {r[0] for r in rows}
+    kept = [cells for first, cells in old.items() if first not in measured]
+    everything = rows + kept
+    ordered = sorted(everything, key=lambda r: (not r[0].startswith("README"), "--quick" not in r[0], r[0]))
+
+    lines = [
+        "# Measured timings",
+        "",
+        "<!-- Generated by scripts/timings.py; do not edit by hand: run the script again. -->",
+        "",
+        f"Last run {today} on {_machine()}, hoplab {document.get('version', '')} at commit {_commit()}; load "
+        f"average {load_before:.2f} before, {load_after:.2f} after (other work on the machine slows every figure "
+        "down).",
+        "",
+        "## Commands",
+        "",
+        "Wall-clock time of each command as a user runs it, every run executed (a fresh output directory, "
+        "nothing from a store); reproductions use the local executor on every core. `python "
+        "scripts/timings.py --full --fresh-clone` measures every row.",
+        "",
+        "| what | command | runs | wall time | measured |",
+        "|---|---|---|---|---|",
+    ]
+    lines += ["| " + " | ".join(row) + " |" for row in ordered]
+    lines += [
+        "",
+        "## Benchmarks",
+        "",
+        "`hoplab bench --json`: one core per benchmark, 100 simulated seconds per scenario.",
+        "",
+        "| benchmark | simulated events | wall s | events/s | sim s per wall s |",
+        "|---|---|---|---|---|",
+    ]
+    for figure in bench:
+        name = BENCH_NAMES.get(str(figure["name"]), str(figure["name"]))
+        per_wall = f"{figure['sim_seconds_per_wall_second']:,.0f}" if "sim_seconds" in figure else "-"
+        lines.append(f"| {name} | {figure['events']:,} | {figure['wall_seconds']:.2f} | "
+                     f"{figure['events_per_second'] / 1e6:.1f} M | {per_wall} |")
+    lines.append("")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("\n".join(lines), encoding="utf-8")
+    sys.stdout.write("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
