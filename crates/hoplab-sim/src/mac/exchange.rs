@@ -124,10 +124,8 @@ impl Mac {
                 self.respond_after_sifs(now, data, ctx);
             }
             FrameKind::Data => {
-                let packet = frame.packet.as_ref().expect("DATA carries a packet");
                 if frame.is_broadcast() {
-                    let packet = out.packet(*packet);
-                    out.indicate(MacIndication::Delivered { packet, from: frame.transmitter });
+                    out.indicate(MacIndication::Delivered { from: frame.transmitter });
                     return;
                 }
                 let ack = Frame {
@@ -146,8 +144,7 @@ impl Mac {
                 let duplicate = frame.retry && self.last_received_sequence.get(&frame.transmitter) == Some(&frame.sequence);
                 self.last_received_sequence.insert(frame.transmitter, frame.sequence);
                 if !duplicate {
-                    let packet = out.packet(*packet);
-                    out.indicate(MacIndication::Delivered { packet, from: frame.transmitter });
+                    out.indicate(MacIndication::Delivered { from: frame.transmitter });
                 }
             }
             FrameKind::Ack => {

@@ -49,7 +49,7 @@ use crate::loss::DropCause;
 use crate::phy::{Phy, PhyIndication};
 use crate::queue::{QueueDisc, QueueDiscipline, Queued};
 use crate::time::{SimDuration, SimTime};
-use crate::wire::{NodeId, Packet};
+use crate::wire::{NodeId, Packet, PacketInfo};
 use std::collections::BTreeMap;
 
 /// Where the node is in a frame exchange it started.
@@ -129,7 +129,7 @@ pub struct PacketRef(pub u8);
 /// attempt counts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TxDone {
-    pub packet: PacketRef,
+    pub packet: PacketInfo,
     pub next_hop: NodeId,
     /// Acknowledged (TxOk); false: dropped at the retry limit (TxFailed).
     pub acknowledged: bool,
@@ -144,10 +144,11 @@ pub enum MacIndication {
     /// A frame from `from` was decoded (addressed here or overheard): a
     /// sign of life of that neighbour (AODV's HELLO neighbours).
     Heard { from: NodeId },
-    /// A packet arrived from neighbour `from`.
-    Delivered { packet: PacketRef, from: NodeId },
+    /// The packet of the frame just received ([`MacContext::received`])
+    /// arrived from neighbour `from`.
+    Delivered { from: NodeId },
     /// A packet left the queue and entered service (a source may refill).
-    ServiceStarted { packet: PacketRef },
+    ServiceStarted { packet: PacketInfo },
     /// The packet in service reached its retry limit toward `next_hop`:
     /// link-layer feedback for routing. `sequence` and `data_attempts` let
     /// the world check whether the next hop did receive the DATA (only its
@@ -208,14 +209,15 @@ pub enum MacOutput {
 }
 
 /// What one MAC step asks for: its outputs in order, and the packets its
-/// indications carry, kept beside the list so that each output stays a few
-/// words (an indication names its packet by [`PacketRef`]). Fixed
-/// capacities: one step writes at most 8 outputs and 3 packets. (Timers
-/// are requested through the context.)
+/// rare indications carry whole (a retry-limit failure, a drop), kept
+/// beside the list so that each output stays a few words (an indication
+/// names its packet by [`PacketRef`]). Fixed capacities: one step writes
+/// at most 8 outputs and 2 packets. (Timers are requested through the
+/// context.)
 #[derive(Debug, Default)]
 pub struct MacOutputs {
     pub list: ArrayVec<MacOutput, 8>,
-    pub packets: ArrayVec<Packet, 3>,
+    pub packets: ArrayVec<Packet, 2>,
     /// An indication was emitted whose handling may come back to this MAC
     /// (a delivered packet forwarded, a refill, a route repair).
     reentrant: bool,
@@ -244,6 +246,8 @@ pub struct MacContext<'a> {
     pub timing: &'a MacTiming,
     /// The node's PHY (carrier sense, half duplex).
     pub phy: &'a Phy,
+    /// With an `RxEnd` indication: the frame that ended.
+    pub received: Option<&'a Frame>,
     pub timers: &'a mut dyn TimerRequests<MacTimer>,
 }
 
@@ -317,8 +321,8 @@ impl Mac {
                 self.set_nav(now, now + ctx.timing.eifs + airtime, ctx);
             }
             MacInput::Phy(PhyIndication::RxEnd { error }) => {
-                let phy = ctx.phy;
-                self.rx_end(now, phy.received(), error.is_none(), ctx, out);
+                let frame = ctx.received.expect("RxEnd comes with its frame");
+                self.rx_end(now, frame, error.is_none(), ctx, out);
                 self.medium_after(now, ctx, out);
             }
             MacInput::Phy(PhyIndication::TxEnd) => {

@@ -76,8 +76,7 @@ impl Mac {
                 self.backoff_slots = Some(0);
             }
         }
-        let packet = out.packet(item.packet);
-        out.indicate(MacIndication::ServiceStarted { packet });
+        out.indicate(MacIndication::ServiceStarted { packet: item.packet.info() });
         out.push(MacOutput::Resume(Resume::AfterServiceStart(tail)));
         true
     }
@@ -103,9 +102,8 @@ impl Mac {
         }
         let service_time = now.since(op.head_since);
         self.stats.packet_served(service_time, op.rts_attempts, op.data_attempts);
-        let packet = out.packet(op.item.packet);
         out.indicate(MacIndication::TxDone(TxDone {
-            packet,
+            packet: op.item.packet.info(),
             next_hop: op.item.next_hop,
             acknowledged: end == ServiceEnd::Acknowledged,
             service_time,

@@ -13,6 +13,7 @@
 //! indication for the MAC ([`PhyIndication`], as ns-3's PHY notifies its
 //! channel access manager).
 
+pub mod air;
 pub mod channel;
 pub mod config;
 pub mod error_model;
@@ -25,6 +26,7 @@ pub use propagation::RadioModel;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ieee80211::Frame;
 use crate::wire::NodeId;
+pub use air::FrameRef;
 use error_model::ErrorModel;
 use reception::{Arrival, Corruption, Reception, ReceptionModel};
 
@@ -45,11 +47,15 @@ impl PhyTimer {
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum PhyInput<'a> {
-    /// A frame starts arriving (from the channel).
-    Arrival { frame: &'a Frame, power_w: f64, decodable: bool },
+    /// Frame `at` (`frame`) starts arriving (from the channel).
+    Arrival { at: FrameRef, frame: &'a Frame, power_w: f64, decodable: bool },
     /// The MAC starts transmitting a frame of this airtime.
     Transmit { airtime: SimDuration },
-    Timer(PhyTimer),
+    /// The RxEnd timer: the frame the PHY is locked onto ([`Phy::locked`],
+    /// `frame`) ends.
+    RxEnd { frame: &'a Frame },
+    /// The TxEnd timer.
+    TxEnd,
 }
 
 /// Why a frame that ended was not received.
@@ -71,8 +77,8 @@ pub enum PhyIndication {
     /// ignored (capture); it still defers the node (ns-2
     /// `Mac802_11::capture`: NAV = EIFS + its airtime).
     Captured { airtime: SimDuration },
-    /// The frame the PHY was locked onto ended: decoded, or lost; the
-    /// frame is [`Phy::received`] until the next one ends.
+    /// The frame the PHY was locked onto ([`Phy::received`]) ended:
+    /// decoded, or lost.
     RxEnd { error: Option<RxError> },
     /// The node's transmission started.
     TxStart,
@@ -80,12 +86,14 @@ pub enum PhyIndication {
     TxEnd,
 }
 
-/// What one PHY step asks for: at most one timer and one indication; the
-/// timer is armed first.
+/// What one PHY step asks for: at most one timer and one indication (the
+/// timer is armed first), and a frame on the air it no longer refers to
+/// (an ignored newcomer, or the frame a collision's later end replaced).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PhyOutputs {
     pub timer: Option<(PhyTimer, SimTime)>,
     pub indication: Option<PhyIndication>,
+    pub let_go: Option<FrameRef>,
 }
 
 /// One node's PHY.
@@ -96,7 +104,7 @@ pub struct Phy {
     pub errors: ErrorModel,
     transmitting: bool,
     /// The frame whose reception ended last.
-    received: Option<reception::Lock>,
+    received: Option<FrameRef>,
 }
 
 impl Phy {
@@ -105,8 +113,13 @@ impl Phy {
     }
 
     /// The frame of the last `RxEnd` indication.
-    pub fn received(&self) -> &Frame {
-        &self.received.as_ref().expect("a frame ended").frame
+    pub fn received(&self) -> FrameRef {
+        self.received.expect("a frame ended")
+    }
+
+    /// The frame the PHY is locked onto, if any.
+    pub fn locked(&self) -> Option<FrameRef> {
+        self.reception.locked()
     }
 
     /// Physical carrier sense: transmitting or locked onto a frame.
@@ -121,38 +134,44 @@ impl Phy {
     #[inline]
     pub fn handle(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
         match input {
-            PhyInput::Arrival { frame, power_w, decodable } => {
+            PhyInput::Arrival { at, frame, power_w, decodable } => {
                 let end = now + frame.airtime;
-                match self.reception.arrive(*frame, power_w, end, decodable) {
-                    Arrival::Locked => {
-                        PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: Some(PhyIndication::RxStart) }
+                match self.reception.arrive(at, power_w, end, decodable) {
+                    Arrival::Locked => PhyOutputs {
+                        timer: Some((PhyTimer::RxEnd, end)),
+                        indication: Some(PhyIndication::RxStart),
+                        let_go: None,
+                    },
+                    Arrival::Collided { replaced: Some(old) } => {
+                        PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: None, let_go: Some(old) }
                     }
-                    Arrival::Collided { extended: true } => PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: None },
-                    Arrival::Collided { extended: false } => PhyOutputs::default(),
-                    Arrival::Captured => {
-                        PhyOutputs { timer: None, indication: Some(PhyIndication::Captured { airtime: frame.airtime }) }
-                    }
+                    Arrival::Collided { replaced: None } => PhyOutputs { let_go: Some(at), ..PhyOutputs::default() },
+                    Arrival::Captured => PhyOutputs {
+                        timer: None,
+                        indication: Some(PhyIndication::Captured { airtime: frame.airtime }),
+                        let_go: Some(at),
+                    },
                 }
             }
             PhyInput::Transmit { airtime } => {
                 self.transmitting = true;
                 self.reception.start_transmit();
-                PhyOutputs { timer: Some((PhyTimer::TxEnd, now + airtime)), indication: Some(PhyIndication::TxStart) }
+                PhyOutputs { timer: Some((PhyTimer::TxEnd, now + airtime)), indication: Some(PhyIndication::TxStart), let_go: None }
             }
-            PhyInput::Timer(PhyTimer::RxEnd) => {
-                self.received = self.reception.release();
-                let lock = self.received.as_ref().expect("RxEnd without a lock");
+            PhyInput::RxEnd { frame } => {
+                let lock = self.reception.release().expect("RxEnd without a lock");
+                self.received = Some(lock.frame);
                 let error = match lock.corruption {
                     Some(c) => Some(RxError::Reception(c)),
-                    None if self.errors.corrupts(self.node, &lock.frame) => Some(RxError::ChannelError),
+                    None if self.errors.corrupts(self.node, frame) => Some(RxError::ChannelError),
                     None => None,
                 };
-                PhyOutputs { timer: None, indication: Some(PhyIndication::RxEnd { error }) }
+                PhyOutputs { timer: None, indication: Some(PhyIndication::RxEnd { error }), let_go: None }
             }
-            PhyInput::Timer(PhyTimer::TxEnd) => {
+            PhyInput::TxEnd => {
                 self.transmitting = false;
                 self.reception.end_transmit();
-                PhyOutputs { timer: None, indication: Some(PhyIndication::TxEnd) }
+                PhyOutputs { timer: None, indication: Some(PhyIndication::TxEnd), let_go: None }
             }
         }
     }

@@ -44,6 +44,28 @@ pub struct Packet {
     pub routing: RoutingHeader,
 }
 
+/// What bookkeeping above the MAC needs of a packet, without its headers
+/// (a few words instead of the whole packet).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PacketInfo {
+    pub uid: u64,
+    pub flow: u32,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub control: bool,
+    /// [`Packet::is_reverse`].
+    pub reverse: bool,
+}
+
+impl PacketInfo {
+    pub fn is_control(&self) -> bool {
+        self.control
+    }
+    pub fn is_reverse(&self) -> bool {
+        self.reverse
+    }
+}
+
 /// The transport header of a packet.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum TransportHeader {
@@ -87,6 +109,17 @@ impl Packet {
     /// and SYN-ACKs), as opposed to the flow's data direction.
     pub fn is_reverse(&self) -> bool {
         matches!(self.transport, TransportHeader::Tcp(h) if matches!(h.kind, SegmentKind::Ack | SegmentKind::SynAck))
+    }
+
+    pub fn info(&self) -> PacketInfo {
+        PacketInfo {
+            uid: self.uid,
+            flow: self.flow,
+            src: self.src,
+            dst: self.dst,
+            control: self.is_control(),
+            reverse: self.is_reverse(),
+        }
     }
 
     /// The TCP header of a TCP segment.

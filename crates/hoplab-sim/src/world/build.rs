@@ -3,7 +3,8 @@
 //! MAC, queue, hop control and routing protocol, and every flow its
 //! transport and application.
 
-use super::{Event, Flow, Layer, Node, OnAir, World, NODE_TIMERS};
+use super::{Event, Flow, Layer, Node, World, NODE_TIMERS};
+use crate::phy::air::OnAir;
 use crate::api::ApiError;
 use crate::engine::{EventQueue, RngStreams, StreamPurpose, Timer};
 use crate::link::Link;

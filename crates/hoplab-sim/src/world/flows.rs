@@ -12,7 +12,7 @@ use crate::time::SimDuration;
 use crate::transport::semitcp::connection::{SemiTcpTimer, SendTick};
 use crate::transport::tcp::connection::TcpTimer;
 use crate::wire::tcp::{SegmentKind, TcpHeader, TCP_HEADER_BYTES};
-use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
+use crate::wire::{NodeId, Packet, PacketInfo, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 
 impl World {
     // ------------------------------------------------------ applications
@@ -44,7 +44,7 @@ impl World {
     /// A packet entered MAC service at `node` (or was given up for want of
     /// a route): a bulk source refills, a semi-TCP source's reserved buffer
     /// has room again.
-    pub(crate) fn app_packet_entered_service(&mut self, node: NodeId, packet: &Packet) {
+    pub(crate) fn app_packet_entered_service(&mut self, node: NodeId, packet: &PacketInfo) {
         if packet.is_control() || packet.src != node || packet.is_reverse() {
             return;
         }
@@ -317,9 +317,9 @@ impl World {
     }
 
     /// Algorithm 1 samples every packet of the flow served by the source MAC.
-    pub(crate) fn semitcp_mac_sample(&mut self, node: NodeId, done: &TxDone, packet: &Packet) {
-        let flow = packet.flow;
-        if self.flows[flow as usize].src != node || packet.is_reverse() {
+    pub(crate) fn semitcp_mac_sample(&mut self, node: NodeId, done: &TxDone) {
+        let flow = done.packet.flow;
+        if self.flows[flow as usize].src != node || done.packet.is_reverse() {
             return;
         }
         if self.semitcp(flow).on_mac_sample(done.rts_attempts, done.service_time.as_secs_f64()) {

@@ -168,6 +168,13 @@ pub struct TraceEntry {
     pub routing: Option<&'static str>,
 }
 
+impl TraceEntry {
+    pub fn of(time: SimTime, node: NodeId, what: TraceWhat, frame: &Frame) -> TraceEntry {
+        let routing = frame.packet.and_then(|p| p.routing.message_name());
+        TraceEntry { time, node, what, kind: frame.kind, from: frame.transmitter, to: frame.receiver, routing }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TraceWhat {
     /// The node started transmitting this frame.
@@ -178,58 +185,6 @@ pub enum TraceWhat {
     RxError,
 }
 
-/// Frames on the air, shared by their receivers until each has started
-/// receiving (reference counted, slots reused).
-#[derive(Default)]
-pub struct OnAir {
-    frames: Vec<(Frame, u32)>,
-    free: Vec<u32>,
-    /// Moving nodes: per slot, the transmitter's links when the frame left
-    /// (ascending receiver id). Empty for static nodes.
-    links: Vec<Vec<crate::phy::Neighbour>>,
-}
-
-impl OnAir {
-    pub(crate) fn insert(&mut self, frame: Frame, receivers: u32) -> u32 {
-        if let Some(slot) = self.free.pop() {
-            self.frames[slot as usize] = (frame, receivers);
-            slot
-        } else {
-            self.frames.push((frame, receivers));
-            (self.frames.len() - 1) as u32
-        }
-    }
-
-    /// Keep the links of a moving transmitter with its frame.
-    pub(crate) fn store_links(&mut self, slot: u32, links: &[crate::phy::Neighbour]) {
-        if self.links.len() <= slot as usize {
-            self.links.resize_with(slot as usize + 1, Vec::new);
-        }
-        let kept = &mut self.links[slot as usize];
-        kept.clear();
-        kept.extend_from_slice(links);
-    }
-
-    /// The stored link of slot `slot` to `node` (moving nodes only).
-    fn link(&self, slot: u32, node: NodeId) -> Option<crate::phy::Neighbour> {
-        let links = self.links.get(slot as usize)?;
-        links.binary_search_by_key(&node, |n| n.node).ok().map(|i| links[i])
-    }
-
-    /// The frame of a slot.
-    fn frame(&self, slot: u32) -> &Frame {
-        &self.frames[slot as usize].0
-    }
-
-    /// One receiver is done with the frame; the slot is freed after the last.
-    fn release(&mut self, slot: u32) {
-        let entry = &mut self.frames[slot as usize];
-        entry.1 -= 1;
-        if entry.1 == 0 {
-            self.free.push(slot);
-        }
-    }
-}
 
 pub struct World {
     pub queue: EventQueue<Event>,
@@ -242,7 +197,7 @@ pub struct World {
     pub links: Vec<Link>,
     /// (node, next hop) -> (link, direction) for wired interfaces.
     pub wired_interfaces: BTreeMap<(NodeId, NodeId), (u32, u8)>,
-    pub on_air: OnAir,
+    pub on_air: crate::phy::air::OnAir,
     pub next_uid: u64,
     pub end: SimTime,
     pub warmup: SimTime,
@@ -305,14 +260,17 @@ impl World {
     fn dispatch(&mut self, seq: u64, event: Event) {
         let (owner, id) = (event.owner, event.id());
         match event.layer() {
-            Layer::Channel => self.frame_arrives(NodeId(owner), id),
+            Layer::Channel => self.frame_arrives(NodeId(owner), crate::phy::FrameRef(id)),
             layer @ (Layer::Phy | Layer::Mac) => {
                 let node = NodeId(owner);
                 if !self.nodes[node.index()].timers[timer_slot(layer, id)].fire(seq) {
                     return; // cancelled or re-armed since
                 }
                 if layer == Layer::Phy {
-                    self.phy_input(node, crate::phy::PhyInput::Timer(PhyTimer::ALL[id as usize]));
+                    match PhyTimer::ALL[id as usize] {
+                        PhyTimer::RxEnd => self.frame_ends(node),
+                        PhyTimer::TxEnd => self.phy_input(node, crate::phy::PhyInput::TxEnd),
+                    }
                 } else {
                     self.mac_input(node, crate::mac::MacInput::Timer(MacTimer::ALL[id as usize]));
                 }
@@ -335,13 +293,6 @@ impl World {
     }
 
 
-    pub fn record(&mut self, node: NodeId, what: TraceWhat, frame: &Frame) {
-        if let Some(trace) = &mut self.trace {
-            let time = self.queue.now();
-            let routing = frame.packet.and_then(|p| p.routing.message_name());
-            trace.push(TraceEntry { time, node, what, kind: frame.kind, from: frame.transmitter, to: frame.receiver, routing });
-        }
-    }
 
     /// Packets of each flow still queued or in service anywhere, as (data
     /// direction, ACK direction). Distinct packets: a copy held by a sender

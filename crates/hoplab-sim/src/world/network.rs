@@ -40,7 +40,7 @@ impl World {
                     self.routing_step(node, |r, ctx, out| r.on_link_broken(now, neighbour, failed.as_ref(), queued, ctx, out));
                 }
                 RoutingOutput::BufferChanged => self.hop_update(node),
-                RoutingOutput::SourceMayRefill { packet } => self.app_packet_entered_service(node, &packet),
+                RoutingOutput::SourceMayRefill { packet } => self.app_packet_entered_service(node, &packet.info()),
             }
         }
     }
@@ -109,9 +109,9 @@ impl World {
 
     /// The MAC finished serving a unicast packet (acknowledged or dropped):
     /// semi-TCP's rate control samples the source's MST and APR here.
-    pub(crate) fn net_mac_tx_done(&mut self, node: NodeId, done: &crate::mac::TxDone, packet: &Packet) {
-        if !packet.is_control() && self.flows[packet.flow as usize].semitcp.is_some() {
-            self.semitcp_mac_sample(node, done, packet);
+    pub(crate) fn net_mac_tx_done(&mut self, node: NodeId, done: &crate::mac::TxDone) {
+        if !done.packet.is_control() && self.flows[done.packet.flow as usize].semitcp.is_some() {
+            self.semitcp_mac_sample(node, done);
         }
     }
 

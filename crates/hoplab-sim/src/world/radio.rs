@@ -9,28 +9,34 @@
 //! whether a next hop holds the packet whose ACKs were lost, whether it
 //! moved out of range.
 
-use super::{Layer, SlotTimers, TraceWhat, World};
+use super::{Layer, SlotTimers, TraceEntry, TraceWhat, World};
 use crate::loss::DropCause;
 use crate::mac::hop_control::HopControl;
 use crate::mac::{AttemptLoss, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
-use crate::phy::{PhyIndication, PhyInput, PhyOutputs, RxError};
+use crate::phy::{FrameRef, PhyIndication, PhyInput, PhyOutputs, RxError};
 use crate::wire::{NodeId, Packet};
 
 impl World {
-    /// A frame (slot `slot` of the on-air table) starts arriving at `node`.
-    pub(crate) fn frame_arrives(&mut self, node: NodeId, slot: u32) {
+    /// A frame starts arriving at `node`.
+    pub(crate) fn frame_arrives(&mut self, node: NodeId, at: FrameRef) {
         let now = self.now();
-        let frame = self.on_air.frame(slot);
-        let link = self.on_air.link(slot, node).or_else(|| self.channel.static_link(frame.transmitter, node));
+        let frame = self.on_air.frame(at);
+        let link = self.on_air.link(at, node).or_else(|| self.channel.static_link(frame.transmitter, node));
         // A relocated receiver may have left since the frame went out.
-        let out = link.map(|link| {
-            let input = PhyInput::Arrival { frame, power_w: link.rx_power_w, decodable: link.decodable };
-            self.nodes[node.index()].phy.handle(now, input)
-        });
-        self.on_air.release(slot);
-        if let Some(out) = out {
-            self.phy_outputs(node, out);
-        }
+        let Some(link) = link else { return self.on_air.release(at) };
+        let input = PhyInput::Arrival { at, frame, power_w: link.rx_power_w, decodable: link.decodable };
+        let out = self.nodes[node.index()].phy.handle(now, input);
+        self.phy_outputs(node, out);
+    }
+
+    /// The frame `node`'s PHY is locked onto ends.
+    pub(crate) fn frame_ends(&mut self, node: NodeId) {
+        let now = self.now();
+        let at = self.nodes[node.index()].phy.locked().expect("RxEnd without a lock");
+        let out = self.nodes[node.index()].phy.handle(now, PhyInput::RxEnd { frame: self.on_air.frame(at) });
+        self.phy_outputs(node, out);
+        // The MAC and what it delivered are done with the frame.
+        self.on_air.release(at);
     }
 
     /// Hand an input to `node`'s PHY and carry out its outputs.
@@ -42,6 +48,9 @@ impl World {
 
     #[inline]
     fn phy_outputs(&mut self, node: NodeId, out: PhyOutputs) {
+        if let Some(frame) = out.let_go {
+            self.on_air.release(frame);
+        }
         if let Some((timer, at)) = out.timer {
             self.arm_timer(node, Layer::Phy, timer as u32, at);
         }
@@ -52,31 +61,39 @@ impl World {
 
     #[inline]
     fn phy_indication(&mut self, node: NodeId, indication: PhyIndication) {
+        let mut received = None;
         if let PhyIndication::RxEnd { error } = indication {
-            let frame = self.nodes[node.index()].phy.received();
+            let at = self.nodes[node.index()].phy.received();
+            let frame = self.on_air.frame(at);
             if error == Some(RxError::ChannelError) {
                 // Ground truth for the sender's eventual drop cause.
                 if let Some(uid) = frame.packet.map(|p| p.uid) {
-                    let transmitter = frame.transmitter;
-                    self.nodes[transmitter.index()].mac.note_channel_loss(uid);
+                    self.nodes[frame.transmitter.index()].mac.note_channel_loss(uid);
                 }
             }
-            if self.trace.is_some() {
-                let frame = *self.nodes[node.index()].phy.received();
-                self.record(node, if error.is_none() { TraceWhat::RxOk } else { TraceWhat::RxError }, &frame);
+            if let Some(trace) = &mut self.trace {
+                let what = if error.is_none() { TraceWhat::RxOk } else { TraceWhat::RxError };
+                trace.push(TraceEntry::of(self.queue.now(), node, what, frame));
             }
+            received = Some(at);
         }
-        self.mac_input(node, MacInput::Phy(indication));
+        self.mac_step(node, MacInput::Phy(indication), received);
     }
 
     /// Hand an input to `node`'s MAC and carry out its outputs.
     pub(crate) fn mac_input(&mut self, node: NodeId, input: MacInput) {
+        self.mac_step(node, input, None);
+    }
+
+    /// A MAC step; `received`: with an `RxEnd`, the frame that ended.
+    fn mac_step(&mut self, node: NodeId, input: MacInput, received: Option<FrameRef>) {
         let now = self.now();
         let mut out = MacOutputs::default();
         {
             let n = &mut self.nodes[node.index()];
             let mut timers = SlotTimers { queue: &mut self.queue, slots: &mut n.timers, owner: node.0 };
-            let mut ctx = MacContext { timing: &self.timing, phy: &n.phy, timers: &mut timers };
+            let received = received.map(|at| self.on_air.frame(at));
+            let mut ctx = MacContext { timing: &self.timing, phy: &n.phy, received, timers: &mut timers };
             n.mac.handle(now, input, &mut ctx, &mut out);
         }
         if out.list.is_empty() {
@@ -85,7 +102,7 @@ impl World {
         for output in out.list.drain(..) {
             match output {
                 MacOutput::Transmit => self.transmit(node),
-                MacOutput::Indication(indication) => self.mac_indication(node, indication, &out.packets),
+                MacOutput::Indication(indication) => self.mac_indication(node, indication, &out.packets, received),
                 MacOutput::Resume(step) => self.mac_input(node, MacInput::Resume(step)),
             }
         }
@@ -96,29 +113,36 @@ impl World {
     /// delay.
     fn transmit(&mut self, node: NodeId) {
         let now = self.now();
-        let frame = *self.nodes[node.index()].mac.frame_on_air();
-        self.record(node, TraceWhat::Tx, &frame);
-        self.phy_input(node, PhyInput::Transmit { airtime: frame.airtime });
+        let frame = self.nodes[node.index()].mac.frame_on_air();
+        let airtime = frame.airtime;
+        if let Some(trace) = &mut self.trace {
+            trace.push(TraceEntry::of(now, node, TraceWhat::Tx, frame));
+        }
+        self.phy_input(node, PhyInput::Transmit { airtime });
         // Moving nodes: the receivers and their links as of now, kept with
         // the frame for its receptions.
         let mobile = self.channel.is_mobile();
         let links = self.channel.neighbours_at(node, now);
         if !links.is_empty() {
-            let slot = self.on_air.insert(frame, links.len() as u32);
+            let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), links.len() as u32);
             if mobile {
-                self.on_air.store_links(slot, links);
+                self.on_air.store_links(at, links);
             }
             for link in links {
-                self.queue.schedule(now + link.delay, super::Event::new(link.node.0, Layer::Channel, slot));
+                self.queue.schedule(now + link.delay, super::Event::new(link.node.0, Layer::Channel, at.0));
             }
         }
     }
 
-    fn mac_indication(&mut self, node: NodeId, indication: MacIndication, packets: &[Packet]) {
+    fn mac_indication(&mut self, node: NodeId, indication: MacIndication, packets: &[Packet], received: Option<FrameRef>) {
         match indication {
             MacIndication::Heard { from } => self.routing_heard(node, from),
-            MacIndication::Delivered { packet, from } => self.net_receive(node, packets[packet.0 as usize], from),
-            MacIndication::ServiceStarted { packet } => self.app_packet_entered_service(node, &packets[packet.0 as usize]),
+            MacIndication::Delivered { from } => {
+                let at = received.expect("a delivery comes with the frame received");
+                let packet = self.on_air.frame(at).packet.expect("DATA carries a packet");
+                self.net_receive(node, packet, from)
+            }
+            MacIndication::ServiceStarted { packet } => self.app_packet_entered_service(node, &packet),
             MacIndication::RetryLimit { packet, next_hop, sequence, data_attempts, last_loss } => {
                 let packet = &packets[packet.0 as usize];
                 // If the next hop did receive the DATA (only its ACKs were
@@ -137,7 +161,7 @@ impl World {
                 }
                 self.net_link_failure(node, packet, next_hop);
             }
-            MacIndication::TxDone(done) => self.net_mac_tx_done(node, &done, &packets[done.packet.0 as usize]),
+            MacIndication::TxDone(done) => self.net_mac_tx_done(node, &done),
             MacIndication::Dropped { packet, cause } => self.drop_packet(node, &packets[packet.0 as usize], cause),
             MacIndication::HeldChanged => self.hop_update(node),
         }

@@ -19,8 +19,8 @@ pub mod threshold;
 
 pub use threshold::ThresholdReceiver;
 
+use super::FrameRef;
 use crate::time::SimTime;
-use crate::wire::ieee80211::Frame;
 
 /// Why a frame the node locked onto will not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +36,7 @@ pub enum Corruption {
 /// The frame a node is locked onto.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Lock {
-    pub frame: Frame,
+    pub frame: FrameRef,
     pub power_w: f64,
     pub end: SimTime,
     pub corruption: Option<Corruption>,
@@ -50,16 +50,16 @@ pub enum Arrival {
     /// The locked frame captured the medium: the newcomer is ignored, but
     /// defers the node (ns-2: NAV = EIFS + newcomer duration).
     Captured,
-    /// Both are lost; the lock continues until the later end, which is
-    /// `extended` if the newcomer ends after the locked frame.
-    Collided { extended: bool },
+    /// Both are lost; the lock continues until the later end: the
+    /// newcomer's if it ends after the locked frame, which it `replaced`.
+    Collided { replaced: Option<FrameRef> },
 }
 
 /// A node's reception model.
 pub trait Reception {
     /// A frame starts arriving: `power_w` received, `decodable` if that
     /// power reaches the decoding threshold, ending at `end`.
-    fn arrive(&mut self, frame: Frame, power_w: f64, end: SimTime, decodable: bool) -> Arrival;
+    fn arrive(&mut self, frame: FrameRef, power_w: f64, end: SimTime, decodable: bool) -> Arrival;
     /// The node starts transmitting: a frame being received is lost.
     fn start_transmit(&mut self);
     fn end_transmit(&mut self);
@@ -67,6 +67,8 @@ pub trait Reception {
     fn release(&mut self) -> Option<Lock>;
     /// Physical carrier sense: busy while transmitting or locked on a frame.
     fn is_busy(&self) -> bool;
+    /// The frame the node is locked onto.
+    fn locked(&self) -> Option<FrameRef>;
 }
 
 /// The reception models (`radio.reception`), dispatched without
@@ -77,7 +79,7 @@ pub enum ReceptionModel {
 }
 
 impl Reception for ReceptionModel {
-    fn arrive(&mut self, frame: Frame, power_w: f64, end: SimTime, decodable: bool) -> Arrival {
+    fn arrive(&mut self, frame: FrameRef, power_w: f64, end: SimTime, decodable: bool) -> Arrival {
         match self {
             ReceptionModel::Threshold(r) => r.arrive(frame, power_w, end, decodable),
         }
@@ -100,6 +102,11 @@ impl Reception for ReceptionModel {
     fn is_busy(&self) -> bool {
         match self {
             ReceptionModel::Threshold(r) => r.is_busy(),
+        }
+    }
+    fn locked(&self) -> Option<FrameRef> {
+        match self {
+            ReceptionModel::Threshold(r) => r.locked(),
         }
     }
 }

@@ -11,8 +11,8 @@
 //! locked onto like any other but marked corrupted.
 
 use super::{Arrival, Corruption, Lock, Reception};
+use crate::phy::FrameRef;
 use crate::time::SimTime;
-use crate::wire::ieee80211::Frame;
 
 #[derive(Debug, Clone, Default)]
 pub struct ThresholdReceiver {
@@ -29,7 +29,7 @@ impl ThresholdReceiver {
 }
 
 impl Reception for ThresholdReceiver {
-    fn arrive(&mut self, frame: Frame, power_w: f64, end: SimTime, decodable: bool) -> Arrival {
+    fn arrive(&mut self, frame: FrameRef, power_w: f64, end: SimTime, decodable: bool) -> Arrival {
         let capture_ratio = self.capture_ratio;
         let mut corruption = None;
         if !decodable {
@@ -49,12 +49,13 @@ impl Reception for ThresholdReceiver {
                 } else {
                     lock.corruption = Some(Corruption::Collision);
                     if end > lock.end {
+                        let replaced = lock.frame;
                         lock.frame = frame;
                         lock.power_w = power_w;
                         lock.end = end;
-                        Arrival::Collided { extended: true }
+                        Arrival::Collided { replaced: Some(replaced) }
                     } else {
-                        Arrival::Collided { extended: false }
+                        Arrival::Collided { replaced: None }
                     }
                 }
             }
@@ -81,28 +82,18 @@ impl Reception for ThresholdReceiver {
     fn is_busy(&self) -> bool {
         self.transmitting || self.lock.is_some()
     }
+
+    fn locked(&self) -> Option<FrameRef> {
+        self.lock.map(|l| l.frame)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::ieee80211::{FrameKind, BROADCAST};
-    use crate::wire::NodeId;
-    use crate::time::SimDuration;
 
-    fn frame(from: u32) -> Frame {
-        Frame {
-            kind: FrameKind::Rts,
-            transmitter: NodeId(from),
-            receiver: BROADCAST,
-            duration: SimDuration::ZERO,
-            airtime: SimDuration::from_nanos(100),
-            sequence: 0,
-            retry: false,
-            packet: None,
-            congestion_mark: false,
-            needs_no_buffer: false,
-        }
+    fn frame(slot: u32) -> FrameRef {
+        FrameRef(slot)
     }
 
     #[test]
@@ -128,7 +119,7 @@ mod tests {
         r.arrive(frame(1), 1e-8, SimTime(100), true);
         assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true), Arrival::Captured);
         let lock = r.release().unwrap();
-        assert_eq!(lock.frame.transmitter, NodeId(1));
+        assert_eq!(lock.frame, FrameRef(1));
         assert_eq!(lock.corruption, None);
     }
 
@@ -136,13 +127,13 @@ mod tests {
     fn weaker_margin_collides_and_keeps_the_later_end() {
         let mut r = ThresholdReceiver::new(10.0);
         r.arrive(frame(1), 5e-9, SimTime(100), true);
-        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true), Arrival::Collided { extended: true });
+        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(200), true), Arrival::Collided { replaced: Some(FrameRef(1)) });
         let lock = r.release().unwrap();
         assert_eq!(lock.end, SimTime(200));
         assert_eq!(lock.corruption, Some(Corruption::Collision));
         // A newcomer that ends earlier does not extend the lock.
         r.arrive(frame(1), 1e-9, SimTime(300), true);
-        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(250), true), Arrival::Collided { extended: false });
+        assert_eq!(r.arrive(frame(2), 1e-9, SimTime(250), true), Arrival::Collided { replaced: None });
     }
 
     #[test]
