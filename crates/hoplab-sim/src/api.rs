@@ -91,7 +91,14 @@ pub struct BenchFigure {
 
 /// The engine micro-benchmark: schedule, cancel and pop `events` events.
 pub fn bench_engine(events: u64) -> BenchFigure {
-    crate::engine::bench::schedule_cancel_pop(events)
+    let (popped, wall_seconds) = crate::engine::bench::schedule_cancel_pop(events);
+    BenchFigure {
+        name: "engine: schedule/cancel/pop".to_string(),
+        events: popped,
+        wall_seconds,
+        events_per_second: popped as f64 / wall_seconds.max(1e-12),
+        sim_seconds_per_wall_second: 0.0,
+    }
 }
 
 /// Time one scenario run.

@@ -1,15 +1,14 @@
 //! The engine micro-benchmark: schedule, cancel and pop, as the MAC does.
 
 use super::{EventQueue, RngStreams, StreamPurpose, Timer};
-use crate::api::BenchFigure;
 use crate::time::{SimDuration, SimTime};
 
 /// Arm `events` timers over 64 slots: each live expiry re-arms its slot at a
 /// random offset within 1 ms, and one expiry in four also re-arms another
 /// slot (cancelling its pending event), the mix of a backoff / timeout heavy
 /// DCF run. The queue holds a steady ~64-80 entries, as a node-rich run
-/// does per node. Counts every pop, live or stale.
-pub fn schedule_cancel_pop(events: u64) -> BenchFigure {
+/// does per node. Returns (events popped, live or stale; wall seconds).
+pub fn schedule_cancel_pop(events: u64) -> (u64, f64) {
     const SLOTS: usize = 64;
     let mut rng = RngStreams::new(1).stream(StreamPurpose::Traffic, 0);
     let mut queue: EventQueue<u32> = EventQueue::new();
@@ -44,12 +43,5 @@ pub fn schedule_cancel_pop(events: u64) -> BenchFigure {
     }
     let wall_seconds = started.elapsed().as_secs_f64();
     std::hint::black_box(live_fired);
-    let popped = queue.popped();
-    BenchFigure {
-        name: "engine: schedule/cancel/pop".to_string(),
-        events: popped,
-        wall_seconds,
-        events_per_second: popped as f64 / wall_seconds.max(1e-12),
-        sim_seconds_per_wall_second: 0.0,
-    }
+    (queue.popped(), wall_seconds)
 }
