@@ -45,7 +45,7 @@ def test_load_scenario_errors(tmp_path: Path) -> None:
     with pytest.raises(hoplab.ScenarioError) as caught:
         hoplab.load_scenario(bad)
     assert caught.value.key == "mac.retry"
-    assert str(caught.value).startswith("mac.retry: unknown field")
+    assert str(caught.value).startswith("mac.retry: unknown key")
     assert " at line " not in str(caught.value), "no position in the internal JSON"
 
 

@@ -55,7 +55,7 @@ def test_flows_flatten_losses_into_cause_columns(result: RunResult) -> None:
     assert [c for c in flows.columns if c.startswith("loss_")] == [f"loss_{c}" for c in causes]
     assert list(flows["loss_queue_overflow"]) == [15, 0]
     assert list(flows["loss_a_new_cause"]) == [0, 1]
-    assert flows["loss_aqm"].dtype == "int64"
+    assert flows["loss_ttl"].dtype == "int64"
     assert flows["cc"].isna().all()
 
 

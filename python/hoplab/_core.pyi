@@ -4,7 +4,17 @@ Checked against the built module by `python -m mypy.stubtest hoplab._core`
 (tests/test_stubs.py).
 """
 
-__all__ = ["ScenarioError", "SimulationError", "bench_engine", "bench_scenario", "simulate", "validate", "version"]
+__all__ = [
+    "ScenarioError",
+    "SimulationError",
+    "bench_engine",
+    "bench_scenario",
+    "config_hash",
+    "drop_causes",
+    "simulate",
+    "validate",
+    "version",
+]
 
 class ScenarioError(ValueError):
     """The scenario is invalid; `key` is the dotted key concerned ("" if none)."""
@@ -16,6 +26,13 @@ class SimulationError(RuntimeError):
 
 def validate(config_json: str) -> str:
     """Validate a scenario (JSON); return it normalised, every default filled."""
+
+def config_hash(config_json: str) -> str:
+    """The configuration hash of a scenario (JSON), its seed left out: the
+    run report's `config_hash`."""
+
+def drop_causes() -> list[str]:
+    """Every loss cause the core reports, in report order."""
 
 def simulate(config_json: str, seed: int | None = None, series: bool = False, wall_limit_s: float | None = None) -> str:
     """Run a scenario (JSON); return the run report as JSON; give it up

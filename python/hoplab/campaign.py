@@ -202,52 +202,15 @@ def _check_parameter(scenario: Scenario, key: str, value: Any) -> None:
     try:
         trial.validate()
     except ScenarioError as e:
-        if e.key == _format_key(_parse_key(key)) and ("unknown field" in str(e) or "unknown" in str(e).split(":", 1)[-1][:30]):
+        if e.key == _format_key(_parse_key(key)) and "unknown key" in str(e):
             raise scenario_error(key, f"unknown parameter in --vary ({str(e).split(': ', 1)[-1]})") from None
 
 
 # Identity.
-def _json_number(value: float) -> str:
-    """A float as serde_json (ryu) writes it, so hashes match the core's."""
-    text = repr(value)
-    if "e" not in text:
-        return text
-    mantissa, exponent = text.split("e")
-    exp = int(exponent)
-    if -5 <= exp < 0:
-        digits = mantissa.replace(".", "").replace("-", "")
-        sign = "-" if value < 0 else ""
-        return f"{sign}0.{'0' * (-exp - 1)}{digits}"
-    return f"{mantissa}e{'+' if exp > 0 else '-'}{abs(exp)}"
-
-
-def _canonical_json(value: Any) -> str:
-    """Compact JSON with sorted keys, as serde_json's `Value::to_string`."""
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return _json_number(value)
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    if isinstance(value, Mapping):
-        return "{" + ",".join(f"{json.dumps(str(k), ensure_ascii=False)}:{_canonical_json(value[k])}"
-                              for k in sorted(value)) + "}"
-    if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_canonical_json(v) for v in value) + "]"
-    raise TypeError(f"not JSON: {type(value).__name__}")
-
-
 def config_hash(normalised: Mapping[str, Any]) -> str:
-    """The core's config hash of a normalised scenario (`Scenario.validate()`):
-    SHA-256 of its canonical JSON without `seed`, first 8 bytes in hex."""
-    data = {k: v for k, v in normalised.items() if k != "seed"}
-    return hashlib.sha256(_canonical_json(data).encode("utf-8")).hexdigest()[:16]
+    """The core's config hash of a normalised scenario (`Scenario.validate()`),
+    its seed left out: the run report's `config_hash`."""
+    return _core.config_hash(json.dumps(dict(normalised), allow_nan=False))
 
 
 _BUILD_ID: str | None = None

@@ -11,7 +11,9 @@ as a dict (`to_dict`) and as pandas DataFrames:
   TCP ACKs are counted apart: acks_sent == acks_delivered + sum of
   ack_loss_* + acks_in_flight.
 - `nodes`: one row per node. `drops` become `drop_<cause>` columns (same
-  rule) and `frames_sent` becomes `frames_sent_<kind>` columns.
+  rule), `frames_sent` becomes `frames_sent_<kind>` columns and
+  `routing_messages_sent` `routing_sent_<message>` columns (AODV: `rreq`,
+  `rrep`, `rerr`, `hello`; none under static routing).
 - `series`: the long-format time series, one row per
   (time_s, entity, id, metric, value); empty (with those columns) unless
   the run was made with `series=True`.
@@ -37,17 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = ["DROP_CAUSES", "RunResult", "run"]
 
-#: Every cause of a dropped packet (DESIGN.md, "Every drop has a cause").
-DROP_CAUSES: tuple[str, ...] = (
-    "queue_overflow",
-    "retry_limit",
-    "channel_error",
-    "collision",
-    "no_route",
-    "route_break",
-    "ttl",
-    "aqm",
-)
+#: Every cause of a dropped packet (docs/metrics.md, "Loss causes"), as the
+#: core names them.
+DROP_CAUSES: tuple[str, ...] = tuple(_core.drop_causes())
 
 #: Map-valued report fields and the prefix of the columns they become.
 _FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -56,6 +50,7 @@ _FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
     "ack_losses": ("ack_loss_", DROP_CAUSES),
     "drops": ("drop_", DROP_CAUSES),
     "frames_sent": ("frames_sent_", ()),
+    "routing_messages_sent": ("routing_sent_", ()),
 }
 
 SERIES_COLUMNS = ("time_s", "entity", "id", "metric", "value")

@@ -92,6 +92,20 @@ fn validate(py: Python<'_>, config_json: &str) -> PyResult<String> {
     detached(py, move || api::validate_json(&config_json)).map_err(|f| to_pyerr(py, f))
 }
 
+/// The configuration hash of a scenario given as JSON (its seed left
+/// out): the run report's `config_hash`. Raises ScenarioError naming the key.
+#[pyfunction]
+fn config_hash(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config_json = config_json.to_owned();
+    detached(py, move || api::config_hash_json(&config_json)).map_err(|f| to_pyerr(py, f))
+}
+
+/// Every loss cause the core reports, in report order.
+#[pyfunction]
+fn drop_causes() -> Vec<&'static str> {
+    api::drop_causes()
+}
+
 /// Run a scenario given as JSON; return the run report as JSON. `seed`
 /// overrides the scenario's seed; `series` adds the time series;
 /// `wall_limit_s` gives the run up (SimulationError) after that many
@@ -152,6 +166,8 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(config_hash, m)?)?;
+    m.add_function(wrap_pyfunction!(drop_causes, m)?)?;
     m.add_function(wrap_pyfunction!(bench_engine, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -10,8 +10,11 @@ fn main() {
         for cc in ["newreno", "few", "afw"] {
             let mut sum = 0.0;
             for seed in 1..=5 {
-                let cfg = format!(r#"{{"duration_s": 100, "warmup_s": 10, {extra} "radio": {{"tx_range_m": 250, "cs_range_m": 500}}, "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}},
-                  "flows": [{{"src": 0, "dst": {hops}, "transport": "tcp", "app": "bulk", "cc": "{cc}", "packet_bytes": {bytes}}}]}}"#, hops + 1);
+                let cfg = format!(
+                    r#"{{"duration_s": 100, "warmup_s": 10, {extra} "radio": {{"tx_range_m": 250, "cs_range_m": 500}}, "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}},
+                  "flows": [{{"src": 0, "dst": {hops}, "transport": "tcp", "app": "bulk", "cc": "{cc}", "packet_bytes": {bytes}}}]}}"#,
+                    hops + 1
+                );
                 sum += simulate(&cfg, Some(seed), RunOptions::default()).unwrap().flows[0].goodput_kbps;
             }
             line += &format!("  {cc} {:.1}", sum / 5.0);

@@ -52,6 +52,19 @@ pub fn validate_json(config_json: &str) -> Result<String, ApiError> {
     Ok(scenario.to_json())
 }
 
+/// The configuration hash of a scenario given as JSON (the run report's
+/// `config_hash`): what identifies a run's configuration, with its seed.
+/// Campaigns key their stores with it before running anything.
+pub fn config_hash_json(config_json: &str) -> Result<String, ApiError> {
+    Ok(Scenario::from_json(config_json)?.config_hash())
+}
+
+/// The names of every loss cause, in report order (the keys of `losses`,
+/// `ack_losses` and `drops`).
+pub fn drop_causes() -> Vec<&'static str> {
+    crate::loss::DropCause::ALL.iter().map(|c| c.name()).collect()
+}
+
 /// Run a scenario. `seed` overrides the scenario's seed when given.
 pub fn simulate(config_json: &str, seed: Option<u64>, options: RunOptions) -> Result<RunReport, ApiError> {
     let mut scenario = Scenario::from_json(config_json)?;

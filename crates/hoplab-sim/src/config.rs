@@ -264,8 +264,11 @@ pub fn plain_error(key: String, message: &str) -> ConfigError {
     if let Some(rest) = message.strip_prefix("unknown field `") {
         let (field, expected) = rest.split_once('`').unwrap_or((rest, ""));
         let allowed = expected.trim_start_matches(", expected ").trim_start_matches("one of ").replace('`', "").replace(" or ", ", ");
-        let message =
-            if allowed.contains("there are no fields") { "unknown key".to_string() } else { format!("unknown key; allowed here: {allowed}") };
+        let message = if allowed.contains("there are no fields") {
+            "unknown key".to_string()
+        } else {
+            format!("unknown key; allowed here: {allowed}")
+        };
         // serde_path_to_error's path already ends at the unknown key.
         let key = if key == field || key.ends_with(&format!(".{field}")) { key } else { join(&key, field) };
         return ConfigError::new(key, message);
@@ -302,12 +305,7 @@ fn expected_in_words(expected: &str) -> String {
 /// What a serde "unexpected" value is, in plain words.
 fn got_in_words(got: &str) -> String {
     let got = got.trim();
-    for (prefix, words) in [
-        ("string ", "the text "),
-        ("floating point ", ""),
-        ("integer ", ""),
-        ("boolean ", ""),
-    ] {
+    for (prefix, words) in [("string ", "the text "), ("floating point ", ""), ("integer ", ""), ("boolean ", "")] {
         if let Some(rest) = got.strip_prefix(prefix) {
             return format!("{words}{}", rest.replace('`', ""));
         }
@@ -345,8 +343,14 @@ mod tests {
     #[test]
     fn serde_messages_in_plain_words() {
         assert_eq!(plain_words("invalid value: integer `300`, expected u8"), "must be an integer in 0..=255, got 300");
-        assert_eq!(plain_words("invalid type: string \"three\", expected u32"), "must be an integer in 0..=4294967295, got the text \"three\"");
-        assert_eq!(plain_words("invalid type: floating point `1.5`, expected u64"), "must be an integer in 0..=18446744073709551615, got 1.5");
+        assert_eq!(
+            plain_words("invalid type: string \"three\", expected u32"),
+            "must be an integer in 0..=4294967295, got the text \"three\""
+        );
+        assert_eq!(
+            plain_words("invalid type: floating point `1.5`, expected u64"),
+            "must be an integer in 0..=18446744073709551615, got 1.5"
+        );
         assert_eq!(plain_words("invalid type: string \"x\", expected f64"), "must be a number, got the text \"x\"");
         assert_eq!(plain_words("invalid type: integer `1`, expected a boolean"), "must be true or false, got 1");
         assert_eq!(

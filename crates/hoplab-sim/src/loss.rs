@@ -27,8 +27,14 @@ pub enum DropCause {
 
 impl DropCause {
     /// Every cause, in report order.
-    pub const ALL: [DropCause; 6] =
-        [DropCause::QueueOverflow, DropCause::RetryLimit, DropCause::ChannelError, DropCause::NoRoute, DropCause::RouteBreak, DropCause::Ttl];
+    pub const ALL: [DropCause; 6] = [
+        DropCause::QueueOverflow,
+        DropCause::RetryLimit,
+        DropCause::ChannelError,
+        DropCause::NoRoute,
+        DropCause::RouteBreak,
+        DropCause::Ttl,
+    ];
 
     /// The name in reports (`losses`, `drops`).
     pub fn name(self) -> &'static str {

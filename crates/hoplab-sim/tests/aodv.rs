@@ -91,8 +91,19 @@ fn discovery_over_three_hops_expanding_ring_rreq_flood_rrep_back() {
     assert_eq!((r.flows[0].sent, r.flows[0].delivered), (3, 3));
     assert_eq!(r.flows[0].route_discoveries, 1);
     assert_eq!(r.flows[0].route_breaks, 0);
-    assert_eq!((r.nodes[0].rreq_sent, r.nodes[1].rreq_sent, r.nodes[2].rreq_sent, r.nodes[3].rreq_sent), (2, 1, 1, 0));
-    assert_eq!((r.nodes[3].rrep_sent, r.nodes[2].rrep_sent, r.nodes[1].rrep_sent), (1, 1, 1));
+    assert_eq!(
+        (
+            r.nodes[0].routing_messages_sent["rreq"],
+            r.nodes[1].routing_messages_sent["rreq"],
+            r.nodes[2].routing_messages_sent["rreq"],
+            r.nodes[3].routing_messages_sent["rreq"]
+        ),
+        (2, 1, 1, 0)
+    );
+    assert_eq!(
+        (r.nodes[3].routing_messages_sent["rrep"], r.nodes[2].routing_messages_sent["rrep"], r.nodes[1].routing_messages_sent["rrep"]),
+        (1, 1, 1)
+    );
     assert_eq!(r.routing.route_discoveries, 1);
     assert_eq!(r.routing.discoveries_succeeded, 1);
     // Control bytes: RREQ 24 + RREP 20 bytes of AODV, each in UDP + IP (28).
@@ -169,7 +180,7 @@ fn a_broken_link_is_repaired_by_rerr_and_rediscovery() {
     assert!(hoplab_sim::net::aodv::SeqNumber(new_seq) > hoplab_sim::net::aodv::SeqNumber(old_seq), "{old_seq} -> {new_seq}");
     let r = w.report(0.0, Default::default());
     let f = &r.flows[0];
-    assert_eq!(f.rerrs_received, 1);
+    assert_eq!(f.route_errors_received, 1);
     assert_eq!(f.route_discoveries, 2);
     assert!(f.route_breaks >= 1);
     // Ground truth: the packet the MAC gave up on was lost to the break,
@@ -308,13 +319,13 @@ fn without_motion_or_congestion_no_route_breaks() {
             let r = simulate(json, Some(seed), RunOptions::default()).unwrap();
             conserved(&r);
             assert_eq!(r.routing.link_breaks, 0, "hello {hello}, seed {seed}: {:?}", r.routing);
-            assert_eq!(r.routing.rerr_sent, 0);
+            assert_eq!(r.routing.messages_sent["rerr"], 0);
             for f in &r.flows {
-                assert_eq!((f.route_breaks, f.route_discoveries, f.rerrs_received), (0, 1, 0), "hello {hello}: {f:?}");
+                assert_eq!((f.route_breaks, f.route_discoveries, f.route_errors_received), (0, 1, 0), "hello {hello}: {f:?}");
                 assert!(f.losses.is_empty(), "hello {hello}: {f:?}");
                 assert_eq!(f.sent, f.delivered + f.in_flight);
             }
-            assert_eq!(r.routing.hello_sent > 0, hello);
+            assert_eq!(r.routing.messages_sent["hello"] > 0, hello);
         }
     }
 }
@@ -489,7 +500,7 @@ fn local_repair_finds_a_way_around_near_the_destination() {
     // Node 1's repair, and the departed node's own vain one.
     assert_eq!(r.routing.local_repairs, 2);
     assert_eq!(r.flows[0].route_discoveries, 1);
-    assert_eq!(r.flows[0].rerrs_received, 0);
+    assert_eq!(r.flows[0].route_errors_received, 0);
     conserved(&r);
     // Only the packet the MAC gave up on was lost; the queued ones waited.
     assert_eq!(r.flows[0].losses.get("route_break"), Some(&1), "{:?}", r.flows[0].losses);

@@ -57,15 +57,10 @@ fn bianchi_throughput_bps(n: u32, access: Access) -> f64 {
     let data = airtime_us(PAYLOAD_BYTES + OVERHEAD_BYTES, DATA_MBPS);
     let eifs = SIFS_US + ack + DIFS_US;
     let (ts, tc) = match access {
-        Access::RtsCts => (
-            rts + SIFS_US + cts + SIFS_US + data + SIFS_US + ack + DIFS_US + 4.0 * delta_us,
-            rts + eifs + delta_us,
-        ),
+        Access::RtsCts => (rts + SIFS_US + cts + SIFS_US + data + SIFS_US + ack + DIFS_US + 4.0 * delta_us, rts + eifs + delta_us),
         Access::Basic => (data + SIFS_US + ack + DIFS_US + 2.0 * delta_us, data + eifs + delta_us),
     };
-    let stages: Vec<f64> = (0..SHORT_RETRY_LIMIT)
-        .map(|i| ((CW_MIN + 1) as f64 * 2f64.powi(i as i32)).min((CW_MAX + 1) as f64))
-        .collect();
+    let stages: Vec<f64> = (0..SHORT_RETRY_LIMIT).map(|i| ((CW_MIN + 1) as f64 * 2f64.powi(i as i32)).min((CW_MAX + 1) as f64)).collect();
     let tau_of = |p: f64| {
         let attempts: f64 = (0..stages.len()).map(|i| p.powi(i as i32)).sum();
         let slots: f64 = stages.iter().enumerate().map(|(i, w)| p.powi(i as i32) * (w + 1.0) / 2.0).sum();
@@ -98,8 +93,7 @@ fn scenario(n: u32, access: Access, duration_s: f64) -> String {
         let angle = 2.0 * std::f64::consts::PI * i as f64 / n as f64;
         positions.push([RADIUS_M * angle.cos(), RADIUS_M * angle.sin()]);
     }
-    let flows: Vec<String> =
-        (1..=n).map(|i| format!(r#"{{"src": {i}, "dst": 0, "app": "bulk", "packet_bytes": 512}}"#)).collect();
+    let flows: Vec<String> = (1..=n).map(|i| format!(r#"{{"src": {i}, "dst": 0, "app": "bulk", "packet_bytes": 512}}"#)).collect();
     let rts_threshold = match access {
         Access::RtsCts => 0,
         Access::Basic => 3000,

@@ -9,8 +9,24 @@ use std::path::{Path, PathBuf};
 
 /// Every top-level module of the crate.
 const MODULES: &[&str] = &[
-    "api", "app", "config", "engine", "link", "loss", "mac", "mobility", "net", "phy", "queue", "scenario", "stats", "time", "topology",
-    "transport", "wire", "world",
+    "api",
+    "app",
+    "config",
+    "engine",
+    "link",
+    "loss",
+    "mac",
+    "mobility",
+    "net",
+    "phy",
+    "queue",
+    "scenario",
+    "stats",
+    "time",
+    "topology",
+    "transport",
+    "wire",
+    "world",
 ];
 
 /// What each layer may name (besides itself).

@@ -54,10 +54,7 @@ fn two_stations_one_packet_four_way_handshake() {
     let cts_at = t0 + RTS_AIR + D200 + SIFS;
     let data_at = cts_at + CTS_AIR + D200 + SIFS;
     let ack_at = data_at + DATA_AIR + D200 + SIFS;
-    assert_eq!(
-        compact(&txs(&w)),
-        vec![tx(t0, 0, Rts, 1), tx(cts_at, 1, Cts, 0), tx(data_at, 0, Data, 1), tx(ack_at, 1, Ack, 0)]
-    );
+    assert_eq!(compact(&txs(&w)), vec![tx(t0, 0, Rts, 1), tx(cts_at, 1, Cts, 0), tx(data_at, 0, Data, 1), tx(ack_at, 1, Ack, 0)]);
     let r = w.report(0.0, Default::default());
     assert_eq!(r.flows[0].delivered, 1);
     assert_eq!(r.nodes[0].rts_attempts_per_packet, 1.0);
@@ -190,7 +187,9 @@ fn hidden_terminals_collide_only_when_they_cannot_sense_each_other() {
     let sensed = two_senders_one_receiver(550.0);
     let hidden = two_senders_one_receiver(250.0);
     let apr = |r: &hoplab_sim::stats::report::RunReport| (r.nodes[0].rts_attempts_per_packet + r.nodes[2].rts_attempts_per_packet) / 2.0;
-    let collisions = |r: &hoplab_sim::stats::report::RunReport| r.nodes[0].rts_sent + r.nodes[2].rts_sent - r.nodes[0].packets_served - r.nodes[2].packets_served;
+    let collisions = |r: &hoplab_sim::stats::report::RunReport| {
+        r.nodes[0].rts_sent + r.nodes[2].rts_sent - r.nodes[0].packets_served - r.nodes[2].packets_served
+    };
     // Sensed: only same-slot collisions, a few per cent of attempts.
     assert!(apr(&sensed) < 1.1, "sensed APR {}", apr(&sensed));
     // Hidden: an RTS is lost whenever the other's RTS overlaps it at the

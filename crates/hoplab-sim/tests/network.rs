@@ -24,7 +24,12 @@ fn assert_conserved(report: &RunReport) {
             f.sent,
             f.delivered + lost + f.in_flight,
             "flow {}: sent {} != delivered {} + lost {} ({:?}) + in flight {}",
-            f.id, f.sent, f.delivered, lost, f.losses, f.in_flight
+            f.id,
+            f.sent,
+            f.delivered,
+            lost,
+            f.losses,
+            f.in_flight
         );
     }
     // Losses are counted where they happen: node drops add up to flow losses.
@@ -119,8 +124,7 @@ fn chain_throughput_peaks_below_a_quarter_of_one_hop_and_falls_under_overload() 
 
 #[test]
 fn goodput_falls_with_hops() {
-    let goodput: Vec<f64> =
-        [1u32, 2, 3, 4, 7].iter().map(|&h| run(&chain(h, r#""app": "bulk""#, 30.0), 1).flows[0].goodput_kbps).collect();
+    let goodput: Vec<f64> = [1u32, 2, 3, 4, 7].iter().map(|&h| run(&chain(h, r#""app": "bulk""#, 30.0), 1).flows[0].goodput_kbps).collect();
     println!("saturated UDP goodput by hops 1,2,3,4,7: {goodput:?}");
     for pair in goodput.windows(2) {
         assert!(pair[1] < pair[0], "{goodput:?}");

@@ -37,14 +37,8 @@ fn reno_sawtooth_with_a_buffer_of_one_bdp() {
     // With B = BDP (48 packets) Reno's window climbs to about BDP + B = 96,
     // loses, halves to about 48 = BDP, and the link never idles.
     let r = run(&two_hosts(10.0, 20.0, 48, 0.0, 10_000, 60.0, ""), 1);
-    let cwnd: Vec<f64> = r
-        .series
-        .as_ref()
-        .unwrap()
-        .iter()
-        .filter(|s| s.metric == "cwnd_segments" && s.time_s >= 10.0)
-        .map(|s| s.value)
-        .collect();
+    let cwnd: Vec<f64> =
+        r.series.as_ref().unwrap().iter().filter(|s| s.metric == "cwnd_segments" && s.time_s >= 10.0).map(|s| s.value).collect();
     // Percentiles skip the brief window inflation of fast recovery.
     let mut sorted = cwnd.clone();
     sorted.sort_by(f64::total_cmp);
@@ -72,8 +66,7 @@ fn reno_sawtooth_with_a_buffer_of_one_bdp() {
 /// Padhye et al. (eq. 33): packets per second with loss rate p, round trip
 /// `rtt_s`, timeout `t0_s`, b packets per ACK, window limit `w_max`.
 fn padhye_pps(p: f64, rtt_s: f64, t0_s: f64, b: f64, w_max: f64) -> f64 {
-    let denominator =
-        rtt_s * (2.0 * b * p / 3.0).sqrt() + t0_s * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
+    let denominator = rtt_s * (2.0 * b * p / 3.0).sqrt() + t0_s * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p);
     (w_max / rtt_s).min(1.0 / denominator)
 }
 

@@ -44,12 +44,12 @@ pub use stats::MacStats;
 pub use timing::MacTiming;
 
 use crate::engine::{Stream, TimerRequests};
-use arrayvec::ArrayVec;
 use crate::loss::DropCause;
 use crate::phy::{Phy, PhyIndication};
 use crate::queue::{QueueDisc, QueueDiscipline, Queued};
 use crate::time::{SimDuration, SimTime};
 use crate::wire::{NodeId, Packet, PacketInfo};
+use arrayvec::ArrayVec;
 use std::collections::BTreeMap;
 
 /// Where the node is in a frame exchange it started.

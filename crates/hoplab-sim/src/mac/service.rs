@@ -94,7 +94,14 @@ impl Mac {
     /// The packet in service leaves it. A unicast packet's end goes up as
     /// `TxDone`, and the MAC resumes (`after_service_end`) once the layers
     /// above have reacted.
-    pub(crate) fn finish_service(&mut self, now: SimTime, end: ServiceEnd, after_timeout: bool, ctx: &mut MacContext, out: &mut MacOutputs) {
+    pub(crate) fn finish_service(
+        &mut self,
+        now: SimTime,
+        end: ServiceEnd,
+        after_timeout: bool,
+        ctx: &mut MacContext,
+        out: &mut MacOutputs,
+    ) {
         let op = self.op.take().expect("a packet in service");
         self.cw = ctx.timing.cw_min;
         if end == ServiceEnd::BroadcastSent {

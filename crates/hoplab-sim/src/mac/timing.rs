@@ -1,10 +1,10 @@
 //! DCF timing (IEEE 802.11-2016 10.3.2.3, 10.3.7 and the DSSS PHY of clause
 //! 15): interframe spaces, airtimes, timeouts.
 
-use crate::wire::ieee80211::{ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
 use super::config::MacConfig;
 use crate::phy::config::RadioConfig;
 use crate::time::SimDuration;
+use crate::wire::ieee80211::{ACK_BYTES, CTS_BYTES, DATA_HEADER_BYTES, RTS_BYTES};
 
 #[derive(Debug, Clone)]
 pub struct MacTiming {

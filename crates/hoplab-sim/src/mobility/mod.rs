@@ -19,4 +19,3 @@ pub mod config;
 pub mod random_waypoint;
 
 pub use random_waypoint::{Leg, RandomWaypoint, WaypointParams};
-

@@ -185,7 +185,14 @@ fn stationary_leg(p: &WaypointParams, rng: &mut Stream) -> Leg {
     if rng.uniform_f64() < paused_probability {
         let at = uniform_point(p, rng);
         let residual = SimDuration::from_secs_f64(rng.uniform_f64() * pause_s);
-        return Leg { from: at, to: at, depart: p.start, arrive: p.start, until: (p.start + residual).max(p.start + SimDuration::from_nanos(1)), speed_mps: 0.0 };
+        return Leg {
+            from: at,
+            to: at,
+            depart: p.start,
+            arrive: p.start,
+            until: (p.start + residual).max(p.start + SimDuration::from_nanos(1)),
+            speed_mps: 0.0,
+        };
     }
     let diagonal = (p.width_m * p.width_m + p.height_m * p.height_m).sqrt();
     let (a, b) = loop {

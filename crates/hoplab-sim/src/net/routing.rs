@@ -99,6 +99,12 @@ pub struct RoutingCounters {
 }
 
 impl RoutingCounters {
+    /// Counters naming each of the protocol's messages (zero until sent),
+    /// so that reports list every kind.
+    pub fn with_messages(names: &[&'static str]) -> Self {
+        RoutingCounters { messages_sent: names.iter().map(|&n| (n, 0)).collect(), ..Default::default() }
+    }
+
     pub fn message_sent(&mut self, name: &'static str) {
         *self.messages_sent.entry(name).or_default() += 1;
     }

@@ -84,7 +84,16 @@ impl Routing for StaticNode {
     fn on_control(&mut self, _: SimTime, _: Packet, _: NodeId, _: &mut RoutingContext, _: &mut Outputs<RoutingOutput>) {}
     fn on_heard(&mut self, _: SimTime, _: NodeId) {}
     fn on_link_failure(&mut self, _: SimTime, _: &Packet, _: NodeId, _: &mut Outputs<RoutingOutput>) {}
-    fn on_link_broken(&mut self, _: SimTime, _: NodeId, _: Option<&Packet>, _: Vec<Packet>, _: &mut RoutingContext, _: &mut Outputs<RoutingOutput>) {}
+    fn on_link_broken(
+        &mut self,
+        _: SimTime,
+        _: NodeId,
+        _: Option<&Packet>,
+        _: Vec<Packet>,
+        _: &mut RoutingContext,
+        _: &mut Outputs<RoutingOutput>,
+    ) {
+    }
     fn on_timer(&mut self, _: SimTime, _: u32, _: &mut RoutingContext, _: &mut Outputs<RoutingOutput>) {}
     fn on_control_dropped(&mut self) {}
     fn next_hop(&mut self, _: SimTime, dst: NodeId) -> Option<NodeId> {

@@ -18,8 +18,8 @@
 
 use super::propagation::{RadioModel, SPEED_OF_LIGHT_MPS};
 use crate::mobility::RandomWaypoint;
-use crate::wire::NodeId;
 use crate::time::{SimDuration, SimTime};
+use crate::wire::NodeId;
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -228,10 +228,7 @@ impl Channel {
 
     /// For each node, the nodes that can decode its frames (ascending id).
     pub fn decodable_adjacency(&self) -> Vec<Vec<NodeId>> {
-        self.neighbours
-            .iter()
-            .map(|list| list.iter().filter(|n| n.decodable).map(|n| n.node).collect())
-            .collect()
+        self.neighbours.iter().map(|list| list.iter().filter(|n| n.decodable).map(|n| n.node).collect()).collect()
     }
 }
 
@@ -293,8 +290,7 @@ mod tests {
     #[test]
     fn grid_search_matches_brute_force() {
         // Scattered nodes over several cells.
-        let positions: Vec<[f64; 2]> =
-            (0..200).map(|i| [((i * 7919) % 3000) as f64, ((i * 104_729) % 2000) as f64]).collect();
+        let positions: Vec<[f64; 2]> = (0..200).map(|i| [((i * 7919) % 3000) as f64, ((i * 104_729) % 2000) as f64]).collect();
         let radio = RadioModel::from_config(&RadioConfig::default());
         let ch = Channel::new(positions.clone(), vec![true; positions.len()], radio.clone());
         for (i, p) in positions.iter().enumerate() {
@@ -302,8 +298,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .filter(|&(j, q)| {
-                    j != i && radio.received_power_w(((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt())
-                        >= radio.cs_threshold_w
+                    j != i && radio.received_power_w(((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt()) >= radio.cs_threshold_w
                 })
                 .map(|(j, _)| j as u32)
                 .collect();

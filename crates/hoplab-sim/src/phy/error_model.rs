@@ -58,7 +58,10 @@ impl ErrorModelConfig {
 pub enum ErrorModel {
     None,
     /// Each exposed frame is lost independently with `packet_error_rate`.
-    Uniform { packet_error_rate: f64, rng: Stream },
+    Uniform {
+        packet_error_rate: f64,
+        rng: Stream,
+    },
 }
 
 impl ErrorModel {
@@ -67,10 +70,7 @@ impl ErrorModel {
         match self {
             ErrorModel::None => false,
             ErrorModel::Uniform { packet_error_rate, rng } => {
-                *packet_error_rate > 0.0
-                    && frame.kind == FrameKind::Data
-                    && frame.receiver == node
-                    && rng.bernoulli(*packet_error_rate)
+                *packet_error_rate > 0.0 && frame.kind == FrameKind::Data && frame.receiver == node && rng.bernoulli(*packet_error_rate)
             }
         }
     }

@@ -137,20 +137,16 @@ impl Phy {
             PhyInput::Arrival { at, frame, power_w, decodable } => {
                 let end = now + frame.airtime;
                 match self.reception.arrive(at, power_w, end, decodable) {
-                    Arrival::Locked => PhyOutputs {
-                        timer: Some((PhyTimer::RxEnd, end)),
-                        indication: Some(PhyIndication::RxStart),
-                        let_go: None,
-                    },
+                    Arrival::Locked => {
+                        PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: Some(PhyIndication::RxStart), let_go: None }
+                    }
                     Arrival::Collided { replaced: Some(old) } => {
                         PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: None, let_go: Some(old) }
                     }
                     Arrival::Collided { replaced: None } => PhyOutputs { let_go: Some(at), ..PhyOutputs::default() },
-                    Arrival::Captured => PhyOutputs {
-                        timer: None,
-                        indication: Some(PhyIndication::Captured { airtime: frame.airtime }),
-                        let_go: Some(at),
-                    },
+                    Arrival::Captured => {
+                        PhyOutputs { timer: None, indication: Some(PhyIndication::Captured { airtime: frame.airtime }), let_go: Some(at) }
+                    }
                 }
             }
             PhyInput::Transmit { airtime } => {

@@ -85,8 +85,7 @@ impl RadioModel {
     /// The largest distance at which the received power still reaches
     /// `threshold_w` (the inverse of [`Self::received_power_w`]).
     pub fn range_for_threshold_m(&self, threshold_w: f64) -> f64 {
-        let friis_d = (self.tx_power_w / (threshold_w * self.system_loss)).sqrt() * self.wavelength_m
-            / (4.0 * std::f64::consts::PI);
+        let friis_d = (self.tx_power_w / (threshold_w * self.system_loss)).sqrt() * self.wavelength_m / (4.0 * std::f64::consts::PI);
         match self.propagation {
             Propagation::FreeSpace => friis_d,
             Propagation::TwoRayGround => {

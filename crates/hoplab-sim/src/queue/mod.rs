@@ -37,8 +37,14 @@ pub struct Queued {
 pub enum Admission {
     Queued,
     /// Queued, and another packet had to make room for it.
-    QueuedEvicting { evicted: Queued, cause: DropCause },
-    Dropped { item: Queued, cause: DropCause },
+    QueuedEvicting {
+        evicted: Queued,
+        cause: DropCause,
+    },
+    Dropped {
+        item: Queued,
+        cause: DropCause,
+    },
 }
 
 /// The store every discipline serves from: routing (control) packets

@@ -165,11 +165,9 @@ impl FlowConfig {
         }
         match self.transport {
             Transport::Udp => {
-                for (name, present) in [
-                    ("cc", self.cc.is_some()),
-                    ("file_bytes", self.file_bytes.is_some()),
-                    ("rate_control", self.rate_control.is_some()),
-                ] {
+                for (name, present) in
+                    [("cc", self.cc.is_some()), ("file_bytes", self.file_bytes.is_some()), ("rate_control", self.rate_control.is_some())]
+                {
                     if present {
                         return Err(ConfigError::new(key(name), "only for transport = \"tcp\""));
                     }

@@ -57,7 +57,6 @@ fn cbr_needs_a_rate() {
     assert_eq!(e.key, "flows[0].rate_kbps");
 }
 
-
 #[test]
 fn wrong_types_are_named_in_plain_words() {
     let e = parse(r#"{"topology": {"kind": "chain", "nodes": "three", "spacing_m": 200}}"#).unwrap_err();

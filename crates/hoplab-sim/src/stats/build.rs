@@ -7,10 +7,10 @@
 use super::report::{FlowReport, NodeReport, RunReport};
 use crate::api::RunOptions;
 use crate::loss::DropCause;
-use crate::queue::QueueDisc;
 use crate::mac::hop_control::HopControl;
 use crate::mac::FrameKind;
 use crate::net::routing::Routing;
+use crate::queue::QueueDisc;
 use crate::scenario::{AppKind, Transport};
 use crate::transport::semitcp::connection::Pacing;
 use crate::wire::NodeId;
@@ -39,9 +39,7 @@ impl World {
                 let rate_control = f.semitcp.as_ref().map(|c| c.pacing.name().to_string());
                 let (rate_kbps, rate_restarts) = match f.semitcp.as_ref().map(|c| &c.pacing) {
                     Some(Pacing::BinarySearch(rc)) => (rc.rate_kbps, rc.restarts),
-                    Some(Pacing::Fixed { interval }) => {
-                        (Some(f.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3), 0)
-                    }
+                    Some(Pacing::Fixed { interval }) => (Some(f.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3), 0),
                     _ => (None, 0),
                 };
                 FlowReport {
@@ -92,7 +90,7 @@ impl World {
                     route_discoveries: self.routing[f.src.index()]
                         .counters()
                         .map_or(0, |r| r.discoveries.get(&f.dst).copied().unwrap_or(0)),
-                    rerrs_received: self.routing[f.src.index()]
+                    route_errors_received: self.routing[f.src.index()]
                         .counters()
                         .map_or(0, |r| r.errors_received.get(&f.dst).copied().unwrap_or(0)),
                     route_breaks: f.stats.route_breaks,
@@ -111,7 +109,6 @@ impl World {
                 let served = s.packets_served.max(1) as f64;
                 let pos = positions[n.id.index()];
                 let routing = self.routing[n.id.index()].counters();
-                let sent = |name: &str| routing.map_or(0, |r| r.messages_sent.get(name).copied().unwrap_or(0));
                 let mut frames_sent = BTreeMap::new();
                 for kind in [FrameKind::Rts, FrameKind::Cts, FrameKind::Data, FrameKind::Ack] {
                     frames_sent.insert(kind.name().to_string(), s.frames_sent[kind as usize]);
@@ -137,20 +134,15 @@ impl World {
                     congested_fraction: hop.congested_ns as f64 / run_ns,
                     rts_refused: hop.rts_refused,
                     hold_deferrals: hop.deferrals,
-                    mac_service_time_ms: if s.packets_served > 0 {
-                        s.service_time_total_ns as f64 / served / 1e6
-                    } else {
-                        0.0
-                    },
+                    mac_service_time_ms: if s.packets_served > 0 { s.service_time_total_ns as f64 / served / 1e6 } else { 0.0 },
                     queue_mean: s.queue_area as f64 / run_ns,
                     packets_served: s.packets_served,
                     frames_sent,
                     drops: cause_map(&n.drops),
                     tx_time_fraction: s.tx_time_ns as f64 / run_ns,
-                    rreq_sent: sent("rreq"),
-                    rrep_sent: sent("rrep"),
-                    rerr_sent: sent("rerr"),
-                    hello_sent: sent("hello"),
+                    routing_messages_sent: routing
+                        .map(|r| r.messages_sent.iter().map(|(&name, &n)| (name.to_string(), n)).collect())
+                        .unwrap_or_default(),
                     routing_bytes_sent: routing.map_or(0, |r| r.control_bytes_sent),
                     routing_drops: routing.map_or(0, |r| r.control_drops),
                 }
@@ -176,4 +168,3 @@ impl World {
 fn cause_map(causes: &BTreeMap<DropCause, u64>) -> BTreeMap<String, u64> {
     causes.iter().map(|(cause, &count)| (cause.name().to_string(), count)).collect()
 }
-

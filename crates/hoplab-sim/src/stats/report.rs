@@ -49,12 +49,13 @@ pub struct RoutingReport {
     /// Routing overhead: window_control_bytes_sent / window_delivered_bytes
     /// (0 when nothing was delivered).
     pub overhead: f64,
-    pub rreq_sent: u64,
-    /// RREQs originated (discovery attempts, expanding ring steps included).
-    pub rreq_originated: u64,
-    pub rrep_sent: u64,
-    pub rerr_sent: u64,
-    pub hello_sent: u64,
+    /// Control messages transmitted, by the protocol's own names (AODV:
+    /// "rreq", "rrep", "rerr", "hello"), every hop counted; empty for
+    /// static routes.
+    pub messages_sent: BTreeMap<String, u64>,
+    /// Route requests originated (discovery attempts, expanding ring steps
+    /// included).
+    pub requests_originated: u64,
     /// Route discoveries started (all nodes; local repairs apart).
     pub route_discoveries: u64,
     pub discoveries_succeeded: u64,
@@ -67,8 +68,8 @@ pub struct RoutingReport {
     pub link_breaks: u64,
     /// Routing packets dropped (queue overflow, MAC retry limit, no route).
     pub control_drops: u64,
-    /// RERRs not sent because of RERR_RATELIMIT.
-    pub rerr_rate_limited: u64,
+    /// Route errors not sent because of a rate limit (AODV: RERR_RATELIMIT).
+    pub errors_rate_limited: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -124,8 +125,9 @@ pub struct FlowReport {
     pub rate_restarts: u32,
     /// AODV: route discoveries the flow's source started toward its destination.
     pub route_discoveries: u64,
-    /// AODV: the source's routes to the destination lost to a received RERR.
-    pub rerrs_received: u64,
+    /// The source's routes to the destination lost to a received route
+    /// error (AODV: RERR).
+    pub route_errors_received: u64,
     /// AODV: link breaks found while forwarding this flow's packets (data
     /// or ACKs), at any node.
     pub route_breaks: u64,
@@ -174,11 +176,9 @@ pub struct NodeReport {
     pub drops: BTreeMap<String, u64>,
     /// Fraction of the run the radio was transmitting.
     pub tx_time_fraction: f64,
-    /// AODV messages this node transmitted (originated or forwarded).
-    pub rreq_sent: u64,
-    pub rrep_sent: u64,
-    pub rerr_sent: u64,
-    pub hello_sent: u64,
+    /// Routing messages this node transmitted (originated or forwarded), by
+    /// the protocol's own names; empty for static routes.
+    pub routing_messages_sent: BTreeMap<String, u64>,
     /// IP bytes of the routing packets it transmitted.
     pub routing_bytes_sent: u64,
     /// Routing packets it dropped (not in `drops`, which counts data).

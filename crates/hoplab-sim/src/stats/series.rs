@@ -19,13 +19,7 @@ impl World {
             let goodput_kbps = flow.stats.interval_delivered_bytes as f64 * 8.0 / interval_s / 1e3;
             flow.stats.interval_delivered_bytes = 0;
             let mut push = |metric: &str, value: f64| {
-                self.series.push(SeriesRow {
-                    time_s: now.as_secs_f64(),
-                    entity: "flow".into(),
-                    id: flow.id,
-                    metric: metric.into(),
-                    value,
-                })
+                self.series.push(SeriesRow { time_s: now.as_secs_f64(), entity: "flow".into(), id: flow.id, metric: metric.into(), value })
             };
             push("goodput_kbps", goodput_kbps);
             if let Some(tcp) = &flow.tcp {

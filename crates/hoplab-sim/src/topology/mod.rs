@@ -1,10 +1,10 @@
 //! Node placement and wiring: chain, grid, random (connected), explicit
 //! (with optional wired links), and seed 002's wired-cum-wireless layout.
 
-use crate::engine::{RngStreams, StreamPurpose};
-use crate::phy::{Channel, RadioModel};
 use crate::config::ConfigError;
+use crate::engine::{RngStreams, StreamPurpose};
 use crate::link::LinkConfig;
+use crate::phy::{Channel, RadioModel};
 use crate::scenario::{LastHop, TopologyConfig};
 
 /// Where the nodes are, which of them have a radio, and the wired links.
@@ -20,18 +20,13 @@ pub struct Layout {
 /// graph of decodable links is connected (at most `max_tries` draws),
 /// unless `require_connected` is false (moving nodes: connectivity at time
 /// 0 means little, and sparse mobile networks are partitioned by design).
-pub fn place(
-    topology: &TopologyConfig,
-    radio: &RadioModel,
-    streams: &RngStreams,
-    require_connected: bool,
-) -> Result<Layout, ConfigError> {
+pub fn place(topology: &TopologyConfig, radio: &RadioModel, streams: &RngStreams, require_connected: bool) -> Result<Layout, ConfigError> {
     let wireless = |positions: Vec<[f64; 2]>| Layout { has_radio: vec![true; positions.len()], positions, links: Vec::new() };
     Ok(match topology {
         TopologyConfig::Chain(c) => wireless((0..c.nodes).map(|i| [i as f64 * c.spacing_m, 0.0]).collect()),
-        TopologyConfig::Grid(g) => wireless(
-            (0..g.rows * g.cols).map(|i| [(i % g.cols) as f64 * g.spacing_m, (i / g.cols) as f64 * g.spacing_m]).collect(),
-        ),
+        TopologyConfig::Grid(g) => {
+            wireless((0..g.rows * g.cols).map(|i| [(i % g.cols) as f64 * g.spacing_m, (i / g.cols) as f64 * g.spacing_m]).collect())
+        }
         TopologyConfig::Explicit(e) => {
             let mut has_radio = vec![true; e.positions.len()];
             for &node in &e.wired_nodes {
@@ -65,9 +60,7 @@ pub fn place(
             for j in 0..w.receivers as usize {
                 let receiver = base + 1 + j;
                 match w.last_hop {
-                    LastHop::Link => {
-                        links.push(link(base, receiver, w.last_hop_rate_mbps, w.last_hop_delay_ms, w.last_hop_loss_rate))
-                    }
+                    LastHop::Link => links.push(link(base, receiver, w.last_hop_rate_mbps, w.last_hop_delay_ms, w.last_hop_loss_rate)),
                     LastHop::Wifi => {
                         let angle = 2.0 * std::f64::consts::PI * j as f64 / w.receivers as f64;
                         positions[receiver] = [w.last_hop_distance_m * angle.cos(), w.last_hop_distance_m * angle.sin()];
@@ -82,8 +75,7 @@ pub fn place(
             let (nodes, width_m, height_m, max_tries) = (r.nodes, r.width_m, r.height_m, r.max_tries);
             for attempt in 0..max_tries {
                 let mut rng = streams.stream(StreamPurpose::Topology, attempt as u64);
-                let positions: Vec<[f64; 2]> =
-                    (0..nodes).map(|_| [rng.uniform_f64() * width_m, rng.uniform_f64() * height_m]).collect();
+                let positions: Vec<[f64; 2]> = (0..nodes).map(|_| [rng.uniform_f64() * width_m, rng.uniform_f64() * height_m]).collect();
                 if !require_connected {
                     return Ok(wireless(positions));
                 }

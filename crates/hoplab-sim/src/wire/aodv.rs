@@ -143,6 +143,9 @@ impl AodvMessage {
         }
     }
 
+    /// Every name [`name`](Self::name) gives, in report order.
+    pub const NAMES: [&'static str; 4] = ["rreq", "rrep", "rerr", "hello"];
+
     pub fn name(&self) -> &'static str {
         match self {
             AodvMessage::Rreq(_) => "rreq",

@@ -112,14 +112,7 @@ impl Packet {
     }
 
     pub fn info(&self) -> PacketInfo {
-        PacketInfo {
-            uid: self.uid,
-            flow: self.flow,
-            src: self.src,
-            dst: self.dst,
-            control: self.is_control(),
-            reverse: self.is_reverse(),
-        }
+        PacketInfo { uid: self.uid, flow: self.flow, src: self.src, dst: self.dst, control: self.is_control(), reverse: self.is_reverse() }
     }
 
     /// The TCP header of a TCP segment.

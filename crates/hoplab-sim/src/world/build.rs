@@ -4,24 +4,24 @@
 //! transport and application.
 
 use super::{Event, Flow, Layer, Node, World, NODE_TIMERS};
-use crate::phy::air::OnAir;
 use crate::api::ApiError;
 use crate::engine::{EventQueue, RngStreams, StreamPurpose, Timer};
 use crate::link::Link;
 use crate::mac::hop_control::{HopControlKind, SemiTcpHop};
 use crate::mac::{Mac, MacTiming};
+use crate::mobility::{RandomWaypoint, WaypointParams};
 use crate::net::aodv::{AodvConfig, AodvNode};
 use crate::net::routing::RoutingProtocol;
 use crate::net::StaticRoutes;
+use crate::phy::air::OnAir;
 use crate::phy::error_model::ErrorModel;
 use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
 use crate::phy::{Channel, Phy, RadioModel};
 use crate::queue::{DropTail, QueueDiscipline};
-use crate::mobility::{RandomWaypoint, WaypointParams};
 use crate::scenario::{ConfigError, ErrorModelConfig, MobilityConfig, RateControlKind, Scenario, Transport};
-use crate::topology::Layout;
 use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
+use crate::topology::Layout;
 use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection};
 use crate::transport::semitcp::rate_control::BinarySearchRateControl;
 use crate::transport::semitcp::sender::SemiTcpSender;
@@ -118,9 +118,7 @@ impl World {
                 let pacing = match f.rate_control.unwrap_or_default() {
                     RateControlKind::None => Pacing::Buffer,
                     RateControlKind::Fixed => Pacing::Fixed {
-                        interval: SimDuration::from_secs_f64(
-                            f.packet_bytes as f64 * 8.0 / (f.rate_kbps.unwrap_or(1.0) * 1e3),
-                        ),
+                        interval: SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (f.rate_kbps.unwrap_or(1.0) * 1e3)),
                     },
                     RateControlKind::BinarySearch => {
                         let mut rc = BinarySearchRateControl::new(scenario.semitcp.rate_control.clone(), f.packet_bytes);
@@ -168,7 +166,9 @@ impl World {
             crate::scenario::RoutingProtocol::Aodv => {
                 let config: AodvConfig = scenario.routing.aodv.clone().unwrap_or_default();
                 (0..channel.node_count())
-                    .map(|i| RoutingProtocol::Aodv(Box::new(AodvNode::new(config.clone(), streams.stream(StreamPurpose::Routing, i as u64)))))
+                    .map(|i| {
+                        RoutingProtocol::Aodv(Box::new(AodvNode::new(config.clone(), streams.stream(StreamPurpose::Routing, i as u64))))
+                    })
                     .collect()
             }
         };
@@ -185,11 +185,8 @@ impl World {
                     },
                 };
                 let reception = ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio));
-                let hop = if hop_control {
-                    HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone()))
-                } else {
-                    HopControlKind::Off
-                };
+                let hop =
+                    if hop_control { HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone())) } else { HopControlKind::Off };
                 let queue = QueueDiscipline::DropTail(DropTail::new(scenario.mac.queue_packets as usize, true));
                 Node {
                     id,
@@ -241,13 +238,17 @@ impl World {
         }
         Ok(world)
     }
-
 }
 
 /// The scenario's mobility model for the placed nodes (None: static).
 /// Nodes must start inside the area (unless a steady-state start replaces
 /// their placement); a zero minimum speed adds a warning (speed decay).
-fn mobility(scenario: &Scenario, layout: &Layout, streams: &RngStreams, warnings: &mut Vec<String>) -> Result<Option<RandomWaypoint>, ConfigError> {
+fn mobility(
+    scenario: &Scenario,
+    layout: &Layout,
+    streams: &RngStreams,
+    warnings: &mut Vec<String>,
+) -> Result<Option<RandomWaypoint>, ConfigError> {
     let MobilityConfig::RandomWaypoint(m) = &scenario.mobility else { return Ok(None) };
     let (width_m, height_m) = scenario.mobility.area_m(scenario.topology.random_area_m());
     let params = WaypointParams {

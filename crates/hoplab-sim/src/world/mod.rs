@@ -24,9 +24,9 @@ use crate::phy::{Channel, Phy, PhyTimer};
 use crate::scenario::{AppKind, Scenario, Transport};
 use crate::stats::report::{RunReport, SeriesRow};
 use crate::stats::FlowStats;
+use crate::time::{SimDuration, SimTime};
 use crate::transport::semitcp::connection::SemiTcpConnection;
 use crate::transport::tcp::connection::TcpConnection;
-use crate::time::{SimDuration, SimTime};
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod build;
@@ -185,7 +185,6 @@ pub enum TraceWhat {
     RxError,
 }
 
-
 pub struct World {
     pub queue: EventQueue<Event>,
     pub timing: MacTiming,
@@ -292,8 +291,6 @@ impl World {
         timer.arm(&mut self.queue, at, Event::new(node.0, layer, id));
     }
 
-
-
     /// Packets of each flow still queued or in service anywhere, as (data
     /// direction, ACK direction). Distinct packets: a copy held by a sender
     /// whose ACK was lost counts once.
@@ -321,7 +318,6 @@ impl World {
         }
         seen.iter().map(|(data, acks)| (data.len() as u64, acks.len() as u64)).collect()
     }
-
 }
 
 /// Build and run a scenario to its end.

@@ -175,12 +175,10 @@ impl World {
         r.window_delivered_bytes = delivered;
         let mut discovery_ns = 0u128;
         for s in self.routing.iter().filter_map(|n| n.counters()) {
-            let sent = |name: &str| s.messages_sent.get(name).copied().unwrap_or(0);
-            r.rreq_sent += sent("rreq");
-            r.rreq_originated += s.requests_originated;
-            r.rrep_sent += sent("rrep");
-            r.rerr_sent += sent("rerr");
-            r.hello_sent += sent("hello");
+            for (&name, &n) in &s.messages_sent {
+                *r.messages_sent.entry(name.to_string()).or_default() += n;
+            }
+            r.requests_originated += s.requests_originated;
             r.control_packets_sent += s.messages_sent.values().sum::<u64>();
             r.control_bytes_sent += s.control_bytes_sent;
             r.window_control_bytes_sent += s.window_control_bytes_sent;
@@ -189,7 +187,7 @@ impl World {
             r.discoveries_failed += s.discoveries_failed;
             r.local_repairs += s.local_repairs;
             r.link_breaks += s.link_breaks;
-            r.rerr_rate_limited += s.errors_rate_limited;
+            r.errors_rate_limited += s.errors_rate_limited;
             discovery_ns += s.discovery_time_total_ns;
             r.discoveries_succeeded += s.discoveries_succeeded;
         }

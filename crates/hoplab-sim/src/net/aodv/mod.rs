@@ -221,7 +221,7 @@ impl AodvNode {
             last_broadcast: None,
             hello_at: SimTime::MAX,
             rng,
-            stats: RoutingCounters::default(),
+            stats: RoutingCounters::with_messages(&AodvMessage::NAMES),
             pending: Vec::new(),
             free_pending: Vec::new(),
             config,
@@ -245,7 +245,6 @@ impl AodvNode {
         }
         send
     }
-
 }
 
 impl Routing for AodvNode {
@@ -315,7 +314,13 @@ mod tests {
 
     #[test]
     fn timer_ids_round_trip() {
-        for t in [AodvTimer::Discovery(NodeId(0)), AodvTimer::Discovery(NodeId(99_999)), AodvTimer::Hello, AodvTimer::Send(0), AodvTimer::Send(7)] {
+        for t in [
+            AodvTimer::Discovery(NodeId(0)),
+            AodvTimer::Discovery(NodeId(99_999)),
+            AodvTimer::Hello,
+            AodvTimer::Send(0),
+            AodvTimer::Send(7),
+        ] {
             assert_eq!(AodvTimer::from_id(t.id()), t);
         }
     }

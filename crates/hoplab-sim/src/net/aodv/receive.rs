@@ -201,7 +201,14 @@ impl AodvNode {
 
     /// Broadcast RERRs (TTL 1) for `unreachable`, several if they do not fit
     /// in one; each counts against RERR_RATELIMIT (6.11).
-    pub(crate) fn send_rerr(&mut self, now: SimTime, unreachable: &[(NodeId, SeqNumber)], no_delete: bool, ctx: &mut RoutingContext, out: &mut Out) {
+    pub(crate) fn send_rerr(
+        &mut self,
+        now: SimTime,
+        unreachable: &[(NodeId, SeqNumber)],
+        no_delete: bool,
+        ctx: &mut RoutingContext,
+        out: &mut Out,
+    ) {
         for chunk in unreachable.chunks(RERR_INLINE_DESTINATIONS) {
             if self.rerr_rate.next_allowed(now, self.config.rerr_ratelimit) > now {
                 self.stats.errors_rate_limited += 1;

@@ -4,8 +4,8 @@
 //! dropped (as ns-2's `aodv_rqueue` and ns-3's `RequestQueue`); a packet
 //! older than the timeout is dropped too. Both drops have cause `no_route`.
 
-use crate::wire::{NodeId, Packet};
 use crate::time::{SimDuration, SimTime};
+use crate::wire::{NodeId, Packet};
 use std::collections::VecDeque;
 
 #[derive(Debug, Clone, Copy, PartialEq)]

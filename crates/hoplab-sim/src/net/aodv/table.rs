@@ -14,9 +14,9 @@
 //! longer; an invalid one is then deleted). The table is a pure function of the events it saw, whenever it
 //! is looked at.
 
-use crate::wire::seqno::SeqNumber;
 use crate::net::NodeId;
 use crate::time::{SimDuration, SimTime};
+use crate::wire::seqno::SeqNumber;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -23,7 +23,9 @@ use crate::wire::tcp::TcpHeader;
 pub enum Pacing {
     /// The original semi-TCP: by buffer only.
     Buffer,
-    Fixed { interval: SimDuration },
+    Fixed {
+        interval: SimDuration,
+    },
     BinarySearch(Box<BinarySearchRateControl>),
 }
 
@@ -134,4 +136,3 @@ impl SemiTcpConnection {
         }
     }
 }
-

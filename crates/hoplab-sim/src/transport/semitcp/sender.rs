@@ -16,10 +16,10 @@
 //! timer remains the backstop: on expiry the oldest segment is resent.
 
 use crate::time::SimTime;
-use crate::transport::tcp::rtt::RttEstimator;
-use crate::wire::tcp::{SegmentKind, TcpHeader};
 use crate::transport::tcp::config::TcpConfig;
+use crate::transport::tcp::rtt::RttEstimator;
 use crate::transport::tcp::sender::SenderCounters;
+use crate::wire::tcp::{SegmentKind, TcpHeader};
 use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Debug, Clone, Copy)]

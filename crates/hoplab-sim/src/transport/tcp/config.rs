@@ -73,10 +73,7 @@ impl TcpConfig {
         positive_duration("tcp.initial_rto_ms", self.initial_rto_ms)?;
         positive_duration("tcp.max_rto_ms", self.max_rto_ms)?;
         if self.max_rto_ms < self.min_rto_ms {
-            return Err(ConfigError::new(
-                "tcp.max_rto_ms",
-                format!("must be >= min_rto_ms ({})", self.min_rto_ms.as_millis_f64()),
-            ));
+            return Err(ConfigError::new("tcp.max_rto_ms", format!("must be >= min_rto_ms ({})", self.min_rto_ms.as_millis_f64())));
         }
         positive_duration("tcp.delayed_ack_ms", self.delayed_ack_ms)?;
         at_least("tcp.delayed_ack_segments", self.delayed_ack_segments, 1)?;

@@ -12,8 +12,8 @@
 //! most recently (section 4: "the most recently received").
 
 use super::congestion::LossHint;
-use crate::wire::tcp::{SackBlocks, SegmentKind, TcpHeader, MAX_SACK_BLOCKS};
 use crate::time::{SimDuration, SimTime};
+use crate::wire::tcp::{SackBlocks, SegmentKind, TcpHeader, MAX_SACK_BLOCKS};
 use std::collections::BTreeMap;
 
 /// A receiver-side scheme (TCP-RA, SPEC.md section 4): sees every data

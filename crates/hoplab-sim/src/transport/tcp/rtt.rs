@@ -19,15 +19,7 @@ pub struct RttEstimator {
 impl RttEstimator {
     /// RFC 6298 2.1: before any sample, RTO = the initial RTO (1 s).
     pub fn new(initial_rto: SimDuration, min_rto: SimDuration, max_rto: SimDuration, granularity: SimDuration) -> Self {
-        RttEstimator {
-            srtt: None,
-            rttvar: SimDuration::ZERO,
-            base_rto: initial_rto,
-            backoff: 1,
-            min_rto,
-            max_rto,
-            granularity,
-        }
+        RttEstimator { srtt: None, rttvar: SimDuration::ZERO, base_rto: initial_rto, backoff: 1, min_rto, max_rto, granularity }
     }
 
     /// A valid sample (Karn: never from a retransmitted segment). Clears the

@@ -39,11 +39,11 @@
 //!   below twice the flight. Without this, cwnd grows without bound behind a
 //!   20-segment receiver window and cwnd-based loss rules misfire.
 
-use super::congestion::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use super::config::TcpConfig;
+use super::congestion::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use super::rtt::RttEstimator;
-use crate::wire::tcp::{SegmentKind, TcpHeader};
 use crate::time::SimTime;
+use crate::wire::tcp::{SegmentKind, TcpHeader};
 use std::collections::VecDeque;
 
 /// RFC 6675 DupThresh.

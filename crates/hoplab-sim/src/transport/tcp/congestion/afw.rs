@@ -42,7 +42,6 @@ pub enum AtTimeoutWindow {
     Keep,
 }
 
-
 /// AFW parameters (seed 003 section 3; SPEC.md section 6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -65,13 +64,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config {
-            alpha: 4.0,
-            beta: 8.0,
-            s_max: 0.1,
-            s_min: 0.001,
-            at_timeout_window: AtTimeoutWindow::Shrink,
-        }
+        Config { alpha: 4.0, beta: 8.0, s_max: 0.1, s_min: 0.001, at_timeout_window: AtTimeoutWindow::Shrink }
     }
 }
 
@@ -205,7 +198,7 @@ mod tests {
     fn growth_per_ack_follows_the_table() {
         let mut s = sender(Config::default());
         timeout_at(&mut s, 6.4); // S_1..5 = 0.1, S_6.. = 0.0125
-        // Congestion avoidance at cwnd 4: 4 + S_4 / 4 = 4 + 0.1 / 4 = 4.025.
+                                 // Congestion avoidance at cwnd 4: 4 + S_4 / 4 = 4 + 0.1 / 4 = 4.025.
         s.state.cwnd = 4.0;
         s.state.ssthresh = 4.0;
         s.ack_n(1);

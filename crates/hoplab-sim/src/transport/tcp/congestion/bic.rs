@@ -49,7 +49,6 @@ use super::{reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 
-
 /// BIC parameters (Linux `tcp_bic.c` module parameters and defines).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -166,11 +165,8 @@ impl CongestionControl for Bic {
         match new_state {
             CongState::Recovery => {
                 if let Some(cwnd) = self.loss_cwnd.take() {
-                    self.w_max = if cwnd < self.w_max && self.config.fast_convergence {
-                        cwnd * (1.0 + self.config.beta) / 2.0
-                    } else {
-                        cwnd
-                    };
+                    self.w_max =
+                        if cwnd < self.w_max && self.config.fast_convergence { cwnd * (1.0 + self.config.beta) / 2.0 } else { cwnd };
                 }
             }
             CongState::Loss => {

@@ -49,7 +49,6 @@ use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 
-
 /// CUBIC parameters (RFC 9438).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -98,15 +97,7 @@ pub struct Cubic {
 
 impl From<Config> for Cubic {
     fn from(config: Config) -> Self {
-        Cubic {
-            config,
-            w_max: 0.0,
-            cwnd_prior: 0.0,
-            k: 0.0,
-            epoch: None,
-            after_timeout: false,
-            loss_cwnd: Cell::new(None),
-        }
+        Cubic { config, w_max: 0.0, cwnd_prior: 0.0, k: 0.0, epoch: None, after_timeout: false, loss_cwnd: Cell::new(None) }
     }
 }
 
@@ -166,11 +157,8 @@ impl CongestionControl for Cubic {
             CongState::Recovery => {
                 if let Some(cwnd) = self.loss_cwnd.take() {
                     // 4.7 fast convergence, then 4.6.
-                    self.w_max = if self.config.fast_convergence && cwnd < self.w_max {
-                        cwnd * (1.0 + self.config.beta) / 2.0
-                    } else {
-                        cwnd
-                    };
+                    self.w_max =
+                        if self.config.fast_convergence && cwnd < self.w_max { cwnd * (1.0 + self.config.beta) / 2.0 } else { cwnd };
                     self.cwnd_prior = cwnd;
                     self.epoch = None;
                     self.after_timeout = false;
@@ -216,11 +204,7 @@ impl CongestionControl for Cubic {
     }
 
     fn metrics(&self) -> Vec<(&'static str, f64)> {
-        vec![
-            ("cubic_w_max", self.w_max),
-            ("cubic_k_s", self.k),
-            ("cubic_w_est", self.epoch.map_or(0.0, |e| e.w_est)),
-        ]
+        vec![("cubic_w_max", self.w_max), ("cubic_k_s", self.k), ("cubic_w_est", self.epoch.map_or(0.0, |e| e.w_est))]
     }
 }
 
@@ -256,7 +240,7 @@ mod tests {
     fn window_curve_from_the_rfc_formula() {
         let mut s = after_loss_at_36();
         s.ack_n(1); // the stage begins: cwnd_epoch = 25.2
-        // K = cbrt((36 - 25.2) / 0.4) = cbrt(27) = 3 s.
+                    // K = cbrt((36 - 25.2) / 0.4) = cbrt(27) = 3 s.
         close(s.cc.k(), 3.0);
         // W(t) = 0.4 (t - 3)^3 + 36:
         // t = 0: 0.4 * -27 + 36 = 25.2; t = 1: 0.4 * -8 + 36 = 32.8;

@@ -13,7 +13,6 @@
 use super::{reno_slow_start, CongestionControl, TcpState};
 use serde::{Deserialize, Serialize};
 
-
 /// FeW parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -29,7 +29,6 @@
 use super::{reno_slow_start, CongestionControl, LossKind, TcpState};
 use serde::{Deserialize, Serialize};
 
-
 /// Scalable TCP parameters (Kelly 2003, section 2; seed 004 section II.B.3:
 /// "typical values ... a = 0.01 and b = 0.875").
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

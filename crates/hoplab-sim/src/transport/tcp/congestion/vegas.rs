@@ -54,7 +54,6 @@ pub enum DiffFormula {
     Brakmo,
 }
 
-
 /// Vegas parameters (Linux `tcp_vegas.c` module parameters).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -33,7 +33,6 @@ use super::{reno_increase, reno_slow_start, CongState, CongestionControl, LossKi
 use crate::time::SimDuration;
 use serde::{Deserialize, Serialize};
 
-
 /// Veno parameters (Fu & Liew 2003 section III; `tcp_veno.c`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -51,11 +50,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config {
-            beta: 3.0,
-            random_loss_factor: 0.8,
-            congestion_loss_factor: 0.5,
-        }
+        Config { beta: 3.0, random_loss_factor: 0.8, congestion_loss_factor: 0.5 }
     }
 }
 
@@ -102,11 +97,7 @@ impl CongestionControl for Veno {
     }
 
     fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
-        let factor = if self.backlog < self.config.beta {
-            self.config.random_loss_factor
-        } else {
-            self.config.congestion_loss_factor
-        };
+        let factor = if self.backlog < self.config.beta { self.config.random_loss_factor } else { self.config.congestion_loss_factor };
         (state.cwnd * factor).max(2.0)
     }
 

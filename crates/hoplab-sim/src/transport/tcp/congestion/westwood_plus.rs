@@ -41,7 +41,6 @@ pub enum Filter {
     None,
 }
 
-
 /// Westwood+ parameters (ns-3 `TcpWestwoodPlus`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
