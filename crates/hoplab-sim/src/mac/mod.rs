@@ -38,6 +38,9 @@ pub mod service;
 pub mod stats;
 pub mod timing;
 
+#[cfg(test)]
+mod tests;
+
 pub use crate::wire::ieee80211::{Frame, FrameKind, BROADCAST};
 pub use hop_control::{HopControl, HopControlKind, RtsAnswer};
 pub use stats::MacStats;
