@@ -11,6 +11,7 @@ __all__ = [
     "bench_scenario",
     "config_hash",
     "drop_causes",
+    "report_fields",
     "simulate",
     "validate",
     "version",
@@ -33,6 +34,10 @@ def config_hash(config_json: str) -> str:
 
 def drop_causes() -> list[str]:
     """Every loss cause the core reports, in report order."""
+
+def report_fields() -> dict[str, list[str]]:
+    """The field names of each part of the run report: "run" (top level),
+    "routing", "flows", "nodes", "series"."""
 
 def simulate(config_json: str, seed: int | None = None, series: bool = False, wall_limit_s: float | None = None) -> str:
     """Run a scenario (JSON); return the run report as JSON; give it up

@@ -106,6 +106,13 @@ fn drop_causes() -> Vec<&'static str> {
     api::drop_causes()
 }
 
+/// The field names of each part of the run report: "run" (top level),
+/// "routing", "flows", "nodes", "series".
+#[pyfunction]
+fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> {
+    api::report_fields()
+}
+
 /// Run a scenario given as JSON; return the run report as JSON. `seed`
 /// overrides the scenario's seed; `series` adds the time series;
 /// `wall_limit_s` gives the run up (SimulationError) after that many
@@ -168,6 +175,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
     m.add_function(wrap_pyfunction!(config_hash, m)?)?;
     m.add_function(wrap_pyfunction!(drop_causes, m)?)?;
+    m.add_function(wrap_pyfunction!(report_fields, m)?)?;
     m.add_function(wrap_pyfunction!(bench_engine, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

@@ -65,6 +65,11 @@ pub fn drop_causes() -> Vec<&'static str> {
     crate::loss::DropCause::ALL.iter().map(|c| c.name()).collect()
 }
 
+/// The field names of each part of the run report (`stats::report::field_names`).
+pub fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> {
+    crate::stats::report::field_names()
+}
+
 /// Run a scenario. `seed` overrides the scenario's seed when given.
 pub fn simulate(config_json: &str, seed: Option<u64>, options: RunOptions) -> Result<RunReport, ApiError> {
     let mut scenario = Scenario::from_json(config_json)?;

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct RunReport {
     pub name: String,
     pub version: String,
@@ -72,7 +72,7 @@ pub struct RoutingReport {
     pub errors_rate_limited: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct FlowReport {
     pub id: u32,
     pub src: u32,
@@ -133,7 +133,7 @@ pub struct FlowReport {
     pub route_breaks: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct NodeReport {
     pub id: u32,
     pub x_m: f64,
@@ -185,7 +185,7 @@ pub struct NodeReport {
     pub routing_drops: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct SeriesRow {
     pub time_s: f64,
     /// "flow" or "node".
@@ -193,4 +193,40 @@ pub struct SeriesRow {
     pub id: u32,
     pub metric: String,
     pub value: f64,
+}
+
+/// The field names of each part of the report, as the JSON spells them
+/// (sorted): "run" (the top level), "routing", "flows", "nodes", "series".
+/// What the Python side reads instead of keeping its own list.
+pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
+    fn keys<T: Serialize>(value: &T) -> Vec<String> {
+        match serde_json::to_value(value) {
+            Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        }
+    }
+    // The optional parts present, so that their keys are listed too.
+    let run = RunReport { series: Some(Vec::new()), warnings: vec![String::new()], ..RunReport::default() };
+    BTreeMap::from([
+        ("run", keys(&run)),
+        ("routing", keys(&RoutingReport::default())),
+        ("flows", keys(&FlowReport::default())),
+        ("nodes", keys(&NodeReport::default())),
+        ("series", keys(&SeriesRow::default())),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn field_names_list_every_key_of_a_report() {
+        let names = field_names();
+        assert!(names["run"].contains(&"series".to_string()) && names["run"].contains(&"warnings".to_string()));
+        assert!(names["flows"].contains(&"losses".to_string()));
+        assert!(names["nodes"].contains(&"routing_messages_sent".to_string()));
+        assert!(names["routing"].contains(&"messages_sent".to_string()));
+        assert_eq!(names["series"], ["entity", "id", "metric", "time_s", "value"]);
+    }
 }
