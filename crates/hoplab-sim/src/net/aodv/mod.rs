@@ -309,6 +309,9 @@ impl Routing for AodvNode {
 }
 
 #[cfg(test)]
+mod node_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
