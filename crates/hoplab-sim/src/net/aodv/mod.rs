@@ -12,8 +12,6 @@
 //!
 //! Files, one concern each (as ns-3's `src/aodv`):
 //! - `config.rs`: the parameters of section 10 and the options;
-//! - `seqno.rs`: sequence numbers and their wrapping comparison (6.1);
-//! - `packet.rs`: RREQ, RREP (and HELLO), RERR formats and sizes (5);
 //! - `table.rs`: the routing table and its update rules (6.1, 6.2, 6.7, 6.11);
 //! - `id_cache.rs`: the RREQ id cache (6.3, 6.5);
 //! - `request_queue.rs`: packets waiting for a route (6.3);
@@ -25,7 +23,10 @@
 //! - `maintenance.rs`: link breaks, RERR (6.11), HELLO timer (6.9);
 //! - `forward.rs`: data packets (route_output / route_input, 6.2).
 //!
-//! The message formats are in `wire::aodv`.
+//! - `node_tests.rs`: one node driven through the trait, no World.
+//!
+//! The message formats (RREQ, RREP and HELLO, RERR; section 5) are in
+//! `wire::aodv`, the wrapping sequence numbers (6.1) in `wire::seqno`.
 //!
 //! Control packets are `PacketKind::Control` (they jump the interface
 //! queue); RREQ, RERR and HELLO are broadcast (no RTS/CTS, basic rate),
