@@ -8,7 +8,7 @@ import json
 import pytest
 
 from hoplab.cli import _print_summary
-from hoplab.run import DROP_CAUSES, SERIES_COLUMNS, RunResult
+from hoplab.run import _FLATTENED, DROP_CAUSES, REPORT_FIELDS, SERIES_COLUMNS, RunResult
 
 
 def node(node_id: int, **fields: object) -> dict[str, object]:
@@ -89,3 +89,18 @@ def test_summary_shows_flows_and_busy_nodes(capsys: pytest.CaptureFixture[str]) 
     assert "400.5" in out and "35.25" in out and "queue_overflow 15, retry_limit 2" in out
     assert "a_new_cause 1, retry_limit 2" in out
     assert "(1 node(s) sent nothing" in out
+
+
+def test_the_python_side_names_only_fields_the_core_reports() -> None:
+    assert sorted(SERIES_COLUMNS) == REPORT_FIELDS["series"]
+    for field in _FLATTENED:
+        assert field in REPORT_FIELDS["flows"] or field in REPORT_FIELDS["nodes"], field
+
+
+def test_a_report_without_flows_or_nodes_still_has_their_columns() -> None:
+    empty = RunResult(json.dumps({**REPORT, "flows": [], "nodes": []}))
+    flows, nodes = empty.flows, empty.nodes
+    assert flows.empty and nodes.empty
+    assert {"goodput_kbps", "mean_delay_ms", "loss_retry_limit", "ack_loss_no_route"} <= set(flows.columns)
+    assert "losses" not in flows.columns
+    assert {"mac_service_time_ms", "drop_queue_overflow"} <= set(nodes.columns) and "drops" not in nodes.columns

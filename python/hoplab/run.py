@@ -37,7 +37,7 @@ from hoplab.scenario import Scenario, check_seed, load_scenario
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DROP_CAUSES", "RunResult", "run"]
+__all__ = ["DROP_CAUSES", "REPORT_FIELDS", "RunResult", "run"]
 
 #: Every cause of a dropped packet (docs/metrics.md, "Loss causes"), as the
 #: core names them.
@@ -56,10 +56,21 @@ _FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
 SERIES_COLUMNS = ("time_s", "entity", "id", "metric", "value")
 
 
-def _flatten(rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """Rows of the report to a DataFrame, map fields flattened (see module doc)."""
+#: The field names of each part of the report ("run", "routing", "flows",
+#: "nodes", "series"), as the core reports them.
+REPORT_FIELDS: dict[str, list[str]] = _core.report_fields()
+
+
+def _flatten(rows: list[dict[str, Any]], part: str) -> pd.DataFrame:
+    """Rows of the report's `part` ("flows" or "nodes") to a DataFrame, map
+    fields flattened (see module doc); no rows give the columns all the same."""
     import pandas as pd
 
+    if not rows:
+        rows_fields = [f for f in REPORT_FIELDS[part] if f not in _FLATTENED]
+        columns = rows_fields + [prefix + key for field, (prefix, always) in _FLATTENED.items()
+                                 if field in REPORT_FIELDS[part] for key in sorted(always)]
+        return pd.DataFrame(columns=columns)
     maps = {field: spec for field, spec in _FLATTENED.items() if any(field in row for row in rows)}
     scalar_rows = [{k: v for k, v in row.items() if k not in maps} for row in rows]
     frame = pd.DataFrame(scalar_rows)
@@ -110,12 +121,12 @@ class RunResult:
     @property
     def flows(self) -> pd.DataFrame:
         """One row per flow; `losses` as `loss_<cause>` columns."""
-        return _flatten(self._report["flows"])
+        return _flatten(self._report["flows"], "flows")
 
     @property
     def nodes(self) -> pd.DataFrame:
         """One row per node; `drops` as `drop_<cause>`, `frames_sent` as `frames_sent_<kind>`."""
-        return _flatten(self._report["nodes"])
+        return _flatten(self._report["nodes"], "nodes")
 
     @property
     def series(self) -> pd.DataFrame:
