@@ -59,6 +59,7 @@ def test_set_dotted_keys_and_list_indices(small_chain: Path) -> None:
     normalised = scenario.validate()
     assert normalised["mac"]["queue_packets"] == 20
     assert normalised["radio"]["cs_range_m"] == 550.0
+    assert normalised["radio"]["cs_threshold_w"] == pytest.approx(1.559e-11, rel=1e-3), "the threshold it gives"
 
 
 @pytest.mark.parametrize(

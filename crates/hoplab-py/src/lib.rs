@@ -35,10 +35,7 @@ enum Failure {
 }
 
 /// Run `f` with the interpreter detached, turning a panic into a value.
-fn detached<T: Send>(
-    py: Python<'_>,
-    f: impl FnOnce() -> Result<T, ApiError> + Send,
-) -> Result<T, Failure> {
+fn detached<T: Send>(py: Python<'_>, f: impl FnOnce() -> Result<T, ApiError> + Send) -> Result<T, Failure> {
     py.detach(|| match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(error)) => Err(Failure::Api(error)),
@@ -62,12 +59,8 @@ fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
             }
             err
         }
-        Failure::Api(error @ ApiError::Simulation(_)) => {
-            SimulationError::new_err(error.to_string())
-        }
-        Failure::Panic(message) => {
-            SimulationError::new_err(format!("internal error (panic): {message}"))
-        }
+        Failure::Api(error @ ApiError::Simulation(_)) => SimulationError::new_err(error.to_string()),
+        Failure::Panic(message) => SimulationError::new_err(format!("internal error (panic): {message}")),
     }
 }
 
@@ -77,10 +70,7 @@ fn bench_dict<'py>(py: Python<'py>, figure: BenchFigure) -> PyResult<Bound<'py, 
     dict.set_item("events", figure.events)?;
     dict.set_item("wall_seconds", figure.wall_seconds)?;
     dict.set_item("events_per_second", figure.events_per_second)?;
-    dict.set_item(
-        "sim_seconds_per_wall_second",
-        figure.sim_seconds_per_wall_second,
-    )?;
+    dict.set_item("sim_seconds_per_wall_second", figure.sim_seconds_per_wall_second)?;
     Ok(dict)
 }
 
@@ -119,47 +109,28 @@ fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> {
 /// wall-clock seconds.
 #[pyfunction]
 #[pyo3(signature = (config_json, seed=None, series=false, wall_limit_s=None))]
-fn simulate(
-    py: Python<'_>,
-    config_json: &str,
-    seed: Option<u64>,
-    series: bool,
-    wall_limit_s: Option<f64>,
-) -> PyResult<String> {
+fn simulate(py: Python<'_>, config_json: &str, seed: Option<u64>, series: bool, wall_limit_s: Option<f64>) -> PyResult<String> {
     let wall_limit = match wall_limit_s {
         None => None,
         Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Some(std::time::Duration::from_secs_f64(s)),
-        Some(s) => {
-            return Err(PyValueError::new_err(format!(
-                "wall_limit_s: must be a positive number of seconds, got {s}"
-            )))
-        }
+        Some(s) => return Err(PyValueError::new_err(format!("wall_limit_s: must be a positive number of seconds, got {s}"))),
     };
     let config_json = config_json.to_owned();
-    detached(py, move || {
-        api::simulate_json(&config_json, seed, RunOptions { series, wall_limit })
-    })
-    .map_err(|f| to_pyerr(py, f))
+    detached(py, move || api::simulate_json(&config_json, seed, RunOptions { series, wall_limit })).map_err(|f| to_pyerr(py, f))
 }
 
 /// The engine micro-benchmark (schedule, cancel, pop `events` events).
 #[pyfunction]
 fn bench_engine(py: Python<'_>, events: u64) -> PyResult<Bound<'_, PyDict>> {
-    let figure =
-        detached(py, move || Ok(api::bench_engine(events))).map_err(|f| to_pyerr(py, f))?;
+    let figure = detached(py, move || Ok(api::bench_engine(events))).map_err(|f| to_pyerr(py, f))?;
     bench_dict(py, figure)
 }
 
 /// Time one run of a scenario given as JSON.
 #[pyfunction]
-fn bench_scenario<'py>(
-    py: Python<'py>,
-    name: &str,
-    config_json: &str,
-) -> PyResult<Bound<'py, PyDict>> {
+fn bench_scenario<'py>(py: Python<'py>, name: &str, config_json: &str) -> PyResult<Bound<'py, PyDict>> {
     let (name, config_json) = (name.to_owned(), config_json.to_owned());
-    let figure = detached(py, move || api::bench_scenario(&name, &config_json))
-        .map_err(|f| to_pyerr(py, f))?;
+    let figure = detached(py, move || api::bench_scenario(&name, &config_json)).map_err(|f| to_pyerr(py, f))?;
     bench_dict(py, figure)
 }
 

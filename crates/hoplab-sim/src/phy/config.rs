@@ -1,6 +1,7 @@
 //! `[radio]`: the radio and PHY parameters of every node (one radio
 //! configuration for all, as ns-2's `WirelessPhy`).
 
+use super::propagation::RadioModel;
 use crate::config::{non_negative, positive, ConfigError};
 use serde::{Deserialize, Serialize};
 
@@ -39,13 +40,18 @@ pub struct RadioConfig {
     pub antenna_height_m: f64,
     /// ns-2's system loss factor L (1.0: none).
     pub system_loss: f64,
-    /// Decoding range; sets the receive threshold. Exclusive with `rx_threshold_w`.
+    /// Decoding range: sets the receive threshold (the power received at
+    /// this distance). Give it or `rx_threshold_w`; the normalised scenario
+    /// names both, each computed from the other.
     pub tx_range_m: Option<f64>,
-    /// Carrier-sense range; sets the carrier-sense threshold. Exclusive with `cs_threshold_w`.
+    /// Carrier-sense range: sets the carrier-sense threshold. Give it or
+    /// `cs_threshold_w`; the normalised scenario names both.
     pub cs_range_m: Option<f64>,
-    /// ns-2 RXThresh_. Default 3.652e-10 W (250 m with the default radio).
+    /// ns-2 RXThresh_: frames received at or above it can be decoded.
+    /// Default 3.652e-10 W (250 m with the default radio).
     pub rx_threshold_w: Option<f64>,
-    /// ns-2 CSThresh_. Default 1.559e-11 W (550 m with the default radio).
+    /// ns-2 CSThresh_: frames below it are not felt at all. Default
+    /// 1.559e-11 W (550 m with the default radio).
     pub cs_threshold_w: Option<f64>,
     /// ns-2 CPThresh_: a frame being received survives a newcomer this much weaker.
     pub capture_threshold_db: f64,
@@ -85,12 +91,6 @@ impl RadioConfig {
             return Err(ConfigError::new("radio.system_loss", "must be >= 1"));
         }
         non_negative("radio.capture_threshold_db", self.capture_threshold_db)?;
-        if self.tx_range_m.is_some() && self.rx_threshold_w.is_some() {
-            return Err(ConfigError::new("radio.tx_range_m", "give either tx_range_m or rx_threshold_w, not both"));
-        }
-        if self.cs_range_m.is_some() && self.cs_threshold_w.is_some() {
-            return Err(ConfigError::new("radio.cs_range_m", "give either cs_range_m or cs_threshold_w, not both"));
-        }
         for (key, v) in [
             ("radio.tx_range_m", self.tx_range_m),
             ("radio.cs_range_m", self.cs_range_m),
@@ -101,11 +101,50 @@ impl RadioConfig {
                 positive(key, v)?;
             }
         }
-        if let (Some(tx), Some(cs)) = (self.tx_range_m, self.cs_range_m) {
-            if cs < tx {
-                return Err(ConfigError::new("radio.cs_range_m", format!("must be >= tx_range_m ({tx}), got {cs}")));
+        // Both a range and its threshold: they must name the same power
+        // (as the normalised scenario does). Relative 1e-9: a range printed
+        // and read back agrees to the last few bits.
+        let model = RadioModel::from_config(&RadioConfig { tx_range_m: None, cs_range_m: None, ..self.clone() });
+        for (range_key, range, threshold_key, threshold) in [
+            ("radio.tx_range_m", self.tx_range_m, "rx_threshold_w", self.rx_threshold_w),
+            ("radio.cs_range_m", self.cs_range_m, "cs_threshold_w", self.cs_threshold_w),
+        ] {
+            if let (Some(range), Some(threshold)) = (range, threshold) {
+                let at_range = model.received_power_w(range);
+                if (at_range - threshold).abs() > 1e-9 * threshold {
+                    return Err(ConfigError::new(
+                        range_key,
+                        format!(
+                            "{range} m gives a threshold of {at_range:e} W, but {threshold_key} is {threshold:e} W ({} m); give one of the two",
+                            model.range_for_threshold_m(threshold)
+                        ),
+                    ));
+                }
             }
         }
+        if model.cs_threshold_w > model.rx_threshold_w {
+            return Err(ConfigError::new(
+                if self.cs_range_m.is_some() { "radio.cs_range_m" } else { "radio.cs_threshold_w" },
+                format!(
+                    "carrier sense must reach at least as far as decoding: {} m (cs_threshold_w {:e} W) against {} m (rx_threshold_w {:e} W)",
+                    model.cs_range_m(),
+                    model.cs_threshold_w,
+                    model.tx_range_m(),
+                    model.rx_threshold_w
+                ),
+            ));
+        }
         Ok(())
+    }
+
+    /// Name the effective ranges and thresholds (each from the other, or
+    /// the defaults), so that the normalised scenario shows what the radio
+    /// uses. Call after [`validate`](Self::validate).
+    pub fn normalize(&mut self) {
+        let model = RadioModel::from_config(self);
+        self.rx_threshold_w = Some(model.rx_threshold_w);
+        self.cs_threshold_w = Some(model.cs_threshold_w);
+        self.tx_range_m = Some(model.tx_range_m());
+        self.cs_range_m = Some(model.cs_range_m());
     }
 }

@@ -7,6 +7,12 @@ use super::config::{Propagation, RadioConfig};
 /// Speed of light, m/s.
 pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
 
+/// ns-2's RXThresh_ default: 250 m with the default radio (two-ray ground,
+/// 0.2818 W, 914 MHz, 1.5 m antennas).
+pub const DEFAULT_RX_THRESHOLD_W: f64 = 3.652e-10;
+/// ns-2's CSThresh_ default: 550 m with the default radio.
+pub const DEFAULT_CS_THRESHOLD_W: f64 = 1.559e-11;
+
 /// The radio of every node (ns-2: one `WirelessPhy` configuration for all).
 #[derive(Debug, Clone)]
 pub struct RadioModel {
@@ -31,19 +37,21 @@ impl RadioModel {
             wavelength_m: SPEED_OF_LIGHT_MPS / radio.frequency_hz,
             antenna_height_m: radio.antenna_height_m,
             system_loss: radio.system_loss,
-            rx_threshold_w: 3.652e-10,
-            cs_threshold_w: 1.559e-11,
+            rx_threshold_w: DEFAULT_RX_THRESHOLD_W,
+            cs_threshold_w: DEFAULT_CS_THRESHOLD_W,
             capture_ratio: 10f64.powf(radio.capture_threshold_db / 10.0),
         };
-        model.rx_threshold_w = match (radio.tx_range_m, radio.rx_threshold_w) {
-            (Some(range), _) => model.received_power_w(range),
-            (None, Some(w)) => w,
-            (None, None) => 3.652e-10,
+        // A threshold given wins over a range: the normalised scenario
+        // names both, the threshold computed from the range given.
+        model.rx_threshold_w = match (radio.rx_threshold_w, radio.tx_range_m) {
+            (Some(w), _) => w,
+            (None, Some(range)) => model.received_power_w(range),
+            (None, None) => DEFAULT_RX_THRESHOLD_W,
         };
-        model.cs_threshold_w = match (radio.cs_range_m, radio.cs_threshold_w) {
-            (Some(range), _) => model.received_power_w(range),
-            (None, Some(w)) => w,
-            (None, None) => 1.559e-11,
+        model.cs_threshold_w = match (radio.cs_threshold_w, radio.cs_range_m) {
+            (Some(w), _) => w,
+            (None, Some(range)) => model.received_power_w(range),
+            (None, None) => DEFAULT_CS_THRESHOLD_W,
         };
         model
     }

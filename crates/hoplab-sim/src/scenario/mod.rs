@@ -106,15 +106,20 @@ impl Scenario {
             let key = if key == "." { String::new() } else { key };
             unnest(key, &e.inner().to_string())
         })?;
+        // The radio's own keys first: normalising names its effective
+        // ranges, and an error is to name the key the user wrote.
+        scenario.radio.validate()?;
         scenario.normalize();
         scenario.validate()?;
         Ok(scenario)
     }
 
-    /// Fill the defaults that depend on other keys (AODV's parameters when
-    /// protocol = "aodv", TCP flows' congestion controller), so that the
+    /// Fill the defaults that depend on other keys (the radio's ranges and
+    /// thresholds, AODV's parameters when protocol = "aodv", TCP flows'
+    /// congestion controller), so that the
     /// normalised scenario names every value used.
     pub fn normalize(&mut self) {
+        self.radio.normalize();
         self.routing.normalize();
         for flow in &mut self.flows {
             if flow.transport == Transport::Tcp && flow.cc.is_none() {

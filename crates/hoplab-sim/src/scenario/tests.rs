@@ -113,3 +113,35 @@ fn normalising_twice_changes_nothing() {
     assert_eq!(again, s);
     assert_eq!(again.to_json(), s.to_json());
 }
+
+#[test]
+fn the_normalised_radio_names_its_effective_ranges_and_thresholds() {
+    let chain = r#""topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}"#;
+    // Defaults: ns-2's thresholds, and the ranges they give (250 m, 550 m).
+    let s = parse(&format!("{{{chain}}}")).unwrap();
+    assert_eq!((s.radio.rx_threshold_w, s.radio.cs_threshold_w), (Some(3.652e-10), Some(1.559e-11)));
+    let (tx, cs) = (s.radio.tx_range_m.unwrap(), s.radio.cs_range_m.unwrap());
+    assert!((tx - 250.0).abs() < 0.1 && (cs - 550.0).abs() < 0.2, "{tx} {cs}");
+    // A range given: the threshold is the power received there (two-ray
+    // ground: Pt ht^4 / d^4), and the range is kept as written.
+    let s = parse(&format!(r#"{{{chain}, "radio": {{"tx_range_m": 300}}}}"#)).unwrap();
+    let two_ray_300 = 0.281_838_15 * 1.5f64.powi(4) / 300f64.powi(4);
+    assert!((s.radio.rx_threshold_w.unwrap() / two_ray_300 - 1.0).abs() < 1e-12);
+    assert_eq!(s.radio.tx_range_m, Some(300.0));
+    // The normalised form reads back as itself, both keys named.
+    assert_eq!(parse(&s.to_json()).unwrap(), s);
+}
+
+#[test]
+fn a_range_and_a_threshold_that_disagree_are_an_error_naming_the_range() {
+    let e = parse(
+        r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "radio": {"tx_range_m": 300, "rx_threshold_w": 3.652e-10}}"#,
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "radio.tx_range_m");
+    assert!(e.message.contains("but rx_threshold_w is 3.652e-10 W"), "{e}");
+    let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "radio": {"tx_range_m": 300, "cs_range_m": 280}}"#)
+        .unwrap_err();
+    assert_eq!(e.key, "radio.cs_range_m");
+    assert!(e.message.starts_with("carrier sense must reach at least as far as decoding: 280"), "{e}");
+}
