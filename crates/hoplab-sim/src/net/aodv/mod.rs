@@ -23,7 +23,7 @@
 //! - `maintenance.rs`: link breaks, RERR (6.11), HELLO timer (6.9);
 //! - `forward.rs`: data packets (route_output / route_input, 6.2).
 //!
-//! - `node_tests.rs`: one node driven through the trait, no World.
+//! - `node_tests/`: one node driven through the trait, no World.
 //!
 //! The message formats (RREQ, RREP and HELLO, RERR; section 5) are in
 //! `wire::aodv`, the wrapping sequence numbers (6.1) in `wire::seqno`.

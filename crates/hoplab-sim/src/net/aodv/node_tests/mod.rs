@@ -1,0 +1,427 @@
+//! Frame-level unit tests of one node's AODV, without a World.
+//!
+//! A [`Node`] drives a single [`AodvNode`] through the [`Routing`] trait
+//! exactly as `world/network.rs` does (a `RoutingContext` with its own uid
+//! counter, a clock that only goes forward) and hands back the
+//! [`RoutingOutput`]s of each step as a [`Trace`], decoded for assertions:
+//! the RREQ / RREP / RERR sent (with their IP TTL and next hop), data sent,
+//! drops with their cause, timers with their deadlines, buffer changes,
+//! refills and broken links. Received control packets are built as
+//! `send_control` builds them (a `Control` packet on UDP, the message in
+//! `RoutingHeader::Aodv`).
+//!
+//! Expected values are written out, from RFC 3561 and the defaults
+//! (NODE_TRAVERSAL_TIME 40 ms, NET_DIAMETER 35, TTL_START 1,
+//! TTL_INCREMENT 2, TTL_THRESHOLD 7, TIMEOUT_BUFFER 2, RREQ_RETRIES 2,
+//! ACTIVE_ROUTE_TIMEOUT 3 s, MY_ROUTE_TIMEOUT 6 s, NET_TRAVERSAL_TIME
+//! 2.8 s, DELETE_PERIOD 15 s, RREQ/RERR rate limits 10 per second), and
+//! from the decisions `mod.rs` documents where the RFC leaves room. Never
+//! computed by the code under test.
+
+use super::{AodvConfig, AodvNode, AodvTimer, SeqNumber, CONTROL_FLOW};
+use crate::engine::{Outputs, RngStreams, StreamPurpose};
+use crate::loss::DropCause;
+use crate::net::aodv::table::{RouteEntry, RouteState};
+use crate::net::routing::{Routing, RoutingContext, RoutingOutput};
+use crate::time::{SimDuration, SimTime};
+use crate::wire::aodv::{AodvMessage, Rerr, Rrep, Rreq};
+use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
+
+// ---------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------
+
+/// Milliseconds since the start of the run.
+fn ms(v: u64) -> SimTime {
+    SimTime(v * 1_000_000)
+}
+
+fn n(i: u32) -> NodeId {
+    NodeId(i)
+}
+
+/// A UDP data packet of flow 0 from `src` to `dst`.
+fn data(uid: u64, src: u32, dst: u32) -> Packet {
+    Packet {
+        uid,
+        kind: PacketKind::Data,
+        flow: 0,
+        sequence: uid,
+        src: n(src),
+        dst: n(dst),
+        payload_bytes: 512,
+        header_bytes: UDP_HEADER_BYTES + IP_HEADER_BYTES,
+        created: SimTime::ZERO,
+        ttl: 64,
+        transport: TransportHeader::Udp,
+        routing: RoutingHeader::None,
+    }
+}
+
+/// A routing packet as `send_control` builds it: `from` sends `message`
+/// to `to` (a neighbour or broadcast) with IP TTL `ttl`.
+fn control_packet(uid: u64, from: NodeId, to: NodeId, message: AodvMessage, ttl: u8, at: SimTime) -> Packet {
+    Packet {
+        uid,
+        kind: PacketKind::Control,
+        flow: CONTROL_FLOW,
+        sequence: 0,
+        src: from,
+        dst: to,
+        payload_bytes: message.buffer_len(),
+        header_bytes: UDP_HEADER_BYTES + IP_HEADER_BYTES,
+        created: at,
+        ttl,
+        transport: TransportHeader::Udp,
+        routing: RoutingHeader::Aodv(message),
+    }
+}
+
+/// A RREQ from `orig` (its sequence number `orig_seq`, RREQ ID `id`) for
+/// `dst`, asking for `dst_seq` (None: unknown, the 'U' flag), having
+/// crossed `hop_count` hops.
+fn rreq(orig: u32, orig_seq: u32, id: u32, dst: u32, dst_seq: Option<u32>, hop_count: u8) -> Rreq {
+    Rreq {
+        gratuitous: false,
+        destination_only: false,
+        unknown_seq: dst_seq.is_none(),
+        hop_count,
+        id,
+        dst: n(dst),
+        dst_seq: SeqNumber(dst_seq.unwrap_or(0)),
+        orig: n(orig),
+        orig_seq: SeqNumber(orig_seq),
+    }
+}
+
+/// A RREP for the route to `dst` (sequence number `dst_seq`, `hop_count`
+/// hops from the sender) answering `orig`.
+fn rrep(dst: u32, dst_seq: u32, hop_count: u8, orig: u32, lifetime_ms: u32) -> Rrep {
+    Rrep { ack_required: false, hop_count, dst: n(dst), dst_seq: SeqNumber(dst_seq), orig: n(orig), lifetime_ms }
+}
+
+/// A RERR listing (destination, sequence number) pairs; 'N' if `no_delete`.
+fn rerr(unreachable: &[(u32, u32)], no_delete: bool) -> Rerr {
+    let mut e = Rerr::new(no_delete);
+    for &(dst, seq) in unreachable {
+        assert!(e.push(n(dst), SeqNumber(seq)));
+    }
+    e
+}
+
+/// What `Node::control` accepts.
+trait IntoMessage {
+    fn into_message(self) -> AodvMessage;
+}
+impl IntoMessage for AodvMessage {
+    fn into_message(self) -> AodvMessage {
+        self
+    }
+}
+impl IntoMessage for Rreq {
+    fn into_message(self) -> AodvMessage {
+        AodvMessage::Rreq(self)
+    }
+}
+impl IntoMessage for Rrep {
+    fn into_message(self) -> AodvMessage {
+        AodvMessage::Rrep(self)
+    }
+}
+impl IntoMessage for Rerr {
+    fn into_message(self) -> AodvMessage {
+        AodvMessage::Rerr(self)
+    }
+}
+
+/// One node's AODV and what surrounds it in the world: its identity, the
+/// run's packet uids, the clock.
+struct Node {
+    aodv: AodvNode,
+    id: NodeId,
+    next_uid: u64,
+    /// Uids of the packets the tests make up (received control packets).
+    next_test_uid: u64,
+    now: SimTime,
+}
+
+impl Node {
+    fn new(id: u32) -> Node {
+        Node::with(id, AodvConfig::default())
+    }
+
+    fn with(id: u32, config: AodvConfig) -> Node {
+        let rng = RngStreams::new(1).stream(StreamPurpose::Routing, id as u64);
+        Node { aodv: AodvNode::new(config, rng), id: n(id), next_uid: 1_000_000, next_test_uid: 2_000_000, now: SimTime::ZERO }
+    }
+
+    /// One step at `t`, with a context as the world gives it. Every control
+    /// packet the node sends is checked to be built as a routing packet of
+    /// this node addressed to its next hop.
+    fn step(&mut self, t: SimTime, f: impl FnOnce(&mut AodvNode, &mut RoutingContext, &mut Outputs<RoutingOutput>)) -> Trace {
+        assert!(t >= self.now, "the clock goes forward ({t} after {})", self.now);
+        self.now = t;
+        let mut out = Outputs::new();
+        let mut ctx = RoutingContext { node: self.id, next_uid: &mut self.next_uid, warmup: SimTime::ZERO };
+        f(&mut self.aodv, &mut ctx, &mut out);
+        for o in &out {
+            if let RoutingOutput::Send { packet, next_hop } = o {
+                if let Some(m) = packet.aodv() {
+                    assert_eq!(packet.kind, PacketKind::Control, "{o:?}");
+                    assert_eq!(packet.flow, CONTROL_FLOW, "{o:?}");
+                    assert_eq!((packet.src, packet.dst), (self.id, *next_hop), "{o:?}");
+                    assert_eq!(packet.size_bytes(), m.buffer_len() + 28, "{o:?}: the message over UDP (8) and IP (20)");
+                }
+            }
+        }
+        Trace(out.into_vec())
+    }
+
+    /// The transport hands down a packet this node originates.
+    fn originate(&mut self, t: SimTime, packet: Packet) -> Trace {
+        self.step(t, |a, ctx, out| a.route_output(t, packet, ctx, out))
+    }
+
+    /// A data packet from neighbour `from` to forward.
+    fn forward(&mut self, t: SimTime, packet: Packet, from: u32) -> Trace {
+        self.step(t, |a, ctx, out| a.route_input(t, packet, n(from), ctx, out))
+    }
+
+    /// A routing packet from neighbour `from`, received with IP TTL `ttl`
+    /// (RREQ, RERR and HELLO broadcast, RREP unicast to this node).
+    fn control(&mut self, t: SimTime, from: u32, message: impl IntoMessage, ttl: u8) -> Trace {
+        let message = message.into_message();
+        let to = match message {
+            AodvMessage::Rrep(r) if !r.is_hello() => self.id,
+            _ => NodeId::BROADCAST,
+        };
+        self.next_test_uid += 1;
+        let packet = control_packet(self.next_test_uid, n(from), to, message, ttl, t);
+        self.step(t, |a, ctx, out| a.on_control(t, packet, n(from), ctx, out))
+    }
+
+    fn timer(&mut self, t: SimTime, timer: AodvTimer) -> Trace {
+        self.step(t, |a, ctx, out| a.on_timer(t, timer.id(), ctx, out))
+    }
+
+    /// The MAC gave up on `packet` toward `next_hop`.
+    fn link_failure(&mut self, t: SimTime, packet: &Packet, next_hop: u32) -> Trace {
+        self.step(t, |a, _, out| a.on_link_failure(t, packet, n(next_hop), out))
+    }
+
+    /// The world answers `LinkBroken`: the MAC hands back what it queued
+    /// toward `neighbour`.
+    fn link_broken(&mut self, t: SimTime, neighbour: u32, failed: Option<&Packet>, queued: Vec<Packet>) -> Trace {
+        self.step(t, |a, ctx, out| a.on_link_broken(t, n(neighbour), failed, queued, ctx, out))
+    }
+
+    fn start(&mut self, t: SimTime) -> Trace {
+        self.step(t, |a, ctx, out| a.start(t, ctx, out))
+    }
+
+    /// The routing table entry for `dst` in any state, as of now.
+    fn route(&mut self, dst: u32) -> Option<RouteEntry> {
+        self.aodv.table.get(n(dst), self.now).cloned()
+    }
+
+    /// The next hop of the active route to `dst` at `t` (a look, not a step).
+    fn next_hop_at(&mut self, t: SimTime, dst: u32) -> Option<NodeId> {
+        self.aodv.next_hop(t, n(dst))
+    }
+
+    /// Uids of the data packets waiting for a route, oldest first.
+    fn buffered(&self) -> Vec<u64> {
+        self.aodv.buffered().map(|p| p.uid).collect()
+    }
+}
+
+/// The outputs of one step, in order.
+#[derive(Debug)]
+struct Trace(Vec<RoutingOutput>);
+
+impl Trace {
+    /// One word per output, in order: `buffer_changed`, `rreq`, `rrep`,
+    /// `hello`, `rerr`, `data`, `drop`, `timer`, `refill`, `link_broken`.
+    fn kinds(&self) -> Vec<&'static str> {
+        self.0
+            .iter()
+            .map(|o| match o {
+                RoutingOutput::Send { packet, .. } => packet.aodv().map_or("data", |m| m.name()),
+                RoutingOutput::Drop { .. } => "drop",
+                RoutingOutput::Timer { .. } => "timer",
+                RoutingOutput::LinkBroken { .. } => "link_broken",
+                RoutingOutput::BufferChanged => "buffer_changed",
+                RoutingOutput::SourceMayRefill { .. } => "refill",
+            })
+            .collect()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Control messages sent: (message, next hop, IP TTL).
+    fn controls(&self) -> Vec<(AodvMessage, NodeId, u8)> {
+        self.0
+            .iter()
+            .filter_map(|o| match o {
+                RoutingOutput::Send { packet, next_hop } => packet.aodv().map(|m| (*m, *next_hop, packet.ttl)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The RREQs sent, each checked to be broadcast: (RREQ, IP TTL).
+    fn rreqs(&self) -> Vec<(Rreq, u8)> {
+        self.controls()
+            .into_iter()
+            .filter_map(|(m, to, ttl)| match m {
+                AodvMessage::Rreq(q) => {
+                    assert_eq!(to, NodeId::BROADCAST, "a RREQ is broadcast (6.3, 6.5)");
+                    Some((q, ttl))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The only RREQ sent: (RREQ, IP TTL).
+    fn the_rreq(&self) -> (Rreq, u8) {
+        let r = self.rreqs();
+        assert_eq!(r.len(), 1, "one RREQ in {self:?}");
+        r[0]
+    }
+
+    /// The RREPs (HELLOs excluded) sent: (RREP, next hop).
+    fn rreps(&self) -> Vec<(Rrep, NodeId)> {
+        self.controls()
+            .into_iter()
+            .filter_map(|(m, to, _)| match m {
+                AodvMessage::Rrep(p) if !p.is_hello() => Some((p, to)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The only RREP sent: (RREP, next hop).
+    fn the_rrep(&self) -> (Rrep, NodeId) {
+        let r = self.rreps();
+        assert_eq!(r.len(), 1, "one RREP in {self:?}");
+        r[0]
+    }
+
+    /// The HELLOs sent: (message, next hop, IP TTL).
+    fn hellos(&self) -> Vec<(Rrep, NodeId, u8)> {
+        self.controls()
+            .into_iter()
+            .filter_map(|(m, to, ttl)| match m {
+                AodvMessage::Rrep(p) if p.is_hello() => Some((p, to, ttl)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The RERRs sent, each checked to be broadcast: (unreachable
+    /// (destination, sequence number) pairs, 'N' flag, IP TTL).
+    fn rerrs(&self) -> Vec<(Vec<(u32, u32)>, bool, u8)> {
+        self.controls()
+            .into_iter()
+            .filter_map(|(m, to, ttl)| match m {
+                AodvMessage::Rerr(e) => {
+                    assert_eq!(to, NodeId::BROADCAST, "every RERR is broadcast (module doc)");
+                    Some((e.unreachable().iter().map(|(d, s)| (d.0, s.0)).collect(), e.no_delete, ttl))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Data packets sent: (uid, next hop).
+    fn data(&self) -> Vec<(u64, NodeId)> {
+        self.0
+            .iter()
+            .filter_map(|o| match o {
+                RoutingOutput::Send { packet, next_hop } if packet.aodv().is_none() => Some((packet.uid, *next_hop)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Packets dropped: (uid, cause).
+    fn drops(&self) -> Vec<(u64, DropCause)> {
+        self.0
+            .iter()
+            .filter_map(|o| match o {
+                RoutingOutput::Drop { packet, cause } => Some((packet.uid, *cause)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Timers asked for: (timer, deadline).
+    fn timers(&self) -> Vec<(AodvTimer, SimTime)> {
+        self.0
+            .iter()
+            .filter_map(|o| match o {
+                RoutingOutput::Timer { id, at } => Some((AodvTimer::from_id(*id), *at)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The only timer asked for.
+    fn the_timer(&self) -> (AodvTimer, SimTime) {
+        let t = self.timers();
+        assert_eq!(t.len(), 1, "one timer in {self:?}");
+        t[0]
+    }
+
+    /// Uids of the packets whose source may refill.
+    fn refills(&self) -> Vec<u64> {
+        self.0
+            .iter()
+            .filter_map(|o| match o {
+                RoutingOutput::SourceMayRefill { packet } => Some(packet.uid),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Links declared broken: (neighbour, uid of the failed packet).
+    fn links_broken(&self) -> Vec<(NodeId, Option<u64>)> {
+        self.0
+            .iter()
+            .filter_map(|o| match o {
+                RoutingOutput::LinkBroken { neighbour, failed } => Some((*neighbour, failed.map(|p| p.uid))),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// A node 2 relaying between originator 0 (behind neighbour 1) and
+/// destination 5 (behind neighbour 3): 0 - 1 - 2 - 3 - 5 (4 hops).
+///
+/// At 0 ms the RREQ of 0 (sequence number 7, RREQ ID 1) arrives from 1
+/// and is forwarded; at 50 ms the RREP of 5 (sequence number 9, lifetime
+/// 6 s) arrives from 3 and is forwarded to 1 (6.7). Afterwards: route to 5
+/// via 3 (2 hops, precursor 1), route to 0 via 1 (2 hops, precursor 3),
+/// one-hop routes to 1 and to 3 (the latter with precursor 1).
+fn relay() -> Node {
+    relay_with(AodvConfig::default())
+}
+
+fn relay_with(config: AodvConfig) -> Node {
+    let mut r = Node::with(2, config);
+    let (timer, at) = r.control(ms(0), 1, rreq(0, 7, 1, 5, None, 1), 34).the_timer();
+    assert_eq!(r.timer(at, timer).kinds(), ["rreq"]);
+    let out = r.control(ms(50), 3, rrep(5, 9, 1, 0, 6000), 35);
+    assert_eq!(out.kinds(), ["rrep"]);
+    r
+}
+
+// ---------------------------------------------------------------------------
+
+mod discovery;
+mod maintenance;
+mod requests;
