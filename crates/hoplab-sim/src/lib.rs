@@ -3,23 +3,30 @@
 //! The simulator core of hoplab: a deterministic discrete-event simulator of
 //! multi-hop IEEE 802.11 networks. No Python here: `cargo test` needs none.
 //!
-//! Layers, bottom up (each module's doc says what it owns):
+//! Layers, bottom up, each a sans-IO state machine per node (or link, or
+//! flow) that writes its outputs and never calls another layer; imports go
+//! downward only (`tests/layers.rs`). The repository's
+//! `docs/architecture.md` is the map.
+//! - [`time`], [`config`] (errors, checks, durations), [`loss`] (drop
+//!   causes), [`wire`] (packets and their protocol-neutral headers, 802.11
+//!   frames, TCP and AODV formats).
 //! - [`engine`]: event queue ordered by (time, insertion), cancellable
 //!   timers, named random streams. Knows nothing of networks.
-//! - [`phy`]: propagation (two-ray ground, free space), the neighbour table
-//!   (spatial grid), the ns-2 threshold receiver (lock, capture, collision).
-//! - [`mac`]: IEEE 802.11 DCF with RTS/CTS: carrier sense, NAV, DIFS/EIFS,
-//!   backoff, retries, the interface queue, MAC statistics.
-//! - [`link`]: wired point-to-point links (rate, delay, drop-tail, loss).
-//! - [`net`]: packets, forwarding (wired or wireless interface), routing:
-//!   static shortest paths or AODV (RFC 3561, `net::aodv`).
+//! - [`mobility`]: positions over time (static, random waypoint).
+//! - [`phy`]: propagation, the channel and its neighbour grid, frames on the
+//!   air; per node a PHY with its reception model (trait `Reception`) and
+//!   frame error model.
+//! - [`queue`]: interface queue disciplines (trait `QueueDisc`).
+//! - [`mac`]: IEEE 802.11 DCF with RTS/CTS; semi-TCP's hop-by-hop control
+//!   behind the trait `HopControl`. [`link`]: wired point-to-point links.
+//! - [`net`]: routing behind the trait `Routing`: static shortest paths,
+//!   AODV (RFC 3561).
 //! - [`transport`]: TCP (sans-IO sender and receiver, pluggable congestion
-//!   control); UDP is a header the applications add.
-//! - [`app`]: CBR and bulk sources over UDP.
-//! - [`topology`]: node placement. [`mobility`]: random waypoint motion,
-//!   evaluated lazily. [`stats`]: counters and the run report.
-//! - [`world`]: owns every node and the event loop; [`api`] is the JSON
-//!   facade the Python binding calls; [`scenario`] the validated config.
+//!   control) and semi-TCP. [`app`]: CBR and bulk sources.
+//! - Wiring: [`topology`] (placement), [`scenario`] (the validated
+//!   configuration), [`world`] (the engine and the dispatch between
+//!   layers), [`stats`] (the run report), [`api`] (the JSON facade the
+//!   Python binding calls).
 pub mod api;
 pub mod app;
 pub mod config;

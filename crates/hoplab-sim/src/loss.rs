@@ -1,5 +1,5 @@
 //! Why packets are lost: the vocabulary in which every layer reports a
-//! drop. The cause is ground truth (DESIGN.md, "Every drop has a cause"),
+//! drop. The cause is ground truth (docs/metrics.md, "Loss causes"),
 //! what loss-differentiation schemes are scored against; it sits at the
 //! bottom of the stack so that each layer can name its own drops.
 

@@ -1,4 +1,4 @@
-//! The layers' imports go downward only (DESIGN.md, "Layer boundaries"):
+//! The layers' imports go downward only (docs/architecture.md, "The layers"):
 //! each layer's source names no module above it. Layers, bottom up:
 //! time, config, loss, wire, engine, mobility (positions over time), phy,
 //! queue, mac and link (the interfaces), net (routing), transport, app; the

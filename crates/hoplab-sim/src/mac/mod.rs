@@ -127,8 +127,7 @@ impl MacTimer {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PacketRef(pub u8);
 
-/// How one unicast packet's service ended (DESIGN.md, "MAC -> net": TxOk /
-/// TxFailed): its MAC service time (head of queue to ACK or drop) and
+/// How one unicast packet's service ended (acknowledged or failed): its MAC service time (head of queue to ACK or drop) and
 /// attempt counts.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TxDone {

@@ -18,7 +18,7 @@
 //! **Steady-state initialisation** (`steady_state = true`; Navidi & Camp,
 //! "Stationary distributions for the random waypoint mobility model", IEEE
 //! TMC 2004): at `start_s` each node is paused with probability
-//! P = pause / (pause + E[L] E[1/V]), where E[L] is the mean distance
+//! P = pause / (pause + E\[L\] E\[1/V\]), where E\[L\] is the mean distance
 //! between two uniform points of the area and E[1/V] = ln(max/min) /
 //! (max - min); a paused node sits at a uniform point with a residual pause
 //! uniform in [0, pause]. A moving node's leg is drawn with density

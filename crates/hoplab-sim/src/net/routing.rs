@@ -1,5 +1,5 @@
-//! The routing interface every protocol answers (DESIGN.md, "Routing
-//! trait"), one state machine per node:
+//! The routing interface every protocol answers (docs/architecture.md,
+//! "The traits"), one state machine per node:
 //!
 //! - `route_output`: a packet originated here; `route_input`: a packet to
 //!   forward; `on_delivered`: a packet for this node arrived (a route used);

@@ -1,5 +1,5 @@
-//! Scenario configuration: the typed form of a scenario file (DESIGN.md,
-//! "Scenario files"), with every default named and every value validated.
+//! Scenario configuration: the typed form of a scenario file (keys in
+//! docs/scenario-reference.md), with every default named and every value validated.
 //!
 //! Each section's type belongs to the layer it configures (`[radio]`:
 //! `phy::config`, `[mac]`: `mac::config`, `[routing]`: `net::config`,

@@ -1,4 +1,5 @@
-//! The run report: what a run returns (DESIGN.md, "Command line", `--json`).
+//! The run report: what a run returns (`hoplab run --json`; every field
+//! described in docs/metrics.md).
 //!
 //! Scalars per flow and per node, plus optional long-format time series.
 //! Maps are `BTreeMap` so the JSON is byte-identical for the same run.

@@ -2,7 +2,7 @@
 //! link-layer feedback as ns-2 runs it.
 //!
 //! Owns, per node ([`AodvNode`], a sans-IO state machine behind the
-//! [`Routing`](crate::net::routing::Routing) trait): the routing table,
+//! [`Routing`] trait): the routing table,
 //! sequence number, RREQ id and id cache, request queue, route discoveries
 //! (expanding ring search, retries, rate limit), HELLO neighbours and
 //! blacklist. Does not own: how a hop is crossed (the MAC, whose

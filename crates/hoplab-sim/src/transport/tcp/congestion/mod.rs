@@ -1,6 +1,6 @@
 //! Pluggable congestion control, in the shape of Linux's
-//! `tcp_congestion_ops` and ns-3's `TcpCongestionOps` (DESIGN.md,
-//! "Congestion control").
+//! `tcp_congestion_ops` and ns-3's `TcpCongestionOps` (docs/architecture.md,
+//! "The traits").
 //!
 //! The socket owns the state ([`TcpState`]: cwnd, ssthresh, RTT estimates,
 //! congestion state); a controller decides how cwnd and ssthresh change
