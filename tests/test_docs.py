@@ -74,7 +74,8 @@ def test_architecture_page_names_only_files_that_exist() -> None:
         if "<" in path:
             continue
         candidates = [core / "src" / path, core / path, REPO / path, REPO / "python" / "hoplab" / path]
-        nested = path.count("/") == 1 and path.endswith("/") and any((core / "src").rglob(path.rstrip("/")))
+        nested = path.count("/") == 1 and path.endswith("/") and any(
+            any(root.rglob(path.rstrip("/"))) for root in (core / "src", REPO / "python" / "hoplab"))
         if not nested and not any(c.exists() for c in candidates):
             missing.append(path)
     for name in set(re.findall(r"`([a-z_]+\.rs)`", text)):
