@@ -74,6 +74,23 @@ def test_validate_prints_the_normalised_scenario(small_chain: Path, workdir: Pat
     assert normalised["flows"][0]["dst"] == 4
 
 
+def test_schema_prints_the_scenario_json_schema(small_chain: Path, workdir: Path) -> None:
+    done = run_cli("schema", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    schema = json.loads(done.stdout)
+    assert schema["$schema"] == "http://json-schema.org/draft-07/schema#"
+    assert schema["required"] == ["topology"] and schema["additionalProperties"] is False
+    normalised = json.loads(run_cli("validate", str(small_chain), cwd=workdir).stdout)
+    assert set(schema["properties"]) == set(normalised), "the schema names every top-level key, and only those"
+    assert list(workdir.iterdir()) == [], "nothing is written"
+
+
+def test_schema_takes_no_argument(workdir: Path) -> None:
+    done = run_cli("schema", "scenario.toml", cwd=workdir)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("error: ") and len(done.stderr.splitlines()) == 1, done.stderr
+
+
 def test_version_and_entry_point(workdir: Path) -> None:
     script = Path(sys.executable).with_name("hoplab")
     assert script.exists(), "the hoplab console script is installed next to python"

@@ -1,21 +1,25 @@
 """The documentation in the repository stays true: docs/metrics.md names
-every field a run reports, every loss cause and every series metric; the
-README links only to files in the repository."""
+every field a run reports, every loss cause and every series metric;
+docs/scenario-reference.md is what scripts/scenario_reference.py renders
+from the core's schema now, and names every key of the examples; the README
+links only to files in the repository."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import hoplab
-from conftest import REPO, SMALL_CHAIN
+from conftest import EXAMPLES, REPO, SMALL_CHAIN
+from hoplab import _core
 from hoplab.run import DROP_CAUSES, REPORT_FIELDS
 
 METRICS = REPO / "docs" / "metrics.md"
-#: Pages the scenario-schema work adds (the key reference generated from the
-#: core's schema); the README links them ahead.
-PENDING = {"docs/scenario-reference.md"}
+SCENARIO_REFERENCE = REPO / "docs" / "scenario-reference.md"
 
 
 def _reports() -> list[dict[str, Any]]:
@@ -58,7 +62,7 @@ def test_readme_links_only_to_files_in_the_repository() -> None:
     for target in targets:
         if re.match(r"^[a-z]+://", target):
             continue
-        assert (REPO / target).exists() or target in PENDING, target
+        assert (REPO / target).exists(), target
     # DESIGN.md and SPEC.md are not in a clone: not named as if they were.
     for name in ("DESIGN.md", "SPEC.md"):
         assert f"`{name}`" not in readme and f"({name})" not in readme, name
@@ -85,3 +89,40 @@ def test_architecture_page_names_only_files_that_exist() -> None:
         if not list((REPO / "python" / "hoplab").rglob(name)):
             missing.append(name)
     assert not missing, f"docs/architecture.md names missing files: {sorted(missing)}"
+
+
+def _render_scenario_reference() -> str:
+    """What `python scripts/scenario_reference.py` would write now."""
+    spec = importlib.util.spec_from_file_location("scenario_reference", REPO / "scripts" / "scenario_reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    page: str = module.render(json.loads(_core.scenario_schema()))
+    return page
+
+
+def test_scenario_reference_is_current() -> None:
+    assert SCENARIO_REFERENCE.read_text(encoding="utf-8") == _render_scenario_reference(), \
+        "docs/scenario-reference.md is stale: run python scripts/scenario_reference.py"
+
+
+def _keys(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """(dotted path, key) of every key in a normalised scenario, at every level."""
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            here = f"{path}.{key}" if path else key
+            yield here, key
+            yield from _keys(inner, here)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _keys(item, f"{path}[{i}]")
+
+
+def test_scenario_reference_names_every_key_of_the_examples() -> None:
+    page = SCENARIO_REFERENCE.read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([a-z0-9_]+)` \|", page, re.M))
+    examples = sorted(EXAMPLES.glob("*.toml"))
+    assert examples, "examples/*.toml"
+    missing = {f"{path.name}: {dotted}" for path in examples
+               for dotted, key in _keys(hoplab.load_scenario(path).validate()) if key not in rows}
+    assert not missing, f"docs/scenario-reference.md has no row for: {sorted(missing)}"

@@ -12,6 +12,7 @@ __all__ = [
     "config_hash",
     "drop_causes",
     "report_fields",
+    "scenario_schema",
     "simulate",
     "validate",
     "version",
@@ -38,6 +39,10 @@ def drop_causes() -> list[str]:
 def report_fields() -> dict[str, list[str]]:
     """The field names of each part of the run report: "run" (top level),
     "routing", "flows", "nodes", "series"."""
+
+def scenario_schema() -> str:
+    """The JSON Schema (draft 7) of a scenario file, pretty-printed: every
+    key, its type, default, choices and description."""
 
 def simulate(config_json: str, seed: int | None = None, series: bool = False, wall_limit_s: float | None = None) -> str:
     """Run a scenario (JSON); return the run report as JSON; give it up

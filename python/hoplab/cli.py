@@ -1,4 +1,4 @@
-"""The `hoplab` command: run, validate, bench, sweep, reproduce, query.
+"""The `hoplab` command: run, validate, schema, bench, sweep, reproduce, query.
 
 Every bad input (a missing file, bad TOML, an unknown key, a wrong type, an
 out-of-range value, a bad `--set`) ends the command with one line on stderr,
@@ -174,6 +174,13 @@ def validate(
     """Check a scenario and print it normalised (every default filled) as JSON."""
     loaded = _read_scenario(scenario, set_ or [])
     sys.stdout.write(json.dumps(loaded.validate(), indent=2) + "\n")
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files (draft 7), e.g. for an editor:
+    taplo / Even Better TOML validate and complete TOML against it."""
+    sys.stdout.write(_core.scenario_schema() + "\n")
 
 
 _BENCH_HELP = ("Run the benchmarks, one core each: the engine micro-benchmark (schedule / cancel / pop), then 100 "

@@ -134,6 +134,13 @@ fn bench_scenario<'py>(py: Python<'py>, name: &str, config_json: &str) -> PyResu
     bench_dict(py, figure)
 }
 
+/// The JSON Schema (draft 7) of a scenario file, pretty-printed: every key,
+/// its type, default, choices and description.
+#[pyfunction]
+fn scenario_schema() -> String {
+    api::scenario_schema_json()
+}
+
 /// The simulator core's version.
 #[pyfunction]
 fn version() -> &'static str {
@@ -147,6 +154,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config_hash, m)?)?;
     m.add_function(wrap_pyfunction!(drop_causes, m)?)?;
     m.add_function(wrap_pyfunction!(report_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(bench_engine, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

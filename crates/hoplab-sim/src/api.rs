@@ -70,6 +70,13 @@ pub fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> 
     crate::stats::report::field_names()
 }
 
+/// The JSON Schema of a scenario file (draft 7, pretty-printed): every
+/// key, its type, default, choices and description, read off the core's
+/// configuration types (`scenario::schema`). `hoplab schema` prints it.
+pub fn scenario_schema_json() -> String {
+    serde_json::to_string_pretty(&crate::scenario::schema::scenario_schema()).expect("the schema serialises")
+}
+
 /// Run a scenario. `seed` overrides the scenario's seed when given.
 pub fn simulate(config_json: &str, seed: Option<u64>, options: RunOptions) -> Result<RunReport, ApiError> {
     let mut scenario = Scenario::from_json(config_json)?;

@@ -4,6 +4,11 @@
 //! serde's messages are turned into ("must be an integer in 0..=255, got
 //! 300", not "invalid value: integer `300`, expected u8").
 //!
+//! Every configuration type also derives `schemars::JsonSchema`, so that
+//! the JSON Schema of a scenario (`scenario::schema`) is read off the same
+//! definitions as the parser. A duration field names its schema next to
+//! its serde module: `#[schemars(schema_with = "crate::config::millis::schema")]`.
+//!
 //! Each layer owns its configuration type (`phy::config::RadioConfig`,
 //! `mac::config::MacConfig`, `net::aodv::AodvConfig`, ...) with `Default`
 //! as the only source of each default; `scenario` assembles them.
@@ -102,6 +107,11 @@ pub mod millis {
         let v = f64::deserialize(d)?;
         super::duration_from(v, 1e-3).map_err(serde::de::Error::custom)
     }
+
+    /// What the file holds: a number of milliseconds, >= 0.
+    pub fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        super::duration_schema(false)
+    }
 }
 
 /// Durations written in seconds (keys ending in `_s`); as [`millis`].
@@ -116,6 +126,11 @@ pub mod secs {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<SimDuration, D::Error> {
         let v = f64::deserialize(d)?;
         super::duration_from(v, 1.0).map_err(serde::de::Error::custom)
+    }
+
+    /// What the file holds: a number of seconds, >= 0.
+    pub fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        super::duration_schema(false)
     }
 }
 
@@ -137,6 +152,11 @@ pub mod millis_opt {
             None => Ok(None),
         }
     }
+
+    /// A number of milliseconds, >= 0, or nothing (null in JSON).
+    pub fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        super::duration_schema(true)
+    }
 }
 
 /// Optional durations in seconds.
@@ -155,6 +175,40 @@ pub mod secs_opt {
         match Option::<f64>::deserialize(d)? {
             Some(v) => super::duration_from(v, 1.0).map(Some).map_err(serde::de::Error::custom),
             None => Ok(None),
+        }
+    }
+
+    /// A number of seconds, >= 0, or nothing (null in JSON).
+    pub fn schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        super::duration_schema(true)
+    }
+}
+
+/// The schema of a duration in a file: a number >= 0 (the unit is in the
+/// key's name), `optional`: or null. The upper bound, [`MAX_DURATION_S`],
+/// depends on the unit and is left to the parser's message.
+fn duration_schema(optional: bool) -> schemars::Schema {
+    if optional {
+        schemars::json_schema!({ "type": ["number", "null"], "minimum": 0.0 })
+    } else {
+        schemars::json_schema!({ "type": "number", "minimum": 0.0 })
+    }
+}
+
+/// A transform for an internally tagged enum whose tag may be left out,
+/// meaning `default` (`[mobility]` without `model` is static): the tag is
+/// not required in that variant's schema, and its default is named (the
+/// schema's side of [`parse_tagged`]'s `default_tag`).
+pub fn optional_tag(schema: &mut schemars::Schema, tag: &str, default: &str) {
+    let Some(variants) = schema.get_mut("oneOf").and_then(|v| v.as_array_mut()) else { return };
+    for variant in variants {
+        let Some(property) = variant.pointer_mut(&format!("/properties/{tag}")).and_then(|p| p.as_object_mut()) else { continue };
+        if property.get("const").and_then(|c| c.as_str()) != Some(default) {
+            continue;
+        }
+        property.insert("default".into(), default.into());
+        if let Some(required) = variant.get_mut("required").and_then(|r| r.as_array_mut()) {
+            required.retain(|key| key.as_str() != Some(tag));
         }
     }
 }

@@ -2,21 +2,27 @@
 //! `wired_cum_wireless` topology).
 
 use crate::config::{at_least, non_negative, positive, probability, ConfigError};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A wired point-to-point link (full duplex; each direction has its own
 /// drop-tail queue and transmitter).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct LinkConfig {
+    /// Node id of one end.
     pub a: u32,
+    /// Node id of the other end (not `a`).
     pub b: u32,
+    /// Transmission rate of each direction, Mb/s.
     pub rate_mbps: f64,
+    /// Propagation delay, milliseconds.
     pub delay_ms: f64,
+    /// Drop-tail queue of each direction, packets.
     #[serde(default = "default_link_queue")]
     pub queue_packets: u32,
-    /// Probability that a packet is lost crossing the link (each direction;
-    /// drop cause `channel_error`).
+    /// Probability, 0 to 1, that a packet is lost crossing the link (each
+    /// direction; loss cause `channel_error`).
     #[serde(default)]
     pub loss_rate: f64,
 }

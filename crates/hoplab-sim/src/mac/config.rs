@@ -1,11 +1,12 @@
 //! `[mac]`: the DCF's parameters.
 
 use crate::config::{at_least, positive, ConfigError};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// DCF parameters (IEEE 802.11-2016 clause 10.3, DSSS values of SPEC.md
-/// section 1 / seed 003 Table 1).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[mac]`: the DCF of every node (IEEE 802.11-2016 clause 10.3); defaults
+/// are the DSSS PHY's values, as ns-2 uses them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MacConfig {
     /// RTS/CTS precedes a unicast DATA frame whose MPDU is longer than this;
@@ -15,11 +16,17 @@ pub struct MacConfig {
     pub short_retry_limit: u32,
     /// dot11LongRetryLimit: attempts of a DATA frame sent after a CTS.
     pub long_retry_limit: u32,
-    /// Interface queue capacity in packets (drop-tail).
+    /// Interface queue capacity, packets (drop-tail).
     pub queue_packets: u32,
+    /// Slot time, microseconds (DSSS: 20); DIFS is SIFS + 2 slots.
     pub slot_us: f64,
+    /// SIFS, microseconds (DSSS: 10).
     pub sifs_us: f64,
+    /// aCWmin, slots: the contention window of a first attempt, 2^k - 1
+    /// (DSSS: 31).
     pub cw_min: u32,
+    /// aCWmax, slots: the window doubles per retry up to this, 2^k - 1 and
+    /// >= `cw_min` (DSSS: 1023).
     pub cw_max: u32,
     /// Answer an RTS with a CTS even while the NAV is set, as ns-2's
     /// `Mac802_11::recvRTS` does. Off by default: IEEE 802.11-2016 10.3.2.6

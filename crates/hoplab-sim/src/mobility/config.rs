@@ -2,36 +2,55 @@
 //! `"random_waypoint"` with the keys of [`RandomWaypointConfig`].
 
 use crate::config::{nested, non_negative, parse_at, parse_tagged, positive, ConfigError};
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+/// `[mobility]`: how nodes move. `model` picks the model and its keys.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema, Default)]
 #[serde(tag = "model", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields, transform = static_by_default)]
 pub enum MobilityConfig {
+    /// Nodes stay where the topology placed them.
     #[default]
     Static,
-    /// Random waypoint (see `mobility::random_waypoint`).
+    /// Random waypoint: each node moves to a uniformly drawn point of the
+    /// area at a uniformly drawn speed, pauses, and draws again.
     RandomWaypoint(RandomWaypointConfig),
 }
 
-/// Random waypoint's keys. `min_speed_mps` 0 (as ns-2's setdest) draws a
-/// warning: the speed decays (Yoon et al. 2003).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The schema of `[mobility]`: `model` may be left out (static).
+fn static_by_default(schema: &mut schemars::Schema) {
+    crate::config::optional_tag(schema, "model", "static");
+}
+
+/// Random waypoint's keys. Nodes move within an area `width_m` x `height_m`
+/// (default: the random topology's).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RandomWaypointConfig {
+    /// Lowest speed drawn, m/s (speeds are uniform in [min, max]). 0, as
+    /// ns-2's setdest, draws a warning: the mean speed then decays toward
+    /// zero over the run (Yoon et al. 2003).
     #[serde(default)]
     pub min_speed_mps: f64,
+    /// Highest speed drawn, m/s.
     pub max_speed_mps: f64,
+    /// Pause at each waypoint before the next leg, seconds.
     #[serde(default)]
     pub pause_s: f64,
-    /// Nodes stand still before this time.
+    /// Nodes stand still before this time, seconds.
     #[serde(default)]
     pub start_s: f64,
-    /// The area nodes move in; default: the random topology's.
+    /// Width of the area nodes move in, metres; default: the random
+    /// topology's (required with other topologies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub width_m: Option<f64>,
+    /// Height of the area nodes move in, metres; default: the random
+    /// topology's (required with other topologies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height_m: Option<f64>,
-    /// Start in the stationary regime (Navidi & Camp 2004).
+    /// Start in the stationary regime (Navidi & Camp 2004) rather than with
+    /// every node at its first waypoint; needs `min_speed_mps` > 0.
     #[serde(default)]
     pub steady_state: bool,
 }

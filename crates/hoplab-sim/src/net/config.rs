@@ -1,9 +1,11 @@
 //! `[routing]`: the routing protocol and its parameters.
 
 use crate::config::ConfigError;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+/// A routing protocol (`routing.protocol`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum RoutingProtocol {
     /// Shortest paths (hop count) over the decodable-link graph, computed
@@ -14,13 +16,14 @@ pub enum RoutingProtocol {
     Aodv,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+/// `[routing]`: the routing protocol of every node.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RoutingConfig {
+    /// The routing protocol.
     pub protocol: RoutingProtocol,
-    /// `[routing.aodv]`: AODV's parameters (RFC 3561 section 10 and
-    /// options; see `net::aodv::config`). Only with protocol = "aodv",
-    /// where the normalised scenario fills in every default.
+    /// AODV's parameters (RFC 3561 section 10) and options. Only with
+    /// `protocol = "aodv"`, where the normalised scenario fills in every default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aodv: Option<crate::net::aodv::AodvConfig>,
 }

@@ -3,16 +3,21 @@
 
 use super::propagation::RadioModel;
 use crate::config::{non_negative, positive, ConfigError};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// How a node decides that it receives a frame (`radio.reception`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Reception {
-    /// ns-2's receive / carrier-sense / capture thresholds (SPEC.md 1.1).
+    /// ns-2's thresholds: a frame is decoded above the receive threshold,
+    /// sensed above the carrier-sense threshold, and survives an
+    /// overlapping frame `capture_threshold_db` weaker.
     Threshold,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The path-loss model (`radio.propagation`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Propagation {
     /// Friis below the crossover distance, two-ray ground above (ns-2).
@@ -21,39 +26,49 @@ pub enum Propagation {
     FreeSpace,
 }
 
-/// Radio and PHY parameters. Defaults are ns-2's (SPEC.md section 1) and
-/// the DSSS PHY of IEEE 802.11-2016 clause 15 with the long preamble.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[radio]`: the radio and PHY of every node. Defaults are ns-2's (a
+/// 914 MHz WaveLAN: 250 m decoding and 550 m carrier-sense range) and the
+/// DSSS PHY of IEEE 802.11-2016 clause 15 with the long preamble.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RadioConfig {
+    /// How a node decides that it receives a frame.
     pub reception: Reception,
+    /// The path-loss model.
     pub propagation: Propagation,
-    /// Rate of the DATA frame body (MAC header + payload + FCS).
+    /// Rate of the DATA frame body (MAC header + payload + FCS), Mb/s.
     pub data_rate_mbps: f64,
-    /// Rate of control frames (RTS, CTS, ACK) and broadcast frames.
+    /// Rate of control frames (RTS, CTS, ACK) and broadcast frames, Mb/s.
     pub basic_rate_mbps: f64,
-    /// PLCP preamble + header duration; 192 us for DSSS long preamble
-    /// (144 + 48 bits at 1 Mbps).
+    /// PLCP preamble + header duration, microseconds; 192 for the DSSS long
+    /// preamble (144 + 48 bits at 1 Mb/s).
     pub plcp_overhead_us: f64,
+    /// Transmit power, watts (ns-2's Pt_).
     pub tx_power_w: f64,
+    /// Carrier frequency, Hz (ns-2's freq_: 914 MHz).
     pub frequency_hz: f64,
+    /// Antenna height above the ground, metres (two-ray ground's ht and hr).
     pub antenna_height_m: f64,
-    /// ns-2's system loss factor L (1.0: none).
+    /// ns-2's system loss factor L, >= 1 (1: none).
     pub system_loss: f64,
-    /// Decoding range: sets the receive threshold (the power received at
-    /// this distance). Give it or `rx_threshold_w`; the normalised scenario
-    /// names both, each computed from the other.
+    /// Decoding range, metres: sets the receive threshold to the power
+    /// received at this distance. Give it or `rx_threshold_w` (both only if
+    /// they agree); the normalised scenario names both, each computed from
+    /// the other. Default: the threshold's 250 m.
     pub tx_range_m: Option<f64>,
-    /// Carrier-sense range: sets the carrier-sense threshold. Give it or
-    /// `cs_threshold_w`; the normalised scenario names both.
+    /// Carrier-sense range, metres (>= the decoding range): sets the
+    /// carrier-sense threshold likewise. Give it or `cs_threshold_w`;
+    /// default: the threshold's 550 m.
     pub cs_range_m: Option<f64>,
-    /// ns-2 RXThresh_: frames received at or above it can be decoded.
-    /// Default 3.652e-10 W (250 m with the default radio).
+    /// Receive threshold, watts (ns-2 RXThresh_): frames received at or
+    /// above it can be decoded. Default 3.652e-10 W, 250 m with the default
+    /// radio.
     pub rx_threshold_w: Option<f64>,
-    /// ns-2 CSThresh_: frames below it are not felt at all. Default
-    /// 1.559e-11 W (550 m with the default radio).
+    /// Carrier-sense threshold, watts (ns-2 CSThresh_): frames below it are
+    /// not felt at all. Default 1.559e-11 W, 550 m with the default radio.
     pub cs_threshold_w: Option<f64>,
-    /// ns-2 CPThresh_: a frame being received survives a newcomer this much weaker.
+    /// Capture threshold, dB (ns-2 CPThresh_): a frame being received
+    /// survives an overlapping frame at least this much weaker.
     pub capture_threshold_db: f64,
 }
 

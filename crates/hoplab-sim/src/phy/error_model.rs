@@ -11,28 +11,40 @@ use crate::config::{nested, parse_at, parse_tagged, probability, ConfigError};
 use crate::engine::Stream;
 use crate::wire::ieee80211::{Frame, FrameKind};
 use crate::wire::NodeId;
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
-/// `[errors]`: the frame error model. `model = "none"` (no other key) or
-/// `"uniform"` with `packet_error_rate`.
-#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+/// `[errors]`: channel errors: a unicast DATA frame that its receiver
+/// would decode is lost anyway (loss cause `channel_error`). `model` picks
+/// the model and its keys.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema, Default)]
 #[serde(tag = "model", rename_all = "snake_case")]
+#[schemars(deny_unknown_fields, transform = none_by_default)]
 pub enum ErrorModelConfig {
+    /// No channel errors.
     #[default]
     None,
-    /// Each exposed frame is lost independently with `packet_error_rate`.
+    /// Each unicast DATA frame is lost independently with probability
+    /// `packet_error_rate`.
     Uniform(UniformErrors),
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UniformErrors {
+    /// Probability, 0 to 1, that a unicast DATA frame decodable at its
+    /// receiver is lost (RTS, CTS, ACK and broadcast frames are not).
     pub packet_error_rate: f64,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct NoKeys {}
+
+/// The schema of `[errors]`: `model` may be left out (none).
+fn none_by_default(schema: &mut schemars::Schema) {
+    crate::config::optional_tag(schema, "model", "none");
+}
 
 impl<'de> Deserialize<'de> for ErrorModelConfig {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {

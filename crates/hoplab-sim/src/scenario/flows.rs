@@ -3,90 +3,118 @@
 //! `cc_params`, each defaulted by the controller's own config).
 
 use crate::config::{positive, ConfigError};
-use crate::transport::tcp::congestion::CcConfig;
+use crate::transport::tcp::congestion::{CcConfig, NAMES};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A flow's transport protocol (`transport`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Transport {
+    /// UDP: datagrams, neither acknowledged nor retransmitted.
     Udp,
+    /// TCP with the congestion controller `cc` and the settings of `[tcp]`.
     Tcp,
     /// Semi-TCP: hop-by-hop congestion control in the MAC, reliability only
-    /// at the transport (SPEC.md section 2).
+    /// at the transport (the settings of `[semitcp]`).
     Semitcp,
 }
 
 /// How a semi-TCP source paces itself (`rate_control`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum RateControlKind {
     /// Buffer-based sending only (the original semi-TCP).
     #[default]
     None,
-    /// Algorithm 1 of seed 000 (SPEC.md section 3).
+    /// Binary-search rate control (seed 000's Algorithm 1; its parameters
+    /// are `[semitcp.rate_control]`).
     BinarySearch,
     /// A constant source rate `rate_kbps`.
     Fixed,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// A flow's traffic source (`app`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AppKind {
     /// Constant bit rate: one `packet_bytes` packet every
     /// `packet_bytes * 8 / rate_kbps` milliseconds.
     Cbr,
-    /// Infinite backlog: the source's interface queue is never empty.
+    /// Infinite backlog (an FTP): the source's interface queue is never
+    /// empty. The only app of TCP and semi-TCP flows.
     Bulk,
 }
 
-/// One end-to-end flow.
+/// One end-to-end flow (`[[flows]]`), typed: each field is the key of the
+/// same name, documented on [`FlowFile`] (the form in the file), except
+/// `cc`, which the file splits into `cc` and `cc_params`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlowConfig {
     pub src: u32,
     pub dst: u32,
     pub transport: Transport,
     pub app: AppKind,
-    /// Application payload per packet; UDP/IP/MAC headers are added per layer.
     pub packet_bytes: u32,
-    /// CBR rate (required for `app = "cbr"`), or a fixed-rate semi-TCP source.
     pub rate_kbps: Option<f64>,
     pub start_s: f64,
-    /// Default: the end of the run.
     pub stop_s: Option<f64>,
-    /// TCP's congestion controller (`transport = "tcp"` only; default
-    /// NewReno, filled in by normalisation).
+    /// TCP's congestion controller and its parameters (`transport = "tcp"`
+    /// only; default NewReno, filled in by normalisation).
     pub cc: Option<CcConfig>,
-    /// TCP and semi-TCP bulk: size of the file to send (default:
-    /// unlimited, as an FTP of a very large file).
     pub file_bytes: Option<u64>,
-    /// Semi-TCP: how the source paces itself (default "none": by buffer).
     pub rate_control: Option<RateControlKind>,
 }
 
-/// A flow as written in a scenario file.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// A flow as written in a scenario file: `[[flows]]`, one table per flow.
+/// Its doc comments are the keys' descriptions in the scenario reference.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 struct FlowFile {
+    /// Source node id (nodes are numbered from 0, as the topology places them).
     src: u32,
+    /// Destination node id; must differ from `src`.
     dst: u32,
+    /// Transport protocol.
     #[serde(default = "FlowFile::default_transport")]
     transport: Transport,
+    /// Traffic source: `"cbr"` (needs `rate_kbps`) or `"bulk"` (TCP and
+    /// semi-TCP flows are bulk).
     #[serde(default = "FlowFile::default_app")]
     app: AppKind,
+    /// Application payload per packet, bytes (1..=65000); transport, IP and
+    /// MAC headers are added per layer. TCP and semi-TCP: the segment size.
     #[serde(default = "FlowFile::default_packet_bytes")]
     packet_bytes: u32,
+    /// Rate in kb/s: required for `app = "cbr"`, and for a semi-TCP flow
+    /// with `rate_control = "fixed"` (its constant source rate); not used
+    /// otherwise.
     #[serde(default)]
     rate_kbps: Option<f64>,
+    /// When the source starts, seconds into the run (below `duration_s`).
     #[serde(default)]
     start_s: f64,
+    /// When the source stops, seconds into the run (after `start_s`);
+    /// default: the end of the run.
     #[serde(default)]
     stop_s: Option<f64>,
+    /// TCP's congestion controller (`transport = "tcp"` only); default
+    /// `"newreno"`, filled in by normalisation.
     #[serde(default)]
+    #[schemars(schema_with = "cc_name_schema")]
     cc: Option<String>,
+    /// The congestion controller's parameters, a table whose keys depend on
+    /// `cc` (each controller's are listed with it); a key left out takes the
+    /// controller's default. Only with `cc`.
     #[serde(default)]
+    #[schemars(schema_with = "cc_params_schema")]
     cc_params: Option<serde_json::Value>,
+    /// TCP and semi-TCP: bytes to send, after which the flow completes
+    /// (its `completion_s`); default: unlimited, as an FTP of a very large file.
     #[serde(default)]
     file_bytes: Option<u64>,
+    /// Semi-TCP only: how the source paces itself; default `"none"` (by
+    /// its buffer alone).
     #[serde(default)]
     rate_control: Option<RateControlKind>,
 }
@@ -100,6 +128,46 @@ impl FlowFile {
     }
     fn default_packet_bytes() -> u32 {
         512
+    }
+}
+
+/// `cc`: one of the controllers' names (null, as the normalised scenario
+/// writes a flow without one).
+fn cc_name_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let mut names: Vec<serde_json::Value> = NAMES.iter().map(|&name| name.into()).collect();
+    names.push(serde_json::Value::Null);
+    schemars::json_schema!({ "type": ["string", "null"], "enum": names })
+}
+
+/// `cc_params`: a table; which keys it takes is said per controller by
+/// [`FlowConfig`]'s schema (`if cc = name then cc_params is its params`).
+fn cc_params_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({ "type": ["object", "null"] })
+}
+
+/// The schema of a flow is [`FlowFile`]'s, the form serde reads, with what
+/// a derive cannot say: `cc_params` follows `cc` (JSON Schema draft 7
+/// `if`/`then`, one per controller) and needs it (`dependencies`).
+impl JsonSchema for FlowConfig {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "FlowConfig".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = FlowFile::json_schema(generator);
+        let per_controller: Vec<serde_json::Value> = NAMES
+            .iter()
+            .map(|&name| {
+                let params = CcConfig::params_schema(name, generator).expect("every controller has a params schema");
+                serde_json::json!({
+                    "if": { "properties": { "cc": { "const": name } }, "required": ["cc"] },
+                    "then": { "properties": { "cc_params": { "anyOf": [params, { "type": "null" }] } } },
+                })
+            })
+            .collect();
+        schema.insert("allOf".into(), per_controller.into());
+        schema.insert("dependencies".into(), serde_json::json!({ "cc_params": ["cc"] }));
+        schema
     }
 }
 

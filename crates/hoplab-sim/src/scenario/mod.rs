@@ -16,6 +16,7 @@
 //! knows what a valid scenario is.
 
 pub mod flows;
+pub mod schema;
 pub mod semitcp;
 pub mod topology;
 
@@ -33,14 +34,16 @@ pub use topology::{LastHop, TopologyConfig, WiredCumWireless};
 
 use crate::config::{positive, unnest};
 use crate::transport::tcp::congestion::CcConfig;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-/// `[stats]`: what the run records besides its scalars.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[stats]`: what a run records besides its totals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct StatsConfig {
-    /// Sampling interval of time series (0: no series).
+    /// Sampling interval of the time series, seconds (0: none); a report
+    /// includes them when asked (`hoplab run --json --series`).
     pub series_interval_s: f64,
 }
 
@@ -50,38 +53,53 @@ impl Default for StatsConfig {
     }
 }
 
-/// A whole scenario. Unknown keys are errors at every level.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A hoplab scenario: the network, its traffic and the run. Every table
+/// and key but `topology` is optional; unknown keys are errors at every level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// The scenario's name, carried into its run report.
     #[serde(default = "Scenario::default_name")]
     pub name: String,
-    /// Simulated time of the run.
+    /// Simulated time of the run, seconds.
     #[serde(default = "Scenario::default_duration_s")]
     pub duration_s: f64,
-    /// Statistics (goodput, delay) ignore what happens before this time.
+    /// Statistics (goodput, delay, rates) leave out what happens before
+    /// this time, seconds (below `duration_s`).
     #[serde(default)]
     pub warmup_s: f64,
-    /// Run seed; every random stream derives from it (see `engine::rng`).
+    /// Run seed: every random draw of the run derives from it, so one
+    /// scenario and seed give one result.
     #[serde(default = "Scenario::default_seed")]
     pub seed: u64,
+    /// The radio and PHY of every node.
     #[serde(default)]
     pub radio: RadioConfig,
+    /// The 802.11 DCF of every node.
     #[serde(default)]
     pub mac: MacConfig,
+    /// Where the nodes are, and the wired links.
     pub topology: TopologyConfig,
+    /// The routing protocol.
     #[serde(default)]
     pub routing: RoutingConfig,
+    /// How nodes move.
     #[serde(default)]
     pub mobility: MobilityConfig,
+    /// Frame errors of the channel.
     #[serde(default)]
     pub errors: ErrorModelConfig,
+    /// What a run records besides its totals.
     #[serde(default)]
     pub stats: StatsConfig,
+    /// The settings of every TCP flow.
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// Semi-TCP's settings: its transport, its MACs' hop-by-hop control,
+    /// its rate control.
     #[serde(default)]
     pub semitcp: SemiTcpConfig,
+    /// The end-to-end flows, one `[[flows]]` table each.
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
 }

@@ -5,18 +5,25 @@
 use crate::config::{at_least, ConfigError};
 use crate::mac::hop_control::HopControlConfig;
 use crate::transport::semitcp::rate_control::RateControlConfig;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[semitcp]`: the settings of semi-TCP flows (seed 000): the source's
+/// reserved buffer, the hop-by-hop congestion control in the MACs, the
+/// binary-search rate control. Its transport uses the RTO settings of `[tcp]`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct SemiTcpConfig {
-    /// R: places the source's MAC keeps for its own packets (best: 1).
+    /// R: places in its MAC's queue that a semi-TCP source keeps for its
+    /// own packets, packets (best: 1).
     pub reserved_packets: u32,
-    /// Run the hop-by-hop control in every MAC when a flow is semi-TCP.
+    /// Run the hop-by-hop congestion control (`[semitcp.mac]`) in every
+    /// node's MAC when a flow is semi-TCP; off: the MACs are plain DCF.
     pub hop_control: bool,
     /// The hop-by-hop control's rules.
     pub mac: HopControlConfig,
-    /// Algorithm 1's parameters.
+    /// The parameters of the binary-search rate control (Algorithm 1), used
+    /// by flows with `rate_control = "binary_search"`.
     pub rate_control: RateControlConfig,
 }
 

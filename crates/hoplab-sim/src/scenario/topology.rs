@@ -5,46 +5,56 @@
 
 use crate::config::{at_least, nested, non_negative, parse_at, parse_tagged, positive, probability, ConfigError};
 use crate::link::LinkConfig;
+use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
-/// The layouts (`topology.kind`).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// `[topology]`: where the nodes are (positions in metres, 2-D; node ids
+/// count from 0) and the wired links.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TopologyConfig {
     Chain(Chain),
     Grid(Grid),
     Random(Random),
     Explicit(Explicit),
-    /// Seed 002's layout (SPEC.md section 5).
     WiredCumWireless(WiredCumWireless),
 }
 
 /// `nodes` on a line, `spacing_m` apart, node 0 at the origin.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Chain {
+    /// Number of nodes (at least 2), ids 0..nodes-1 along the line.
     pub nodes: u32,
+    /// Distance between neighbours, metres.
     pub spacing_m: f64,
 }
 
 /// `rows` x `cols`, row-major ids, `spacing_m` apart.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Grid {
+    /// Number of rows (rows * cols at least 2).
     pub rows: u32,
+    /// Number of columns; node id = row * cols + column.
     pub cols: u32,
+    /// Distance between horizontal and vertical neighbours, metres.
     pub spacing_m: f64,
 }
 
 /// `nodes` uniform in `width_m` x `height_m`, redrawn until the graph of
 /// decodable links is connected, at most `max_tries` times (not when nodes
 /// move: a mobile network may start, and stay, partitioned).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Random {
+    /// Number of nodes (at least 2).
     pub nodes: u32,
+    /// Width of the area, metres.
     pub width_m: f64,
+    /// Height of the area, metres.
     pub height_m: f64,
+    /// Draws of the positions before giving up on a connected network.
     #[serde(default = "Random::default_max_tries")]
     pub max_tries: u32,
 }
@@ -57,37 +67,52 @@ impl Random {
 
 /// One `[x, y]` per node in `positions`, optional wired `links`, and
 /// `wired_nodes` without a radio.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Explicit {
+    /// `[x, y]` of each node in metres, in id order (at least 2 nodes).
     pub positions: Vec<[f64; 2]>,
+    /// Wired point-to-point links, one `[[topology.links]]` table each.
     #[serde(default)]
     pub links: Vec<LinkConfig>,
+    /// Ids of the nodes without a radio (reached over `links` only).
     #[serde(default)]
     pub wired_nodes: Vec<u32>,
 }
 
-/// Seed 002's layout (SPEC.md section 5): `senders` wired hosts, each on
+/// Seed 002's layout: `senders` wired hosts, each on
 /// an access link to router R1; a bottleneck link R1 - R2 (the base
 /// station); R2 reaches `receivers` hosts over the last hop, a lossy
 /// point-to-point link (`last_hop = "link"`, as the paper) or 802.11
 /// (`"wifi"`). Ids: senders 0..S-1, R1 = S, R2 = S+1, receivers S+2...
 /// Defaults are seed 002's.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct WiredCumWireless {
+    /// Number of wired senders (ids 0..senders-1).
     pub senders: u32,
+    /// Number of receivers behind the base station (ids from senders + 2).
     pub receivers: u32,
+    /// Rate of each sender's access link to R1, Mb/s.
     pub access_rate_mbps: f64,
+    /// Propagation delay of each access link, milliseconds.
     pub access_delay_ms: f64,
+    /// Rate of the bottleneck link R1 - R2, Mb/s.
     pub bottleneck_rate_mbps: f64,
+    /// Propagation delay of the bottleneck link, milliseconds.
     pub bottleneck_delay_ms: f64,
+    /// What the last hop, base station to receivers, is.
     pub last_hop: LastHop,
+    /// Rate of each last-hop link, Mb/s (`last_hop = "link"`).
     pub last_hop_rate_mbps: f64,
+    /// Propagation delay of each last-hop link, milliseconds (`last_hop = "link"`).
     pub last_hop_delay_ms: f64,
+    /// Probability, 0 to 1, that a packet is lost on a last-hop link, each
+    /// direction (`last_hop = "link"`; the paper's wireless losses).
     pub last_hop_loss_rate: f64,
+    /// Distance of the receivers from the base station, metres (`last_hop = "wifi"`).
     pub last_hop_distance_m: f64,
-    /// Queue of every wired link.
+    /// Drop-tail queue of every wired link, each direction, packets.
     pub queue_packets: u32,
 }
 
@@ -123,7 +148,7 @@ impl WiredCumWireless {
 }
 
 /// The last hop of a `wired_cum_wireless` topology.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum LastHop {
     /// A point-to-point link with random loss (seed 002's "wireless link").

@@ -43,23 +43,34 @@ use crate::config::{at_least, join, ConfigError};
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ieee80211::{Frame, FrameKind};
 use crate::wire::{NodeId, Packet};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
-/// `[semitcp.mac]`: the rules of the hop-by-hop control (SPEC.md section 2).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[semitcp.mac]`: the rules of semi-TCP's hop-by-hop congestion control
+/// in the MAC. A congested node marks its RTS (RTSC) and refuses RTSs;
+/// neighbours that hear it defer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HopControlConfig {
-    /// Congested at `congestion_threshold + 1` data packets held.
+    /// Data packets a node holds without being congested: with
+    /// `congestion_threshold + 1` (queue, frame in service, packets
+    /// awaiting a route) it is congested.
     pub congestion_threshold: u32,
-    /// How long an overheard RTSC / CTSC defers the node.
+    /// How long an overheard RTSC or CTSC defers the node, milliseconds
+    /// (about one four-way handshake).
     #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
     pub hold_ms: SimDuration,
-    /// Overheard DATA frames from the congested neighbour that end the hold early.
+    /// DATA frames overheard from the congested neighbour that end the hold
+    /// early (K, at least 1).
     pub release_data_frames: u32,
-    /// Answer an RTSC from the neighbour one's own packet waits for (mutual blocking).
+    /// A congested node answers an RTSC from the very neighbour its own
+    /// head-of-line packet is for with a CTSC, once per neighbour and
+    /// congestion episode, so that one of two blocking nodes proceeds.
     pub mutual_blocking_ctsc: bool,
-    /// A congested node still answers an RTS whose packet ends at it.
+    /// A congested node still answers an RTS whose packet is addressed to
+    /// it (needs no place in its buffer).
     pub accept_final_hop: bool,
     /// End-to-end ACKs (pure ACK segments) neither count as held data nor
     /// are refused: the back-pressure governs the data stream.

@@ -11,31 +11,39 @@
 
 use crate::config::{positive_duration, ConfigError};
 use crate::time::SimDuration;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// `[routing.aodv]`. Defaults: RFC 3561 section 10; options as ns-2's AODV
-/// (link-layer feedback on, HELLO and local repair off). The values the
-/// RFC derives from others are methods, computed from the given ones
-/// unless given themselves.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[routing.aodv]`: AODV's parameters, each the RFC 3561 section 10
+/// constant of the same name with its unit, and its options. Defaults: the
+/// RFC's; options as ns-2's AODV (link-layer feedback on, HELLO and local
+/// repair off). A parameter the RFC derives from others is derived unless
+/// given.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct AodvConfig {
-    /// ACTIVE_ROUTE_TIMEOUT (3000 ms): lifetime of a route refreshed by use.
+    /// ACTIVE_ROUTE_TIMEOUT, seconds (RFC: 3): lifetime of a route
+    /// refreshed by use.
     #[serde(with = "crate::config::secs")]
+    #[schemars(schema_with = "crate::config::secs::schema")]
     pub active_route_timeout_s: SimDuration,
     /// ALLOWED_HELLO_LOSS (2): HELLO intervals without a packet from a
     /// neighbour before the link to it is deemed lost.
     pub allowed_hello_loss: u32,
-    /// HELLO_INTERVAL (1000 ms).
+    /// HELLO_INTERVAL, seconds (RFC: 1): between a node's HELLO messages
+    /// (with `hello`).
     #[serde(with = "crate::config::secs")]
+    #[schemars(schema_with = "crate::config::secs::schema")]
     pub hello_interval_s: SimDuration,
     /// LOCAL_ADD_TTL (2): added to the TTL of a local repair's RREQ.
     pub local_add_ttl: u32,
     /// NET_DIAMETER (35): the maximum hops between two nodes; the TTL of
     /// network-wide RREQs.
     pub net_diameter: u32,
-    /// NODE_TRAVERSAL_TIME (40 ms): a conservative one-hop traversal time.
+    /// NODE_TRAVERSAL_TIME, milliseconds (RFC: 40): a conservative one-hop
+    /// traversal time.
     #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
     pub node_traversal_time_ms: SimDuration,
     /// RERR_RATELIMIT (10): RERR messages a node may originate per second.
     pub rerr_ratelimit: u32,
@@ -44,33 +52,43 @@ pub struct AodvConfig {
     pub rreq_retries: u32,
     /// RREQ_RATELIMIT (10): RREQ messages a node may originate per second.
     pub rreq_ratelimit: u32,
-    /// TIMEOUT_BUFFER (2): slack in RING_TRAVERSAL_TIME.
+    /// TIMEOUT_BUFFER (2): slack, in hops, added to the TTL in
+    /// RING_TRAVERSAL_TIME.
     pub timeout_buffer: u32,
     /// TTL_START (1): TTL of a discovery's first RREQ (expanding ring search).
     pub ttl_start: u32,
-    /// TTL_INCREMENT (2).
+    /// TTL_INCREMENT (2): added to the TTL of each new RREQ of the expanding
+    /// ring search.
     pub ttl_increment: u32,
     /// TTL_THRESHOLD (7): beyond it RREQs go out with TTL = NET_DIAMETER.
     pub ttl_threshold: u32,
-    /// NET_TRAVERSAL_TIME; default 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
+    /// NET_TRAVERSAL_TIME, milliseconds: how long a network-wide RREQ
+    /// waits for its RREP; default 2 * NODE_TRAVERSAL_TIME * NET_DIAMETER.
     #[serde(with = "crate::config::millis_opt", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::config::millis_opt::schema")]
     pub net_traversal_time_ms: Option<SimDuration>,
-    /// PATH_DISCOVERY_TIME; default 2 * NET_TRAVERSAL_TIME (how long a
-    /// RREQ id is remembered).
+    /// PATH_DISCOVERY_TIME, milliseconds: how long a RREQ id is remembered;
+    /// default 2 * NET_TRAVERSAL_TIME.
     #[serde(with = "crate::config::millis_opt", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::config::millis_opt::schema")]
     pub path_discovery_time_ms: Option<SimDuration>,
-    /// MY_ROUTE_TIMEOUT; default 2 * ACTIVE_ROUTE_TIMEOUT (the lifetime in
-    /// a destination's own RREP).
+    /// MY_ROUTE_TIMEOUT, seconds: the lifetime in a destination's own RREP;
+    /// default 2 * ACTIVE_ROUTE_TIMEOUT.
     #[serde(with = "crate::config::secs_opt", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::config::secs_opt::schema")]
     pub my_route_timeout_s: Option<SimDuration>,
-    /// DELETE_PERIOD; default K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL)
-    /// with K = 5 (section 10: an invalid route is kept this long).
+    /// DELETE_PERIOD, seconds: how long an invalid route is kept; default
+    /// K * max(ACTIVE_ROUTE_TIMEOUT, HELLO_INTERVAL) with K = 5.
     #[serde(with = "crate::config::secs_opt", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::config::secs_opt::schema")]
     pub delete_period_s: Option<SimDuration>,
-    /// BLACKLIST_TIMEOUT; default RREQ_RETRIES * NET_TRAVERSAL_TIME.
+    /// BLACKLIST_TIMEOUT, seconds: how long a neighbour stays on the
+    /// blacklist; default RREQ_RETRIES * NET_TRAVERSAL_TIME.
     #[serde(with = "crate::config::secs_opt", skip_serializing_if = "Option::is_none")]
+    #[schemars(schema_with = "crate::config::secs_opt::schema")]
     pub blacklist_timeout_s: Option<SimDuration>,
-    /// MAX_REPAIR_TTL; default 0.3 * NET_DIAMETER (rounded down).
+    /// MAX_REPAIR_TTL: the farthest destination, in hops, that a local
+    /// repair is tried for; default 0.3 * NET_DIAMETER (rounded down).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_repair_ttl: Option<u32>,
 
@@ -92,8 +110,9 @@ pub struct AodvConfig {
     /// stands in for the RREP-ACK). Off as in ns-2 and ns-3.
     pub blacklist_on_rrep_failure: bool,
     /// Upper bound of the uniform jitter before a RREQ is rebroadcast or a
-    /// HELLO is sent (ns-2: 10 ms), drawn from the node's routing stream.
+    /// HELLO is sent, milliseconds (ns-2: 10).
     #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
     pub broadcast_jitter_ms: SimDuration,
     /// Replace NODE_TRAVERSAL_TIME in a discovery's waits by the one-hop
     /// latency measured from the node's last three discoveries of the same
@@ -105,11 +124,12 @@ pub struct AodvConfig {
     /// instead of 0.9 s (see the README's AODV section).
     pub measured_traversal_time: bool,
     /// Packets buffered per node while routes are discovered (ns-2 and
-    /// ns-3: 64); on overflow the oldest is dropped (cause `no_route`).
+    /// ns-3: 64); on overflow the oldest is dropped (loss cause `no_route`).
     pub request_queue_packets: u32,
-    /// A buffered packet older than this is dropped (`no_route`; ns-2 and
-    /// ns-3: 30 s).
+    /// A buffered packet older than this, seconds, is dropped (loss cause
+    /// `no_route`; ns-2 and ns-3: 30).
     #[serde(with = "crate::config::secs")]
+    #[schemars(schema_with = "crate::config::secs::schema")]
     pub request_queue_timeout_s: SimDuration,
 }
 

@@ -75,34 +75,42 @@
 //!   `restart_during_search = true` applies it there too.
 
 use crate::config::{at_least, join, non_negative, positive, ConfigError};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
-/// Parameters of Algorithm 1 (defaults: the paper and SPEC.md section 3).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[semitcp.rate_control]`: the parameters of the binary-search rate
+/// control of semi-TCP sources (Algorithm 1 of seed 000; defaults: the
+/// paper's). APR: RTS attempts per packet at the source's MAC, Â its moving
+/// average, HAPR and LAPR its high and low levels.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RateControlConfig {
     /// n0: samples per moving average and per decision window.
     pub window_samples: u32,
-    /// Acknowledged (or dropped) DATA frames averaged into one sample.
+    /// DATA frames, acknowledged or dropped, averaged into one sample.
     pub frames_per_sample: u32,
-    /// LAPR: the low-level APR (one attempt per RTS).
+    /// LAPR: the low-level APR, attempts per packet (1: each RTS succeeds
+    /// at once).
     pub low_apr: f64,
-    /// Â above this fraction of (HAPR + LAPR): the rate is too high (0.5).
+    /// Â above this fraction of (HAPR + LAPR): the rate is too high.
     pub too_high_fraction: f64,
-    /// Â below this fraction of (HAPR + LAPR): the rate is too low (0.3).
+    /// Â below this fraction of (HAPR + LAPR): the rate is too low (below
+    /// `too_high_fraction`).
     pub too_low_fraction: f64,
-    /// Relative change of Â between consecutive estimates that restarts (0.2).
+    /// Relative change of Â between consecutive estimates at a steady rate
+    /// that restarts the search (0.2: ±20 %).
     pub restart_change: f64,
-    /// The search stops when its bounds are this close (1 kbps).
+    /// The search stops when its bounds are this close, kb/s.
     pub resolution_kbps: f64,
+    /// Apply the `restart_change` restart during the binary search too, as
+    /// Algorithm 1 lists it; off: only once the rate is steady.
     pub restart_during_search: bool,
-    /// Frames ignored after each change of the rate before sampling
-    /// resumes (a Decision, see the module doc).
+    /// DATA frames left out of the samples after each change of the rate,
+    /// while the queues of the previous rate drain (0: the paper's algorithm).
     pub settle_frames: u32,
-    /// Â within this margin of LAPR is the low level: the rate is too low
-    /// whatever HAPR (a Decision, see the module doc; 0.15; 0 = the paper's
-    /// band alone).
+    /// Â below LAPR + this margin is the low level: the rate is too low
+    /// whatever HAPR (0: the paper's band alone).
     pub low_level_margin: f64,
 }
 

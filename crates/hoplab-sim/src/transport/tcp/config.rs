@@ -4,36 +4,51 @@
 
 use crate::config::{at_least, positive_duration, ConfigError};
 use crate::time::SimDuration;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// `[tcp]`: the settings of every TCP flow (semi-TCP's transport uses the
+/// RTO settings). Defaults are ns-2's, as the papers ran it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// Initial window (ns-2 windowInit_ = 2).
+    /// Initial congestion window, segments (ns-2 windowInit_ = 2).
     pub initial_cwnd_segments: f64,
-    /// Receiver's advertised window (ns-2 window_ = 20).
+    /// Receiver's advertised window, segments (ns-2 window_ = 20).
     pub rwnd_segments: u32,
-    /// Minimum RTO (200 ms as Linux and ns-2's minrto_; RFC 6298 says 1 s).
+    /// Minimum retransmission timeout, milliseconds (200 as Linux and
+    /// ns-2's minrto_; RFC 6298 says 1 s).
     #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
     pub min_rto_ms: SimDuration,
-    /// RTO before the first sample (RFC 6298 2.1: 1 s).
+    /// Retransmission timeout before the first RTT sample, milliseconds
+    /// (RFC 6298 2.1: 1 s).
     #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
     pub initial_rto_ms: SimDuration,
-    /// RFC 6298 2.5: at least 60 s.
+    /// Maximum retransmission timeout, milliseconds (RFC 6298 2.5: at
+    /// least 60 s); the backoff doubles the RTO up to it.
     #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
     pub max_rto_ms: SimDuration,
-    /// Clock granularity G (ns-2 tcpTick_ = 10 ms).
+    /// Clock granularity G of the RTO computation, milliseconds (ns-2
+    /// tcpTick_ = 10 ms).
     #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
     pub clock_granularity_ms: SimDuration,
     /// Delayed ACKs (RFC 5681 4.2). Off by default: ns-2's TCPSink
     /// acknowledges every segment.
     pub delayed_ack: bool,
-    /// Delayed-ACK timer (ns-2 DelAckSink interval_ = 100 ms; RFC 5681: < 500 ms).
+    /// Delayed-ACK timer, milliseconds (ns-2 DelAckSink interval_ = 100;
+    /// RFC 5681: < 500 ms). With `delayed_ack`.
     #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
     pub delayed_ack_ms: SimDuration,
-    /// Acknowledge at least every this many in-order segments (RFC 5681: 2).
+    /// With `delayed_ack`: acknowledge at least every this many in-order
+    /// segments (RFC 5681: 2).
     pub delayed_ack_segments: u32,
-    /// RFC 3042 limited transmit.
+    /// RFC 3042 limited transmit: the first two duplicate ACKs each send a
+    /// new segment.
     pub limited_transmit: bool,
     /// Three-way handshake before data (off: the papers' FTP flows start
     /// with data, as ns-2's one-way agents).

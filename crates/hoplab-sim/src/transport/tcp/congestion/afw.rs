@@ -27,14 +27,16 @@
 //! applied per acknowledged segment, like this crate's Reno.
 
 use super::{reno_slow_start, CongestionControl, CwndEvent, TcpState};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// What a timeout at window W_t does to S_{W_t} (SPEC.md section 6,
-/// Decision).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// What a timeout at window W_t does to S_{W_t} (seed 003 leaves it
+/// open; SPEC.md section 6 decides).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AtTimeoutWindow {
-    /// S_{W_t} shrinks with the larger windows (W >= W_t): SPEC.md's reading.
+    /// S_{W_t} shrinks with the larger windows (W >= W_t): hoplab's reading
+    /// of the paper, which leaves W = W_t open.
     Shrink,
     /// S_{W_t} grows with the smaller windows (W <= W_t).
     Grow,
@@ -42,9 +44,10 @@ pub enum AtTimeoutWindow {
     Keep,
 }
 
-/// AFW parameters (seed 003 section 3; SPEC.md section 6).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// AFW parameters (seed 003 section 3).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "AfwParams")]
 pub struct Config {
     /// Multiplier of the steps below the timeout window. Default 4 (seed 003
     /// "Parameter tuning": alpha = 4, beta = 8 gave the highest throughput).
@@ -58,7 +61,7 @@ pub struct Config {
     /// Smallest step. Default 0.001 (seed 003: "Smin = 0.001 was used").
     pub s_min: f64,
     /// What a timeout at window W_t does to S_{W_t}: `"shrink"` (default,
-    /// SPEC.md section 6 Decision), `"grow"` or `"keep"`.
+    /// hoplab's reading), `"grow"` or `"keep"`.
     pub at_timeout_window: AtTimeoutWindow,
 }
 

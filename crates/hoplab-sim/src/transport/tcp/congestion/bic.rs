@@ -46,12 +46,14 @@
 //! Recovery, right after (the socket's order: ssthresh, cwnd, state).
 
 use super::{reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 
 /// BIC parameters (Linux `tcp_bic.c` module parameters and defines).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "BicParams")]
 pub struct Config {
     /// Multiplicative decrease: ssthresh = beta * cwnd above low_window.
     /// Default 819/1024 = 0.7998 (`tcp_bic.c` `beta = 819`, scale 1024).

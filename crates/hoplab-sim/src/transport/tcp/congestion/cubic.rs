@@ -46,12 +46,14 @@
 
 use super::{reno_slow_start, CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use crate::time::SimTime;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 
 /// CUBIC parameters (RFC 9438).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "CubicParams")]
 pub struct Config {
     /// Aggressiveness, segments / s^3. Default 0.4 (RFC 9438 section 5.1).
     pub c: f64,

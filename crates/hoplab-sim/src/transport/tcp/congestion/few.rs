@@ -11,16 +11,17 @@
 //! without delayed ACKs, as in seed 003) that is the paper's per-ACK rule.
 
 use super::{reno_slow_start, CongestionControl, TcpState};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// FeW parameters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "FewParams")]
 pub struct Config {
     /// Fraction of Reno's increase: cwnd += alpha / cwnd per ACK in
     /// congestion avoidance, 0 < alpha <= 1 (alpha = 1 is Reno). Default
-    /// 0.01 (Nahm et al. 2005, the value seed 003 validates with; SPEC.md
-    /// section 6).
+    /// 0.01 (Nahm et al. 2005, the value seed 003 validates with).
     pub alpha: f64,
 }
 

@@ -12,9 +12,10 @@
 //! (`cwnd += 0.01` per ACK for Scalable TCP, `alpha / cwnd` for FeW).
 //!
 //! **Adding a controller**: one new file in this folder with a serde config
-//! struct (its parameters, `Default` citing every default) and an `impl
+//! struct (its parameters, `Default` citing every default, deriving
+//! `JsonSchema` under the name `<Controller>Params`) and an `impl
 //! CongestionControl`, plus a variant of [`CcConfig`] with its arm in each
-//! of its methods, and its name in [`NAMES`].
+//! of its methods (`params_schema` too), and its name in [`NAMES`].
 
 pub mod afw;
 pub mod bic;
@@ -251,6 +252,23 @@ impl CcConfig {
         })
     }
 
+    /// The JSON Schema of the `cc_params` of controller `name` (a reference
+    /// to its definition in `generator`), or None for an unknown name.
+    pub fn params_schema(name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+        Some(match name {
+            "newreno" => generator.subschema_for::<newreno::Config>(),
+            "westwood_plus" => generator.subschema_for::<westwood_plus::Config>(),
+            "veno" => generator.subschema_for::<veno::Config>(),
+            "vegas" => generator.subschema_for::<vegas::Config>(),
+            "bic" => generator.subschema_for::<bic::Config>(),
+            "cubic" => generator.subschema_for::<cubic::Config>(),
+            "scalable" => generator.subschema_for::<scalable::Config>(),
+            "few" => generator.subschema_for::<few::Config>(),
+            "afw" => generator.subschema_for::<afw::Config>(),
+            _ => return None,
+        })
+    }
+
     /// The parameters as a table (every value, defaults included).
     pub fn params(&self) -> serde_json::Value {
         let value = match self {
@@ -300,6 +318,7 @@ mod tests {
             let config: CcConfig = name.parse().unwrap_or_else(|e| panic!("{name}: {e}"));
             assert_eq!(config.name(), *name);
             assert_eq!(config.build().name(), *name);
+            assert!(CcConfig::params_schema(name, &mut schemars::SchemaGenerator::default()).is_some(), "{name} has no schema");
             // An empty table is the same as none; the parameters read back.
             assert_eq!(CcConfig::from_parts(name, Some(serde_json::json!({}))).unwrap(), config);
             assert_eq!(CcConfig::from_parts(name, Some(config.params())).unwrap(), config);

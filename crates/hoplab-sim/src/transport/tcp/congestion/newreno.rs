@@ -5,11 +5,13 @@
 //! max(FlightSize / 2, 2) on loss (RFC 5681 eq. 4).
 
 use super::CongestionControl;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// NewReno has no parameters.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "NewRenoParams")]
 pub struct Config {}
 
 #[derive(Debug, Clone, Default)]

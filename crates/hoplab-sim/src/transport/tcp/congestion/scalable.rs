@@ -27,18 +27,20 @@
 //! per-ACK rule.
 
 use super::{reno_slow_start, CongestionControl, LossKind, TcpState};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Scalable TCP parameters (Kelly 2003, section 2; seed 004 section II.B.3:
 /// "typical values ... a = 0.01 and b = 0.875").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "ScalableParams")]
 pub struct Config {
     /// Congestion-avoidance increase per acknowledged segment, segments.
-    /// Default 0.01 (Kelly 2003; SPEC.md section 7).
+    /// Default 0.01 (Kelly 2003).
     pub a: f64,
     /// Multiplicative decrease on loss: ssthresh = b * cwnd. Default 0.875
-    /// (Kelly 2003; SPEC.md section 7).
+    /// (Kelly 2003).
     pub b: f64,
 }
 

@@ -41,10 +41,11 @@
 
 use super::{reno_increase, reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
 use crate::time::{SimDuration, SimTime};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How `diff`, the estimate of queued segments, is computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DiffFormula {
     /// `cwnd * (RTT - BaseRTT) / BaseRTT`, as `tcp_vegas.c`.
@@ -55,8 +56,9 @@ pub enum DiffFormula {
 }
 
 /// Vegas parameters (Linux `tcp_vegas.c` module parameters).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "VegasParams")]
 pub struct Config {
     /// Below alpha queued segments, grow by one per RTT. Default 2
     /// (`tcp_vegas.c`: `static int alpha = 2`).

@@ -31,11 +31,13 @@
 
 use super::{reno_increase, reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
 use crate::time::SimDuration;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Veno parameters (Fu & Liew 2003 section III; `tcp_veno.c`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "VenoParams")]
 pub struct Config {
     /// Backlog threshold, segments: N < beta means no congestion. Default 3
     /// (Fu & Liew 2003; `tcp_veno.c` `beta = 3 << V_PARAM_SHIFT`).

@@ -29,10 +29,11 @@
 
 use super::{CongestionControl, LossKind, TcpState};
 use crate::time::{SimDuration, SimTime};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// The low-pass filter applied to bandwidth samples (ns-3 `FilterType`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Filter {
     /// Tustin (bilinear) approximation of a first-order low-pass filter.
@@ -42,8 +43,9 @@ pub enum Filter {
 }
 
 /// Westwood+ parameters (ns-3 `TcpWestwoodPlus`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
+#[schemars(rename = "WestwoodPlusParams")]
 pub struct Config {
     /// `"tustin"` (default, ns-3 `FilterType` default) or `"none"`.
     pub filter: Filter,
