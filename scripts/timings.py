@@ -176,7 +176,7 @@ def main() -> None:
         "",
         "## Benchmarks",
         "",
-        "`hoplab bench --json`: one core per benchmark, 100 simulated seconds per scenario.",
+        f"`hoplab bench --json`: one core per benchmark, 100 simulated seconds per scenario, the fastest of {bench[0].get('repeat', 1)} runs.",
         "",
         "| benchmark | simulated events | wall s | events/s | sim s per wall s |",
         "|---|---|---|---|---|",
