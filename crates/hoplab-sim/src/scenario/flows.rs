@@ -47,7 +47,7 @@ pub enum AppKind {
 }
 
 /// One end-to-end flow (`[[flows]]`), typed: each field is the key of the
-/// same name, documented on [`FlowFile`] (the form in the file), except
+/// same name, documented on `FlowFile` (the form in the file, private), except
 /// `cc`, which the file splits into `cc` and `cc_params`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FlowConfig {
@@ -145,7 +145,7 @@ fn cc_params_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     schemars::json_schema!({ "type": ["object", "null"] })
 }
 
-/// The schema of a flow is [`FlowFile`]'s, the form serde reads, with what
+/// The schema of a flow is `FlowFile`'s, the form serde reads, with what
 /// a derive cannot say: `cc_params` follows `cc` (JSON Schema draft 7
 /// `if`/`then`, one per controller) and needs it (`dependencies`).
 impl JsonSchema for FlowConfig {
