@@ -48,15 +48,27 @@ impl Mac {
     }
 
     /// Arm the access timer if the node has a backoff to count down and may
-    /// contend now.
+    /// contend now. A countdown already running keeps its end: a packet
+    /// arriving during a post-backoff goes out when it ends (10.3.4.3). A
+    /// countdown starting in the middle of an idle period (a backoff drawn
+    /// after a semi-TCP hold, a packet reaching an idle MAC) counts its
+    /// slots from now, as ns-3's ChannelAccessManager counts from the later
+    /// of the access start and the backoff's start; freezing
+    /// (`update_medium`) then counts the slots gone from the same instant.
     pub(crate) fn schedule_access(&mut self, now: SimTime, ctx: &mut MacContext) {
-        if self.medium_busy || self.exchange != Exchange::Idle || self.pending_response.is_some() || ctx.phy.is_transmitting() {
+        if self.access_armed
+            || self.medium_busy
+            || self.exchange != Exchange::Idle
+            || self.pending_response.is_some()
+            || ctx.phy.is_transmitting()
+        {
             return;
         }
         let Some(slots) = self.backoff_slots else {
             return;
         };
-        let at = self.countdown_from.max(now) + ctx.timing.slot * slots as u64;
+        self.countdown_from = self.countdown_from.max(now);
+        let at = self.countdown_from + ctx.timing.slot * slots as u64;
         self.arm(MacTimer::Access, at, ctx);
     }
 
@@ -66,8 +78,12 @@ impl Mac {
 
     /// The timeout ends a busy period for channel access (ns-3's
     /// ChannelAccessManager): the countdown restarts DIFS after it.
+    /// A countdown armed before it in the same step restarts from there.
     pub(crate) fn resume_after_timeout(&mut self, now: SimTime, ctx: &mut MacContext) {
         if !self.medium_busy {
+            if self.access_armed {
+                self.cancel(MacTimer::Access, ctx);
+            }
             self.countdown_from = (now + ctx.timing.difs).max(self.eifs_until);
             self.schedule_access(now, ctx);
         }

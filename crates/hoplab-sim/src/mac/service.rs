@@ -132,9 +132,10 @@ impl Mac {
     /// The end of a service's aftermath: contend (a timeout's busy period
     /// has ended).
     fn after_next_started(&mut self, now: SimTime, after_timeout: bool, ctx: &mut MacContext) {
-        self.schedule_access(now, ctx);
         if after_timeout {
             self.resume_after_timeout(now, ctx);
+        } else {
+            self.schedule_access(now, ctx);
         }
     }
 
