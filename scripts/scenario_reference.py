@@ -354,6 +354,20 @@ class Reference:
         key, prop = sorted(params["properties"].items())[0]
         return f"{key} = {self.value(self.resolve(prop).get('default'))}"
 
+    def presets(self, rules: list[dict[str, Any]]) -> None:
+        """The keys each preset sets, with the ns-2 source of each."""
+        self.heading(2, "Presets", "presets")
+        self.paragraph(
+            "`preset = \"ns2\"` sets each key below to ns-2.29's behaviour, as the public semi-TCP code "
+            "(GitHub musicinthedark/semitcp) runs it, unless the scenario gives the key itself; "
+            "`preset = \"standard\"` (the default) sets none of them. Each key is documented in its table above; "
+            "`hoplab validate` prints the resolved values. Line numbers are those of that repository's files.")
+        self.lines += ["| key | ns2 value | when | ns-2 source |", "|---|---|---|---|"]
+        for rule in rules:
+            self.lines.append(
+                f"| `{rule['key']}` | `{self.value(rule['value'])}` | {rule['applies']} | {rule['source']} |")
+        self.lines.append("")
+
     def render(self) -> str:
         self.lines = []
         self.contents = []
@@ -364,6 +378,7 @@ class Reference:
         order = [key for key in TABLE_ORDER if key in tables] + sorted(key for key in tables if key not in TABLE_ORDER)
         for key in order:
             self.table(key, tables[key], 2)
+        self.presets(root.get("x-presets", []))
         contents = ["## Contents", ""]
         for level, title, anchor in self.contents:
             if level <= 3:

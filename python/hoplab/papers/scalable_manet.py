@@ -52,9 +52,11 @@ SPEED_MPS = 20.0
 #: examples/manet-20-tcp.toml (see its comments for the decisions: 1 Mbps
 #: data and basic rate and 250 m / 550 m as ns-2's defaults, the paper's
 #: "initial window 30000" read as the advertised window; SACK on, as ns-2's
-#: TCP-Linux recovers losses the Linux way).
+#: TCP-Linux recovers losses the Linux way). The paper simulated in ns-2:
+#: `preset = "ns2"` (docs/scenario-reference.md, "Presets").
 MANET: dict[str, Any] = {
     "name": "scalable-manet",
+    "preset": "ns2",
     "duration_s": DURATION_S,
     "warmup_s": 0.0,
     "seed": 1,

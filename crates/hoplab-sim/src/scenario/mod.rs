@@ -16,6 +16,7 @@
 //! knows what a valid scenario is.
 
 pub mod flows;
+pub mod preset;
 pub mod schema;
 pub mod semitcp;
 pub mod topology;
@@ -29,10 +30,11 @@ pub use crate::phy::config::{Propagation, RadioConfig, Reception};
 pub use crate::phy::error_model::{ErrorModelConfig, UniformErrors};
 pub use crate::transport::tcp::config::TcpConfig;
 pub use flows::{AppKind, FlowConfig, RateControlKind, Transport};
+pub use preset::Preset;
 pub use semitcp::SemiTcpConfig;
 pub use topology::{LastHop, TopologyConfig, WiredCumWireless};
 
-use crate::config::{positive, unnest};
+use crate::config::{plain_error, positive, unnest};
 use crate::transport::tcp::congestion::CcConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -58,6 +60,13 @@ impl Default for StatsConfig {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
+    /// Which simulator's behaviour the keys with a variant default to:
+    /// "standard" (the standards and the papers' text) or "ns2" (ns-2.29's,
+    /// as the public semi-TCP code runs it; each of its rules is also a key
+    /// of its own, listed with its ns-2 source under "Presets" in the
+    /// scenario reference). Keys the scenario gives win.
+    #[serde(default)]
+    pub preset: Preset,
     /// The scenario's name, carried into its run report.
     #[serde(default = "Scenario::default_name")]
     pub name: String,
@@ -118,8 +127,12 @@ impl Scenario {
     /// Parse a scenario from JSON text (Python sends TOML converted to
     /// JSON), normalise and validate it. Errors name the key.
     pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
-        let de = &mut serde_json::Deserializer::from_str(text);
-        let mut scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        // The preset fills its keys under the scenario's own: on the JSON
+        // document, before typing, so that typing and its errors are the
+        // same whether a value came from the file or from the preset.
+        let mut document: serde_json::Value = serde_json::from_str(text).map_err(|e| plain_error(String::new(), &e.to_string()))?;
+        preset::apply(&mut document)?;
+        let mut scenario: Scenario = serde_path_to_error::deserialize(document).map_err(|e| {
             let key = e.path().to_string();
             let key = if key == "." { String::new() } else { key };
             unnest(key, &e.inner().to_string())

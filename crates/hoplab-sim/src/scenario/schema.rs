@@ -17,7 +17,11 @@ use schemars::Schema;
 /// The scenario's JSON Schema, draft 7: the draft that TOML editors'
 /// validators (taplo, Even Better TOML) and VS Code's JSON support read.
 pub fn scenario_schema() -> Schema {
-    SchemaSettings::draft07().into_generator().into_root_schema_for::<Scenario>()
+    let mut schema = SchemaSettings::draft07().into_generator().into_root_schema_for::<Scenario>();
+    // The presets' rules (key, value, ns-2 source), for the reference page
+    // and editors: an extension keyword, ignored by validators.
+    schema.insert("x-presets".to_string(), crate::scenario::preset::rules_json());
+    schema
 }
 
 #[cfg(test)]

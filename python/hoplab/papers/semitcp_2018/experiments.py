@@ -42,9 +42,11 @@ HOPS = 14
 
 #: The chain of section 3.1 (SPEC.md section 3), routed by AODV as in the
 #: paper (section 3.1): an RTS dropped at the retry limit breaks the route
-#: and triggers a rediscovery (section 3.2).
+#: and triggers a rediscovery (section 3.2). The paper simulated in ns-2:
+#: `preset = "ns2"` (docs/scenario-reference.md, "Presets").
 CHAIN: dict[str, Any] = {
     "name": "semitcp-2018-chain",
+    "preset": "ns2",
     "duration_s": 100.0,
     "warmup_s": 10.0,
     "seed": 1,
@@ -78,6 +80,7 @@ SPEED = "mobility.max_speed_mps"
 MOBILE_FLOWS = 10
 MOBILE: dict[str, Any] = {
     "name": "semitcp-2018-mobile",
+    "preset": "ns2",
     "duration_s": 100.0,
     "warmup_s": 10.0,
     "seed": 1,

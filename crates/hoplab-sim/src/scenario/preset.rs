@@ -1,0 +1,182 @@
+//! `preset`: a named set of key values applied under a scenario's own keys.
+//!
+//! `preset = "standard"` (the default) leaves every key at its default: the
+//! standards (IEEE 802.11-2016, RFC 3561, RFC 5681/6582/6298) and the
+//! papers' text. `preset = "ns2"` sets every key that has an ns-2 variant to
+//! ns-2.29's behaviour, as the public semi-TCP code (GitHub
+//! musicinthedark/semitcp, ns-2.29) runs it: all five seed papers were
+//! simulated in ns-2. Each rule is also its own key, documented with the
+//! ns-2 file and line it mirrors, so a user can take one rule without the
+//! others; a key the scenario gives itself always wins over the preset.
+//!
+//! The preset is applied to the scenario's JSON before it is typed: a rule
+//! fills its key only where the scenario does not give it (and only where
+//! the key exists: AODV's keys only with `routing.protocol = "aodv"`). The
+//! normalised scenario (`hoplab validate`) then shows every resolved value,
+//! and re-reading it gives the same scenario.
+
+use crate::config::ConfigError;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// `preset`: which simulator's behaviour the keys with a variant default to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Preset {
+    /// The standards' behaviour (and the papers' text where they specify).
+    #[default]
+    Standard,
+    /// ns-2.29's behaviour, as the public semi-TCP code runs it: every key
+    /// of the "Presets" table of the scenario reference (`NS2_RULES`).
+    Ns2,
+}
+
+impl Preset {
+    pub const NAMES: [&'static str; 2] = ["standard", "ns2"];
+
+    /// The rules this preset applies.
+    pub fn rules(self) -> &'static [PresetRule] {
+        match self {
+            Preset::Standard => &[],
+            Preset::Ns2 => NS2_RULES,
+        }
+    }
+}
+
+/// When a rule's key exists in a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applies {
+    Always,
+    /// Only with `routing.protocol = "aodv"` (the `[routing.aodv]` table
+    /// exists only then).
+    WithAodv,
+}
+
+/// One key the preset sets.
+#[derive(Debug, Clone, Copy)]
+pub struct PresetRule {
+    /// The dotted key (`mac.cts_ignores_nav`).
+    pub key: &'static str,
+    /// Its value, as JSON.
+    pub value: &'static str,
+    pub applies: Applies,
+    /// Where ns-2 does this: file, line and function of ns-2.29 as
+    /// published in musicinthedark/semitcp.
+    pub source: &'static str,
+}
+
+/// ns-2.29's behaviour, one key per rule. Line numbers are those of the
+/// files in GitHub musicinthedark/semitcp (ns-2.29 with semi-TCP).
+pub const NS2_RULES: &[PresetRule] = &[PresetRule {
+    key: "routing.aodv.measured_traversal_time",
+    value: "true",
+    applies: Applies::WithAodv,
+    source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
+}];
+
+/// Apply the scenario's `preset` to its JSON document: every rule fills its
+/// key where the document does not give it. Errors name `preset`.
+pub fn apply(document: &mut Value) -> Result<(), ConfigError> {
+    let Some(map) = document.as_object_mut() else { return Ok(()) };
+    let preset = match map.get("preset") {
+        None => Preset::Standard,
+        Some(value) => Preset::deserialize(value).map_err(|_| {
+            ConfigError::new("preset", format!("must be one of {}, got {value}", Preset::NAMES.map(|n| format!("\"{n}\"")).join(", ")))
+        })?,
+    };
+    let aodv = map.get("routing").and_then(|r| r.get("protocol")).and_then(Value::as_str) == Some("aodv");
+    for rule in preset.rules() {
+        if rule.applies == Applies::WithAodv && !aodv {
+            continue;
+        }
+        let value: Value = serde_json::from_str(rule.value).expect("a preset rule's value is JSON");
+        fill(map, rule.key, value);
+    }
+    Ok(())
+}
+
+/// Set `key` (dotted) in `map` unless it is there; tables on the way are
+/// created. A non-table in the way is left alone (typing reports it).
+fn fill(map: &mut Map<String, Value>, key: &str, value: Value) {
+    let (head, rest) = match key.split_once('.') {
+        Some((head, rest)) => (head, Some(rest)),
+        None => (key, None),
+    };
+    match rest {
+        None => {
+            map.entry(head.to_string()).or_insert(value);
+        }
+        Some(rest) => {
+            let entry = map.entry(head.to_string()).or_insert_with(|| Value::Object(Map::new()));
+            if let Value::Object(inner) = entry {
+                fill(inner, rest, value);
+            }
+        }
+    }
+}
+
+/// Every preset's rules as JSON, for the docs and `hoplab validate`:
+/// `[{"preset", "key", "value", "applies", "source"}]`.
+pub fn rules_json() -> Value {
+    let mut rules = Vec::new();
+    for (name, preset) in [("ns2", Preset::Ns2)] {
+        for rule in preset.rules() {
+            rules.push(serde_json::json!({
+                "preset": name,
+                "key": rule.key,
+                "value": serde_json::from_str::<Value>(rule.value).expect("JSON"),
+                "applies": match rule.applies { Applies::Always => "always", Applies::WithAodv => "routing.protocol = \"aodv\"" },
+                "source": rule.source,
+            }));
+        }
+    }
+    Value::Array(rules)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn standard_changes_nothing() {
+        let mut doc = json!({"topology": {"kind": "chain", "nodes": 3}, "routing": {"protocol": "aodv"}});
+        let before = doc.clone();
+        apply(&mut doc).unwrap();
+        assert_eq!(doc, before);
+    }
+
+    #[test]
+    fn ns2_fills_absent_keys_and_leaves_given_ones() {
+        let mut doc = json!({"preset": "ns2", "routing": {"protocol": "aodv"}});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc["routing"]["aodv"]["measured_traversal_time"], json!(true));
+        let mut doc = json!({"preset": "ns2", "routing": {"protocol": "aodv", "aodv": {"measured_traversal_time": false}}});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc["routing"]["aodv"]["measured_traversal_time"], json!(false), "the scenario's own key wins");
+    }
+
+    #[test]
+    fn aodv_rules_only_with_aodv() {
+        let mut doc = json!({"preset": "ns2", "routing": {"protocol": "static"}});
+        apply(&mut doc).unwrap();
+        assert!(doc["routing"].get("aodv").is_none());
+    }
+
+    #[test]
+    fn every_rule_names_a_key_of_the_scenario_and_its_source() {
+        for rule in NS2_RULES {
+            assert!(rule.source.contains(".cc:") || rule.source.contains(".h:"), "{}: cite file:line", rule.key);
+            serde_json::from_str::<Value>(rule.value).unwrap_or_else(|_| panic!("{}: value is not JSON", rule.key));
+        }
+    }
+
+    #[test]
+    fn a_bad_preset_is_named() {
+        let mut doc = json!({"preset": "ns3"});
+        let e = apply(&mut doc).unwrap_err();
+        assert_eq!(e.key, "preset");
+        assert!(e.message.contains("\"ns2\""), "{}", e.message);
+    }
+}

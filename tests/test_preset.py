@@ -1,0 +1,76 @@
+"""`preset = "standard" | "ns2"`: the ns-2 rules fill their keys under the
+scenario's own, `hoplab validate` shows the resolved values, the reference
+lists every rule with its ns-2 source."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import EXAMPLES, REPO, run_cli
+from hoplab import _core
+
+AODV_CHAIN = str(EXAMPLES / "semitcp-chain-14hop.toml")
+
+
+def _rules() -> list[dict[str, object]]:
+    rules: list[dict[str, object]] = json.loads(_core.scenario_schema())["x-presets"]
+    return rules
+
+
+def _get(document: dict[str, object], key: str) -> object:
+    node: object = document
+    for part in key.split("."):
+        assert isinstance(node, dict), key
+        node = node[part]
+    return node
+
+
+def test_ns2_sets_every_rule_and_validate_prints_it(workdir: Path) -> None:
+    rules = _rules()
+    assert rules, "the ns2 preset has rules"
+    done = run_cli("validate", AODV_CHAIN, "--set", "preset=ns2", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    resolved = json.loads(done.stdout)
+    assert resolved["preset"] == "ns2"
+    standard = json.loads(run_cli("validate", AODV_CHAIN, cwd=workdir).stdout)
+    assert standard["preset"] == "standard"
+    for rule in rules:
+        assert _get(resolved, str(rule["key"])) == rule["value"], rule["key"]
+        assert _get(standard, str(rule["key"])) != rule["value"], f"{rule['key']}: the standard default differs"
+
+
+def test_a_key_the_scenario_gives_wins_over_the_preset(workdir: Path) -> None:
+    key = "routing.aodv.measured_traversal_time"
+    done = run_cli("validate", AODV_CHAIN, "--set", "preset=ns2", "--set", f"{key}=false", cwd=workdir)
+    assert done.returncode == 0, done.stderr
+    assert _get(json.loads(done.stdout), key) is False
+
+
+def test_the_resolved_scenario_reads_back_the_same(workdir: Path) -> None:
+    done = run_cli("validate", AODV_CHAIN, "--set", "preset=ns2", cwd=workdir)
+    resolved = workdir / "resolved.json"
+    resolved.write_text(done.stdout)
+    assert _core.validate(done.stdout) == _core.validate(resolved.read_text())
+
+
+def test_a_bad_preset_is_named(workdir: Path) -> None:
+    done = run_cli("validate", AODV_CHAIN, "--set", "preset=ns3", cwd=workdir)
+    assert done.returncode == 2
+    assert "preset" in done.stderr and '"ns2"' in done.stderr and "Traceback" not in done.stderr
+
+
+def test_the_reference_lists_every_rule_with_its_source() -> None:
+    page = (REPO / "docs" / "scenario-reference.md").read_text()
+    section = page[page.index("## Presets"):]
+    for rule in _rules():
+        assert f"`{rule['key']}`" in section and str(rule["source"]) in section, rule["key"]
+        assert ".cc:" in str(rule["source"]), f"{rule['key']}: cite the ns-2 file and line"
+
+
+def test_paper_modules_run_with_the_ns2_preset() -> None:
+    from hoplab.papers import scalable_manet
+    from hoplab.papers.semitcp_2018 import experiments
+
+    for base in (experiments.CHAIN, experiments.MOBILE, scalable_manet.MANET):
+        assert base["preset"] == "ns2", base["name"]
