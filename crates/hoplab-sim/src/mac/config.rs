@@ -28,11 +28,33 @@ pub struct MacConfig {
     /// aCWmax, slots: the window doubles per retry up to this, 2^k - 1 and
     /// >= `cw_min` (DSSS: 1023).
     pub cw_max: u32,
-    /// Answer an RTS with a CTS even while the NAV is set, as ns-2's
-    /// `Mac802_11::recvRTS` does. Off by default: IEEE 802.11-2016 10.3.2.6
-    /// sends the CTS only "if the NAV at the STA receiving the RTS frame
-    /// indicates that the medium is idle".
+    /// Answer an RTS with a CTS even while the NAV is set. Off by default:
+    /// IEEE 802.11-2016 10.3.2.6 sends the CTS only "if the NAV at the STA
+    /// receiving the RTS frame indicates that the medium is idle". This is
+    /// not ns-2's behaviour: ns-2's `Mac802_11::recvRTS` ignores the NAV when
+    /// the RTS arrives, but checks it SIFS later, before the CTS goes out
+    /// (`check_pktCTRL`, mac-802_11.cc:883-893), which is
+    /// `cts_check_at_sifs`. With `cts_check_at_sifs`, this key skips the NAV
+    /// in that check too.
     pub cts_ignores_nav: bool,
+    /// After a frame received in error (a collision, or a frame sensed but
+    /// not decodable), set the NAV to EIFS from its end, as ns-2's
+    /// `Mac802_11::recv_timer` does (mac-802_11.cc:1699-1711 after a
+    /// collision, 1720-1723 after an error; not while the node transmits,
+    /// 1691-1694); the countdown then resumes DIFS after the NAV
+    /// (`navHandler`, 749-756), so access waits EIFS + DIFS, and a correct
+    /// frame does not end the wait. Off: IEEE 802.11-2016 10.3.2.3.7, access
+    /// waits EIFS instead of DIFS, and a correctly received frame ends that.
+    pub eifs_sets_nav: bool,
+    /// Decide the answer to an RTS SIFS after it ended, as ns-2 does: when
+    /// the RTS arrives, `Mac802_11::recvRTS` (mac-802_11.cc:1816-1842) only
+    /// checks that the node is in no exchange and has no response pending;
+    /// SIFS later `check_pktCTRL` (883-896) sends the CTS only if the medium
+    /// is idle (the PHY neither receiving nor sending, the NAV expired) and
+    /// takes semi-TCP's refusal decision then. Off: the answer is decided
+    /// when the RTS ends (NAV checked then, 10.3.2.6) and sent SIFS later
+    /// whatever the medium does meanwhile.
+    pub cts_check_at_sifs: bool,
 }
 
 impl Default for MacConfig {
@@ -47,6 +69,8 @@ impl Default for MacConfig {
             cw_min: 31,
             cw_max: 1023,
             cts_ignores_nav: false,
+            eifs_sets_nav: false,
+            cts_check_at_sifs: false,
         }
     }
 }

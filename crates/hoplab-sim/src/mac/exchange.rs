@@ -8,6 +8,11 @@
 //! exchange of its own; it always answers a DATA with an ACK; retransmitted
 //! duplicates are acknowledged and discarded.
 //!
+//! ns-2 variants (keys of `[mac]`, set by `preset = "ns2"`):
+//! `eifs_sets_nav` (a frame received in error sets the NAV to EIFS),
+//! `cts_check_at_sifs` (the answer to an RTS is decided SIFS after it, and
+//! only if the medium is idle then).
+//!
 //! Simplifications (README, "Model fidelity"): no NAV reset after an RTS
 //! without a following DATA (10.3.2.4 allows it; ns-2 does not do it
 //! either); no fragmentation; one sequence-number counter per station.
@@ -15,8 +20,9 @@
 use super::access::data_frame;
 use super::hop_control::{HopControl, RtsAnswer};
 use super::service::ServiceEnd;
-use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacIndication, MacOutput, MacOutputs, MacTimer, Resume};
+use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacIndication, MacOutput, MacOutputs, MacTimer, Response, Resume};
 use crate::time::{SimDuration, SimTime};
+use crate::wire::NodeId;
 
 impl Mac {
     /// Put a frame on the air (the world hands it to the PHY and the
@@ -48,27 +54,59 @@ impl Mac {
         }
     }
 
-    /// SIFS after a frame that asked for it: send the CTS, DATA or ACK.
-    pub(crate) fn send_response(&mut self, _now: SimTime, out: &mut MacOutputs) {
-        let Some(frame) = self.pending_response.take() else {
+    /// SIFS after a frame that asked for it: send the CTS, DATA or ACK, or
+    /// decide the answer to an RTS now (`cts_check_at_sifs`).
+    pub(crate) fn send_response(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        let Some(response) = self.pending_response.take() else {
             return;
         };
-        if frame.kind == FrameKind::Data {
-            self.exchange = Exchange::WaitAck;
+        match response {
+            Response::Send(frame) => {
+                if frame.kind == FrameKind::Data {
+                    self.exchange = Exchange::WaitAck;
+                }
+                self.transmit(frame, out);
+            }
+            Response::AnswerRts(rts) => {
+                // ns-2 check_pktCTRL (mac-802_11.cc:883-893): no CTS unless
+                // the medium is idle now ("Hinden terminal"); the backoff
+                // the RTS interrupted goes on.
+                let nav_idle = self.nav_until <= now || ctx.timing.cts_ignores_nav;
+                if ctx.phy.is_busy() || !nav_idle {
+                    self.schedule_access(now, ctx);
+                    return;
+                }
+                // The refusal is decided now too (896: `refuse(last_rts_frame)`).
+                let own_next_hop = self.op.map(|op| op.item.next_hop);
+                match self.hop.answer_rts(&rts, own_next_hop) {
+                    RtsAnswer::Cts => self.transmit(cts_answering(&rts, false, self.node, ctx), out),
+                    RtsAnswer::Ctsc => self.transmit(cts_answering(&rts, true, self.node, ctx), out),
+                    RtsAnswer::Refuse => self.schedule_access(now, ctx),
+                }
+            }
+            Response::RefusalRts => {}
         }
-        self.transmit(frame, out);
     }
 
-    fn respond_after_sifs(&mut self, now: SimTime, frame: Frame, ctx: &mut MacContext) {
-        self.pending_response = Some(frame);
+    fn respond_after_sifs(&mut self, now: SimTime, response: Response, ctx: &mut MacContext) {
+        self.pending_response = Some(response);
         self.arm(MacTimer::SendResponse, now + ctx.timing.sifs, ctx);
     }
 
     /// The frame the PHY was locked onto ended: decoded or not.
     pub(crate) fn rx_end(&mut self, now: SimTime, frame: &Frame, decoded: bool, ctx: &mut MacContext, out: &mut MacOutputs) {
         if decoded {
-            self.eifs_until = SimTime::ZERO;
+            if !ctx.timing.eifs_sets_nav {
+                self.eifs_until = SimTime::ZERO;
+            }
             self.receive(now, frame, ctx, out);
+        } else if ctx.timing.eifs_sets_nav {
+            // ns-2 recv_timer: a collision or an error sets the NAV to EIFS
+            // (mac-802_11.cc:1710, 1722), except while the node transmits
+            // (1691-1694: it "would never have seen it").
+            if !ctx.phy.is_transmitting() {
+                self.set_nav(now, now + ctx.timing.eifs, ctx);
+            }
         } else {
             // 10.3.2.3.7: after a frame received in error, wait EIFS.
             self.eifs_until = now + ctx.timing.eifs;
@@ -86,27 +124,24 @@ impl Mac {
         }
         match frame.kind {
             FrameKind::Rts => {
-                let may_answer = (self.nav_until <= now || ctx.timing.cts_ignores_nav)
-                    && self.exchange == Exchange::Idle
-                    && self.pending_response.is_none()
-                    && !ctx.phy.is_transmitting();
+                let free = self.exchange == Exchange::Idle && self.pending_response.is_none() && !ctx.phy.is_transmitting();
+                if ctx.timing.cts_check_at_sifs {
+                    // ns-2 recvRTS (mac-802_11.cc:1823-1836): busy in an
+                    // exchange or answering someone: ignored; otherwise the
+                    // answer is decided SIFS later (`send_response`).
+                    if free {
+                        self.respond_after_sifs(now, Response::AnswerRts(*frame), ctx);
+                    }
+                    return;
+                }
+                // 10.3.2.6: a CTS only if the NAV is idle.
+                let may_answer = free && (self.nav_until <= now || ctx.timing.cts_ignores_nav);
                 let own_next_hop = self.op.map(|op| op.item.next_hop);
                 let answer = if may_answer { self.hop.answer_rts(frame, own_next_hop) } else { RtsAnswer::Refuse };
-                if answer != RtsAnswer::Refuse {
-                    let cts_airtime = ctx.timing.cts_airtime();
-                    let cts = Frame {
-                        kind: FrameKind::Cts,
-                        transmitter: self.node,
-                        receiver: frame.transmitter,
-                        duration: frame.duration - ctx.timing.sifs - cts_airtime,
-                        airtime: cts_airtime,
-                        sequence: 0,
-                        retry: false,
-                        packet: None,
-                        congestion_mark: answer == RtsAnswer::Ctsc,
-                        needs_no_buffer: false,
-                    };
-                    self.respond_after_sifs(now, cts, ctx);
+                match answer {
+                    RtsAnswer::Cts => self.respond_after_sifs(now, Response::Send(cts_answering(frame, false, self.node, ctx)), ctx),
+                    RtsAnswer::Ctsc => self.respond_after_sifs(now, Response::Send(cts_answering(frame, true, self.node, ctx)), ctx),
+                    RtsAnswer::Refuse => {}
                 }
             }
             FrameKind::Cts => {
@@ -121,7 +156,7 @@ impl Mac {
                 op.data_attempts += 1;
                 let airtime = ctx.timing.data_airtime(op.item.packet.size_bytes(), false);
                 let data = data_frame(node, op, airtime, ctx.timing.sifs + ctx.timing.ack_airtime());
-                self.respond_after_sifs(now, data, ctx);
+                self.respond_after_sifs(now, Response::Send(data), ctx);
             }
             FrameKind::Data => {
                 if frame.is_broadcast() {
@@ -140,7 +175,7 @@ impl Mac {
                     congestion_mark: false,
                     needs_no_buffer: false,
                 };
-                self.respond_after_sifs(now, ack, ctx);
+                self.respond_after_sifs(now, Response::Send(ack), ctx);
                 let duplicate = frame.retry && self.last_received_sequence.get(&frame.transmitter) == Some(&frame.sequence);
                 self.last_received_sequence.insert(frame.transmitter, frame.sequence);
                 if !duplicate {
@@ -213,5 +248,23 @@ impl Mac {
         self.cw = ((self.cw + 1) * 2 - 1).min(timing.cw_max);
         self.draw_backoff();
         self.resume_after_timeout(now, ctx);
+    }
+}
+
+/// The CTS (a CTSC with `congestion_mark`) answering `rts`: its Duration is
+/// the RTS's minus SIFS and its own airtime (10.3.2.6).
+fn cts_answering(rts: &Frame, congestion_mark: bool, node: NodeId, ctx: &MacContext) -> Frame {
+    let airtime = ctx.timing.cts_airtime();
+    Frame {
+        kind: FrameKind::Cts,
+        transmitter: node,
+        receiver: rts.transmitter,
+        duration: rts.duration - ctx.timing.sifs - airtime,
+        airtime,
+        sequence: 0,
+        retry: false,
+        packet: None,
+        congestion_mark,
+        needs_no_buffer: false,
     }
 }

@@ -68,6 +68,19 @@ pub enum Exchange {
     Broadcast,
 }
 
+/// What a node does SIFS after a frame that asked for an answer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Response {
+    /// Send this CTS, DATA or ACK.
+    Send(Frame),
+    /// Answer this RTS now if the medium is idle (`mac.cts_check_at_sifs`;
+    /// ns-2 keeps the RTS as `last_rts_frame` for `check_pktCTRL`).
+    AnswerRts(Frame),
+    /// The RTS was refused: send the node's own RTS(C) now if the medium is
+    /// idle (`semitcp.mac.refusal_rtsc`).
+    RefusalRts,
+}
+
 /// How the last failed attempt of the packet in service was lost (ground
 /// truth for the drop cause; the sender itself only sees a timeout).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,8 +287,8 @@ pub struct Mac {
     /// (its end + EIFS); cleared by a correctly received frame (10.3.2.3.7).
     pub eifs_until: SimTime,
     pub next_sequence: u16,
-    /// A CTS, DATA or ACK to send SIFS after the frame that asked for it.
-    pub pending_response: Option<Frame>,
+    /// What to do SIFS after the frame that asked for an answer.
+    pub pending_response: Option<Response>,
     /// The frame this node is transmitting right now.
     pub on_air: Option<Frame>,
     /// Duplicate detection: last sequence number received per transmitter.
@@ -339,7 +352,7 @@ impl Mac {
                     MacTimer::Access => self.access_granted(now, ctx, out),
                     MacTimer::NavEnd => self.update_medium(now, ctx),
                     MacTimer::ResponseTimeout => self.response_timeout(now, ctx, out),
-                    MacTimer::SendResponse => self.send_response(now, out),
+                    MacTimer::SendResponse => self.send_response(now, ctx, out),
                     MacTimer::HoldRelease => self.hop_release(now, ctx),
                 }
             }

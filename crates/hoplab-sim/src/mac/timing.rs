@@ -29,6 +29,10 @@ pub struct MacTiming {
     pub long_retry_limit: u32,
     /// See `MacConfig::cts_ignores_nav`.
     pub cts_ignores_nav: bool,
+    /// See `MacConfig::eifs_sets_nav`.
+    pub eifs_sets_nav: bool,
+    /// See `MacConfig::cts_check_at_sifs`.
+    pub cts_check_at_sifs: bool,
 }
 
 impl MacTiming {
@@ -51,6 +55,8 @@ impl MacTiming {
             short_retry_limit: mac.short_retry_limit,
             long_retry_limit: mac.long_retry_limit,
             cts_ignores_nav: mac.cts_ignores_nav,
+            eifs_sets_nav: mac.eifs_sets_nav,
+            cts_check_at_sifs: mac.cts_check_at_sifs,
         };
         timing.eifs = sifs + timing.control_airtime(ACK_BYTES) + difs;
         timing

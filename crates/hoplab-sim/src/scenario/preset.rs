@@ -68,12 +68,27 @@ pub struct PresetRule {
 
 /// ns-2.29's behaviour, one key per rule. Line numbers are those of the
 /// files in GitHub musicinthedark/semitcp (ns-2.29 with semi-TCP).
-pub const NS2_RULES: &[PresetRule] = &[PresetRule {
-    key: "routing.aodv.measured_traversal_time",
-    value: "true",
-    applies: Applies::WithAodv,
-    source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
-}];
+pub const NS2_RULES: &[PresetRule] = &[
+    PresetRule {
+        key: "routing.aodv.measured_traversal_time",
+        value: "true",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
+    },
+    // MAC (mac-802_11.cc)
+    PresetRule {
+        key: "mac.eifs_sets_nav",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1699-1723 Mac802_11::recv_timer (set_nav(EIFS) after a collision or an error)",
+    },
+    PresetRule {
+        key: "mac.cts_check_at_sifs",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:883-896 Mac802_11::check_pktCTRL (is_idle() and refuse() SIFS after the RTS; recvRTS 1816-1842)",
+    },
+];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its
 /// key where the document does not give it. Errors name `preset`.
@@ -169,6 +184,18 @@ mod tests {
         for rule in NS2_RULES {
             assert!(rule.source.contains(".cc:") || rule.source.contains(".h:"), "{}: cite file:line", rule.key);
             serde_json::from_str::<Value>(rule.value).unwrap_or_else(|_| panic!("{}: value is not JSON", rule.key));
+        }
+    }
+
+    #[test]
+    fn every_ns2_rule_sets_a_key_the_scenario_has() {
+        let doc = json!({"preset": "ns2", "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200.0}, "routing": {"protocol": "aodv"}});
+        let scenario = crate::scenario::Scenario::from_json(&doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        let normalised: Value = serde_json::from_str(&scenario.to_json()).unwrap();
+        for rule in NS2_RULES {
+            let got = rule.key.split('.').try_fold(&normalised, |v, part| v.get(part));
+            let want: Value = serde_json::from_str(rule.value).unwrap();
+            assert_eq!(got, Some(&want), "{}", rule.key);
         }
     }
 

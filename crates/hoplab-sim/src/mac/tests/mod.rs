@@ -349,6 +349,13 @@ fn dsss(radio: &RadioConfig) -> MacTiming {
     MacTiming::new(&MacConfig::default(), radio, 250.0)
 }
 
+/// The default timing with some `[mac]` keys changed.
+fn dsss_with(edit: impl FnOnce(&mut MacConfig)) -> MacTiming {
+    let mut mac = MacConfig::default();
+    edit(&mut mac);
+    MacTiming::new(&mac, &RadioConfig::default(), 250.0)
+}
+
 fn started(p: &Packet) -> Did {
     Up(MacIndication::ServiceStarted { packet: p.info() })
 }
@@ -361,3 +368,4 @@ fn heard(from: NodeId) -> Did {
 
 mod broadcast_and_semitcp;
 mod dcf;
+mod ns2_rules;

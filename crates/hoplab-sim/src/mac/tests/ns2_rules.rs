@@ -1,0 +1,119 @@
+//! The ns-2 variants of the DCF and of semi-TCP's hop-by-hop control, each
+//! a key (`preset = "ns2"` sets them all): with the key on, the frames and
+//! times ns-2.29 (GitHub musicinthedark/semitcp, `mac/mac-802_11.cc`)
+//! gives; with it off, the standard's (or hoplab's own rule's).
+
+use super::*;
+
+// ---------------------------------------------------------------------------
+// `mac.eifs_sets_nav` (mac-802_11.cc:1699-1723)
+
+#[test]
+fn eifs_sets_nav_defers_eifs_then_difs_and_a_correct_frame_does_not_end_it() {
+    // Standard (10.3.2.3.7): a frame only sensed ends at 272 us; access
+    // waits EIFS (308 us) instead of DIFS: the packet goes at 580 us.
+    let mut n = Station::new();
+    n.frame_arrives(us(0), rts(C, D, RTS_NAV), false);
+    n.rx_end(us(272));
+    n.expect(&[]);
+    let p = packet(1);
+    n.enqueue(us(300), p, B);
+    n.expect(&[started(&p), Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued)), Arm(Access, us(580))]);
+
+    // ns-2: the NAV is set to EIFS (until 580 us): the packet finds the
+    // medium busy and draws a backoff, counted from DIFS after the NAV.
+    let mut n = Station::with(dsss_with(|m| m.eifs_sets_nav = true), HopControlKind::Off, 1);
+    n.frame_arrives(us(0), rts(C, D, RTS_NAV), false);
+    n.rx_end(us(272));
+    n.expect(&[Arm(NavEnd, us(580))]);
+    n.enqueue(us(300), p, B);
+    n.expect(&[started(&p), Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued))]);
+    let k = n.backoff();
+    // A frame decoded meanwhile (ending at 558 us) does not shorten it.
+    n.receive(us(310), ack(C, D));
+    n.expect(&[heard(C)]);
+    assert_eq!(n.mac.nav_until, us(580));
+    n.fire(us(580), NavEnd);
+    n.expect(&[Arm(Access, us(630) + SLOT * k)]);
+}
+
+// ---------------------------------------------------------------------------
+// `mac.cts_check_at_sifs` (mac-802_11.cc:883-896, 1816-1842)
+
+/// The NAV (set by an overheard CTS ending at 248 us) runs until 575 us,
+/// while an RTS for A ends at 572 us.
+fn rts_for_a_as_the_nav_ends(timing: MacTiming) -> Station {
+    let mut n = Station::with(timing, HopControlKind::Off, 1);
+    n.receive(us(0), cts(C, B, SimDuration(327_000)));
+    n.expect(&[Arm(NavEnd, us(575)), heard(C)]);
+    n.frame_arrives(us(300), rts(D, A, RTS_NAV), true);
+    n
+}
+
+#[test]
+fn cts_check_at_sifs_answers_an_rts_whose_nav_ended_during_sifs() {
+    // Standard (10.3.2.6): the NAV is set when the RTS ends: no CTS.
+    let mut n = rts_for_a_as_the_nav_ends(dsss(&RadioConfig::default()));
+    n.rx_end(us(572));
+    n.expect(&[heard(D)]);
+    n.fire(us(575), NavEnd);
+    n.expect(&[]);
+    assert_eq!(n.mac.stats.frames_sent, [0; 4]);
+
+    // ns-2: recvRTS ignores the NAV; SIFS later (582 us) it has expired
+    // and the medium is idle: the CTS goes.
+    let mut n = rts_for_a_as_the_nav_ends(dsss_with(|m| m.cts_check_at_sifs = true));
+    n.rx_end(us(572));
+    n.expect(&[Arm(SendResponse, us(582)), heard(D)]);
+    n.fire(us(575), NavEnd);
+    n.expect(&[]);
+    n.fire(us(582), SendResponse);
+    n.expect(&[Tx(cts(A, D, CTS_NAV))]);
+}
+
+/// A's packet has a backoff of k slots pending; an RTS from D for A
+/// arrives during DIFS (260 to 532 us), and a frame A only senses starts
+/// 3 us after it ended, before SIFS is over (535 to 807 us).
+fn rts_then_busy_during_sifs(timing: MacTiming) -> (Station, u64) {
+    let mut n = Station::with(timing, HopControlKind::Off, 1);
+    let p = packet(1);
+    n.frame_arrives(us(0), ack(C, D), true);
+    n.enqueue(us(100), p, B);
+    let k = n.backoff();
+    n.rx_end(us(248));
+    n.fire(us(248), NavEnd);
+    n.expect(&[
+        started(&p),
+        Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued)),
+        Arm(NavEnd, us(248)),
+        Arm(Access, us(298) + SLOT * k),
+        heard(C),
+    ]);
+    n.frame_arrives(us(260), rts(D, A, RTS_NAV), true);
+    n.expect(&[Cancel(Access)]);
+    n.rx_end(us(532));
+    n.expect(&[Arm(SendResponse, us(542)), heard(D)]);
+    n.frame_arrives(us(535), rts(C, B, RTS_NAV), false);
+    (n, k)
+}
+
+#[test]
+fn cts_check_at_sifs_suppresses_the_cts_when_the_medium_turned_busy() {
+    // Standard: the CTS goes SIFS after the RTS whatever the medium (the
+    // frame arriving meanwhile is lost to half duplex).
+    let (mut n, _) = rts_then_busy_during_sifs(dsss(&RadioConfig::default()));
+    n.fire(us(542), SendResponse);
+    n.expect(&[Tx(cts(A, D, CTS_NAV))]);
+
+    // ns-2: the medium is busy SIFS after the RTS: no CTS; the backoff goes
+    // on (nothing was counted: the RTS came during DIFS), EIFS after the
+    // sensed frame.
+    let (mut n, k) = rts_then_busy_during_sifs(dsss_with(|m| m.cts_check_at_sifs = true));
+    n.fire(us(542), SendResponse);
+    n.expect(&[]);
+    n.rx_end(us(807));
+    n.expect(&[Arm(Access, us(1_115) + SLOT * k)]);
+    n.fire(us(1_115) + SLOT * k, Access);
+    n.expect(&[Tx(rts(A, B, RTS_NAV))]);
+    assert_eq!(n.mac.stats.frames_sent, [1, 0, 0, 0]);
+}
