@@ -106,6 +106,15 @@ impl Mac {
         if op.uses_rts && self.hop_defers(now, op.item.next_hop, ctx) {
             return;
         }
+        self.attempt(now, ctx, out);
+    }
+
+    /// Transmit the packet in service's next attempt: its RTS, or its DATA
+    /// when it goes without RTS (broadcast, or short).
+    pub(crate) fn attempt(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        let Some(op) = self.op else {
+            return;
+        };
         // Semi-TCP: a congested node sends its RTS as an RTSC.
         let congestion_mark = op.uses_rts && self.hop.marks_rts();
         let timing = ctx.timing;

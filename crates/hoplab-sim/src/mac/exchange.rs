@@ -82,10 +82,40 @@ impl Mac {
                     RtsAnswer::Cts => self.transmit(cts_answering(&rts, false, self.node, ctx), out),
                     RtsAnswer::Ctsc => self.transmit(cts_answering(&rts, true, self.node, ctx), out),
                     RtsAnswer::Refuse => self.schedule_access(now, ctx),
+                    RtsAnswer::RefuseWithRtsc => self.refusal_rts(now, ctx, out),
                 }
             }
-            Response::RefusalRts => {}
+            Response::RefusalRts => {
+                // ns-2 check_pktRTS (mac-802_11.cc:1028): only on an idle
+                // medium, NAV included.
+                if ctx.phy.is_busy() || self.nav_until > now {
+                    self.schedule_access(now, ctx);
+                } else {
+                    self.refusal_rts(now, ctx, out);
+                }
+            }
         }
+    }
+
+    /// Semi-TCP as ns-2 refuses (`refusal_rtsc`): the congested node sends
+    /// its own RTS(C) now, SIFS after the RTS it refused, dropping what
+    /// remains of its backoff (`check_pktCTRL`, mac-802_11.cc:905-924); a
+    /// parked packet is taken back for it with one more short retry (916).
+    /// A packet sent without RTS (broadcast) goes instead (923-926).
+    fn refusal_rts(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        let Some(op) = self.op.as_mut() else {
+            return self.schedule_access(now, ctx);
+        };
+        if self.hop.is_parked() {
+            op.short_retries += 1;
+            self.hop.unpark();
+            self.cancel(MacTimer::HoldRelease, ctx);
+        }
+        if self.access_armed {
+            self.cancel(MacTimer::Access, ctx);
+        }
+        self.backoff_slots = None;
+        self.attempt(now, ctx, out);
     }
 
     fn respond_after_sifs(&mut self, now: SimTime, response: Response, ctx: &mut MacContext) {
@@ -142,6 +172,7 @@ impl Mac {
                     RtsAnswer::Cts => self.respond_after_sifs(now, Response::Send(cts_answering(frame, false, self.node, ctx)), ctx),
                     RtsAnswer::Ctsc => self.respond_after_sifs(now, Response::Send(cts_answering(frame, true, self.node, ctx)), ctx),
                     RtsAnswer::Refuse => {}
+                    RtsAnswer::RefuseWithRtsc => self.respond_after_sifs(now, Response::RefusalRts, ctx),
                 }
             }
             FrameKind::Cts => {

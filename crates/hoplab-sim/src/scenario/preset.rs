@@ -88,6 +88,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::Always,
         source: "mac/mac-802_11.cc:883-896 Mac802_11::check_pktCTRL (is_idle() and refuse() SIFS after the RTS; recvRTS 1816-1842)",
     },
+    PresetRule {
+        key: "semitcp.mac.refusal_rtsc",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:905-924 Mac802_11::check_pktCTRL (on REFUSE: un-park pktPre_ with ssrc_++ at 916, stop the backoff, check_pktRTS at once)",
+    },
 ];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its

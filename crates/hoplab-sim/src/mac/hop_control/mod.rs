@@ -29,6 +29,9 @@ pub enum RtsAnswer {
     Ctsc,
     /// Congested: no answer.
     Refuse,
+    /// Congested: no answer, and the node sends its own RTS(C) SIFS after
+    /// the refused RTS (`refusal_rtsc`).
+    RefuseWithRtsc,
 }
 
 /// The control's counters for the run report.

@@ -75,6 +75,15 @@ pub struct HopControlConfig {
     /// End-to-end ACKs (pure ACK segments) neither count as held data nor
     /// are refused: the back-pressure governs the data stream.
     pub acks_exempt: bool,
+    /// A congested node that refuses an RTS sends its own RTS(C) SIFS after
+    /// the refused RTS, if the medium is idle then, without finishing its
+    /// backoff; a parked packet is taken back for it, with one more short
+    /// retry. This is how ns-2 refuses (`Mac802_11::check_pktCTRL`,
+    /// mac-802_11.cc:905-924; the retry at 916, "to avoid deadlock formed
+    /// in loop"): the RTSC tells the refused sender and the neighbours of
+    /// the congestion. Off: a refusal is silence, and the node's own RTS
+    /// waits for its backoff.
+    pub refusal_rtsc: bool,
 }
 
 impl HopControlConfig {
@@ -93,6 +102,7 @@ impl Default for HopControlConfig {
             mutual_blocking_ctsc: true,
             accept_final_hop: true,
             acks_exempt: true,
+            refusal_rtsc: false,
         }
     }
 }
@@ -211,7 +221,11 @@ impl HopControl for SemiTcpHop {
             RtsAnswer::Ctsc
         } else {
             self.rts_refused += 1;
-            RtsAnswer::Refuse
+            if self.config.refusal_rtsc {
+                RtsAnswer::RefuseWithRtsc
+            } else {
+                RtsAnswer::Refuse
+            }
         }
     }
 

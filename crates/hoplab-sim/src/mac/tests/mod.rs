@@ -158,6 +158,13 @@ impl Station {
         Station::with(dsss(&RadioConfig::default()), HopControlKind::SemiTcp(SemiTcpHop::new(HopControlConfig::default())), 1)
     }
 
+    /// With semi-TCP's hop-by-hop control, some of its rules changed.
+    fn semitcp_with(rules: impl FnOnce(&mut HopControlConfig)) -> Station {
+        let mut config = HopControlConfig::default();
+        rules(&mut config);
+        Station::with(dsss(&RadioConfig::default()), HopControlKind::SemiTcp(SemiTcpHop::new(config)), 1)
+    }
+
     fn with(timing: MacTiming, hop: HopControlKind, seed: u64) -> Station {
         let streams = RngStreams::new(seed);
         let phy = Phy::new(A, ReceptionModel::Threshold(ThresholdReceiver::new(10.0)), ErrorModel::None);

@@ -117,3 +117,96 @@ fn cts_check_at_sifs_suppresses_the_cts_when_the_medium_turned_busy() {
     n.expect(&[Tx(rts(A, B, RTS_NAV))]);
     assert_eq!(n.mac.stats.frames_sent, [1, 0, 0, 0]);
 }
+
+// ---------------------------------------------------------------------------
+// `semitcp.mac.refusal_rtsc` (mac-802_11.cc:905-924)
+
+/// A, congested, has a packet for C with a backoff of k slots pending (drawn
+/// while an ACK was on the air, 0 to 248 us); B's RTS for A arrives during
+/// DIFS (260 to 532 us), and A refuses it.
+fn congested_a_refuses_b(refusal_rtsc: bool) -> (Station, u64) {
+    let mut n = Station::semitcp_with(|r| r.refusal_rtsc = refusal_rtsc);
+    n.mac.hop.update(us(0), 2);
+    let p = packet(1);
+    n.frame_arrives(us(0), ack(D, FAR), true);
+    n.enqueue(us(100), p, C);
+    let k = n.backoff();
+    assert!(k >= 1, "this test needs a backoff of at least 1 slot; the seed drew {k}");
+    n.rx_end(us(248));
+    n.fire(us(248), NavEnd);
+    n.take();
+    n.frame_arrives(us(260), rts(B, A, RTS_NAV), true);
+    n.expect(&[Cancel(Access)]);
+    (n, k)
+}
+
+#[test]
+fn refusal_rtsc_sends_the_refusers_rtsc_sifs_after_the_refused_rts() {
+    // hoplab: the refusal is silence; A's RTSC waits for its backoff.
+    let (mut n, k) = congested_a_refuses_b(false);
+    n.rx_end(us(532));
+    n.expect(&[Arm(Access, us(582) + SLOT * k), heard(B)]);
+    n.fire(us(582) + SLOT * k, Access);
+    n.expect(&[Tx(Frame { congestion_mark: true, ..rts(A, C, RTS_NAV) })]);
+
+    // ns-2: SIFS after the refused RTS, A sends its RTSC to C, its backoff
+    // dropped.
+    let (mut n, _) = congested_a_refuses_b(true);
+    n.rx_end(us(532));
+    n.expect(&[Arm(SendResponse, us(542)), heard(B)]);
+    n.fire(us(542), SendResponse);
+    n.expect(&[Tx(Frame { congestion_mark: true, ..rts(A, C, RTS_NAV) })]);
+    assert_eq!(n.mac.backoff_slots, None);
+    let s = n.semitcp_state();
+    assert_eq!((s.rts_refused, s.rtsc_sent), (1, 1));
+    assert_eq!(n.mac.op.map(|op| (op.rts_attempts, op.short_retries)), Some((1, 0)));
+}
+
+#[test]
+fn refusal_rtsc_waits_for_an_idle_medium() {
+    // A frame A senses starts during SIFS: no RTSC; A's backoff goes on
+    // EIFS after it.
+    let (mut n, k) = congested_a_refuses_b(true);
+    n.rx_end(us(532));
+    n.frame_arrives(us(535), rts(D, FAR, RTS_NAV), false);
+    n.take();
+    n.fire(us(542), SendResponse);
+    n.expect(&[]);
+    n.rx_end(us(807));
+    n.expect(&[Arm(Access, us(1_115) + SLOT * k)]);
+}
+
+#[test]
+fn refusal_rtsc_takes_back_a_parked_packet_with_one_more_short_retry() {
+    for refusal_rtsc in [false, true] {
+        // A, not congested, heard C's RTSC (0 to 272 us; NAV to 3262 us):
+        // its RTS to C is parked when its backoff ends, until 6272 us.
+        let mut n = Station::semitcp_with(|r| r.refusal_rtsc = refusal_rtsc);
+        let p = packet(1);
+        n.frame_arrives(us(0), Frame { congestion_mark: true, ..rts(C, D, RTS_NAV) }, true);
+        n.enqueue(us(100), p, C);
+        let k = n.backoff();
+        n.rx_end(us(272));
+        n.fire(us(3_262), NavEnd);
+        n.fire(us(3_312) + SLOT * k, Access);
+        assert_eq!(n.armed(HoldRelease), Some(us(6_272)));
+        assert!(n.mac.hop.is_parked());
+        n.take();
+        // Now congested, A refuses B's RTS (4000 to 4272 us).
+        n.mac.hop.update(us(4_000), 2);
+        n.receive(us(4_000), rts(B, A, RTS_NAV));
+        if !refusal_rtsc {
+            // hoplab: the packet stays parked.
+            n.expect(&[heard(B)]);
+            assert!(n.mac.hop.is_parked());
+            continue;
+        }
+        // ns-2: the parked packet is taken back and its RTSC goes SIFS
+        // after the refused RTS, with one more short retry.
+        n.expect(&[Arm(SendResponse, us(4_282)), heard(B)]);
+        n.fire(us(4_282), SendResponse);
+        n.expect(&[Cancel(HoldRelease), Tx(Frame { congestion_mark: true, ..rts(A, C, RTS_NAV) })]);
+        assert!(!n.mac.hop.is_parked());
+        assert_eq!(n.mac.op.map(|op| (op.rts_attempts, op.short_retries)), Some((1, 1)));
+    }
+}
