@@ -36,8 +36,8 @@ impl Mac {
 
     /// The PHY finished sending our frame.
     pub(crate) fn tx_end(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
-        let sent = self.on_air.take().map(|f| f.kind);
-        match (sent, self.exchange) {
+        let sent = self.on_air.take();
+        match (sent.map(|f| f.kind), self.exchange) {
             (Some(FrameKind::Rts), Exchange::WaitCts) => {
                 let at = now + ctx.timing.response_timeout(ctx.timing.cts_airtime());
                 self.arm(MacTimer::ResponseTimeout, at, ctx);
@@ -50,7 +50,26 @@ impl Mac {
                 self.exchange = Exchange::Idle;
                 self.finish_service(now, ServiceEnd::BroadcastSent, false, ctx, out);
             }
-            _ => {} // a CTS or ACK we sent as a responder
+            // A CTS or ACK we sent as a responder.
+            (Some(FrameKind::Cts), _) => {
+                let cts = sent.expect("matched");
+                if cts.congestion_mark && self.hop.awaits_data_after_ctsc() {
+                    // ns-2 check_pktCTRL (mac-802_11.cc:953-958): the DATA
+                    // must have arrived by then.
+                    let data_airtime = cts.duration - ctx.timing.sifs * 2 - ctx.timing.ack_airtime();
+                    self.awaiting_data = Some(cts.receiver);
+                    self.arm(MacTimer::DataWait, now + ctx.timing.response_timeout(data_airtime), ctx);
+                }
+            }
+            (Some(FrameKind::Ack), _) => {
+                // Semi-TCP (ns-2 send_timer, mac-802_11.cc:831-839): an ACK
+                // to a neighbour this node helped releases a parked packet.
+                let to = sent.expect("matched").receiver;
+                if self.hop.is_parked() && self.hop.ack_sent(to) {
+                    self.hop_unpark(now, ctx);
+                }
+            }
+            _ => {}
         }
     }
 
@@ -181,6 +200,7 @@ impl Mac {
                     return;
                 }
                 self.cancel(MacTimer::ResponseTimeout, ctx);
+                self.hop.cts_received(frame.transmitter, frame.congestion_mark);
                 let node = self.node;
                 let op = self.op.as_mut().expect("checked above");
                 op.short_retries = 0; // 10.3.4.4: SRC resets when a CTS arrives
@@ -193,6 +213,9 @@ impl Mac {
                 if frame.is_broadcast() {
                     out.indicate(MacIndication::Delivered { from: frame.transmitter });
                     return;
+                }
+                if self.awaiting_data.take().is_some() {
+                    self.cancel(MacTimer::DataWait, ctx); // the CTSC was used
                 }
                 let ack = Frame {
                     kind: FrameKind::Ack,
@@ -217,6 +240,7 @@ impl Mac {
                 let expected = self.exchange == Exchange::WaitAck && self.op.is_some_and(|op| op.item.next_hop == frame.transmitter);
                 if expected {
                     self.cancel(MacTimer::ResponseTimeout, ctx);
+                    self.hop.data_acked(frame.transmitter);
                     self.exchange = Exchange::Idle;
                     self.finish_service(now, ServiceEnd::Acknowledged, false, ctx, out);
                 }

@@ -127,12 +127,15 @@ pub enum MacTimer {
     SendResponse = 3,
     /// A semi-TCP deferral (overheard RTSC / CTSC) may have ended.
     HoldRelease = 4,
+    /// The DATA a CTSC asked for has not come (semi-TCP,
+    /// `ctsc_memory = "until_reciprocated"`).
+    DataWait = 5,
 }
 
 impl MacTimer {
-    pub const COUNT: usize = 5;
-    pub const ALL: [MacTimer; 5] =
-        [MacTimer::Access, MacTimer::NavEnd, MacTimer::ResponseTimeout, MacTimer::SendResponse, MacTimer::HoldRelease];
+    pub const COUNT: usize = 6;
+    pub const ALL: [MacTimer; 6] =
+        [MacTimer::Access, MacTimer::NavEnd, MacTimer::ResponseTimeout, MacTimer::SendResponse, MacTimer::HoldRelease, MacTimer::DataWait];
 }
 
 /// Names a packet carried by an output (an index into
@@ -295,6 +298,9 @@ pub struct Mac {
     pub last_received_sequence: BTreeMap<NodeId, u16>,
     /// The access timer is armed (a backoff is counting down).
     access_armed: bool,
+    /// Semi-TCP: the neighbour this node's CTSC asked for a DATA frame
+    /// (`MacTimer::DataWait` runs).
+    pub awaiting_data: Option<NodeId>,
     pub hop: HopControlKind,
     pub stats: MacStats,
     backoff_rng: Stream,
@@ -319,6 +325,7 @@ impl Mac {
             on_air: None,
             last_received_sequence: BTreeMap::new(),
             access_armed: false,
+            awaiting_data: None,
             hop,
             stats: MacStats::default(),
             backoff_rng,
@@ -354,6 +361,7 @@ impl Mac {
                     MacTimer::ResponseTimeout => self.response_timeout(now, ctx, out),
                     MacTimer::SendResponse => self.send_response(now, ctx, out),
                     MacTimer::HoldRelease => self.hop_release(now, ctx),
+                    MacTimer::DataWait => self.hop_ctsc_unused(now, ctx),
                 }
             }
             MacInput::Resume(Resume::AfterRetryLimit) => self.finish_service(now, service::ServiceEnd::Dropped, true, ctx, out),

@@ -94,6 +94,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::Always,
         source: "mac/mac-802_11.cc:905-924 Mac802_11::check_pktCTRL (on REFUSE: un-park pktPre_ with ssrc_++ at 916, stop the backoff, check_pktRTS at once)",
     },
+    PresetRule {
+        key: "semitcp.mac.ctsc_memory",
+        value: "\"until_reciprocated\"",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.h:64-93 Neighbour::helped_by_me; set at mac-802_11.cc:933-940, refused at 2398-2400, reset at 808-816 (CTSC unused), 1917-1918 (CTSC received), 2112-2116 (DATA ACKed); parked packet released at 808-816 and 834-839",
+    },
 ];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its

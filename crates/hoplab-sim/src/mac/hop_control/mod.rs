@@ -14,7 +14,7 @@
 
 pub mod semitcp;
 
-pub use semitcp::{HopControlConfig, SemiTcpHop};
+pub use semitcp::{CtscMemory, HopControlConfig, SemiTcpHop};
 
 use super::{Mac, MacContext, MacTimer};
 use crate::time::SimTime;
@@ -69,6 +69,19 @@ pub trait HopControl {
     /// An RTS to `next_hop` sent at `sent_at` went unanswered: true if the
     /// attempt does not count toward the retry limit.
     fn excuses_failure(&mut self, next_hop: NodeId, sent_at: SimTime) -> bool;
+    /// This node's RTS was answered by `from` with a CTS (a CTSC with
+    /// `congestion_mark`).
+    fn cts_received(&mut self, from: NodeId, congestion_mark: bool);
+    /// This node's DATA to `next_hop` was acknowledged.
+    fn data_acked(&mut self, next_hop: NodeId);
+    /// Whether the node waits for the DATA its CTSC asked for (and calls
+    /// `ctsc_unused` if none comes).
+    fn awaits_data_after_ctsc(&self) -> bool;
+    /// No DATA followed this node's CTSC to `to`: true if that releases a
+    /// packet parked toward `to`.
+    fn ctsc_unused(&mut self, to: NodeId) -> bool;
+    /// This node sent an ACK to `to`: true if that releases a parked packet.
+    fn ack_sent(&self, to: NodeId) -> bool;
     /// The node now holds `held` counted data packets.
     fn update(&mut self, now: SimTime, held: usize);
     fn stats(&self, end: SimTime) -> HopStats;
@@ -144,6 +157,34 @@ impl HopControl for HopControlKind {
             HopControlKind::SemiTcp(h) => h.excuses_failure(next_hop, sent_at),
         }
     }
+    fn cts_received(&mut self, from: NodeId, congestion_mark: bool) {
+        if let HopControlKind::SemiTcp(h) = self {
+            h.cts_received(from, congestion_mark)
+        }
+    }
+    fn data_acked(&mut self, next_hop: NodeId) {
+        if let HopControlKind::SemiTcp(h) = self {
+            h.data_acked(next_hop)
+        }
+    }
+    fn awaits_data_after_ctsc(&self) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.awaits_data_after_ctsc(),
+        }
+    }
+    fn ctsc_unused(&mut self, to: NodeId) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.ctsc_unused(to),
+        }
+    }
+    fn ack_sent(&self, to: NodeId) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.ack_sent(to),
+        }
+    }
     fn update(&mut self, now: SimTime, held: usize) {
         if let HopControlKind::SemiTcp(h) = self {
             h.update(now, held)
@@ -184,10 +225,27 @@ impl Mac {
             self.arm(MacTimer::HoldRelease, until, ctx);
             return;
         }
+        self.hop_unpark(now, ctx);
+    }
+
+    /// Release the parked RTS now, whatever holds it (ns-2 `restore_tx`,
+    /// mac-802_11.cc:2448-2486): contend again with a fresh backoff.
+    pub(crate) fn hop_unpark(&mut self, now: SimTime, ctx: &mut MacContext) {
         self.hop.unpark();
         self.cancel(MacTimer::HoldRelease, ctx);
         self.draw_backoff();
         self.schedule_access(now, ctx);
+    }
+
+    /// No DATA came after this node's CTSC (`MacTimer::DataWait`): the
+    /// control forgets the help, and may release a packet parked toward
+    /// the neighbour (ns-2 `send_timer`, mac-802_11.cc:808-816).
+    pub(crate) fn hop_ctsc_unused(&mut self, now: SimTime, ctx: &mut MacContext) {
+        let Some(to) = self.awaiting_data.take() else { return };
+        let parked_toward_to = self.hop.is_parked() && self.op.is_some_and(|op| op.item.next_hop == to);
+        if self.hop.ctsc_unused(to) && parked_toward_to {
+            self.hop_unpark(now, ctx);
+        }
     }
 
     /// A frame was decoded: the control notes congestion announcements and

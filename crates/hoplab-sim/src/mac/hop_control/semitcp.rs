@@ -84,6 +84,29 @@ pub struct HopControlConfig {
     /// the congestion. Off: a refusal is silence, and the node's own RTS
     /// waits for its backoff.
     pub refusal_rtsc: bool,
+    /// How long a congested node remembers that it answered a neighbour's
+    /// RTSC with a CTSC (and so refuses that neighbour's next RTSCs).
+    pub ctsc_memory: CtscMemory,
+}
+
+/// `ctsc_memory`: when a congested node may answer a neighbour with a CTSC
+/// again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CtscMemory {
+    /// Once per neighbour per congestion episode: the memory is cleared
+    /// when the node stops being congested (hoplab's reading of the paper).
+    #[default]
+    CongestionEpisode,
+    /// ns-2's `Neighbour::helped_by_me` (mac-802_11.h:64-93): kept across
+    /// congestion episodes until the neighbour X reciprocates or did not
+    /// use the CTSC: this node's DATA to X is acknowledged (`recvACK`,
+    /// mac-802_11.cc:2112-2116), X answers this node's RTS with a CTSC
+    /// (`recvCTS`, 1917-1918), or X sent no DATA after the CTSC
+    /// (`send_timer`, 808-816, which also releases a parked packet to X if
+    /// the node is congested). Sending an ACK to a neighbour it helped
+    /// releases a parked packet (834-839).
+    UntilReciprocated,
 }
 
 impl HopControlConfig {
@@ -103,6 +126,7 @@ impl Default for HopControlConfig {
             accept_final_hop: true,
             acks_exempt: true,
             refusal_rtsc: false,
+            ctsc_memory: CtscMemory::CongestionEpisode,
         }
     }
 }
@@ -123,7 +147,8 @@ pub struct SemiTcpHop {
     pub congested_since: SimTime,
     pub congested_total_ns: u64,
     pub heard: Option<Heard>,
-    /// Neighbours answered with a CTSC in this congestion episode.
+    /// Neighbours answered with a CTSC (in this congestion episode, or
+    /// until they reciprocated: `ctsc_memory`).
     pub ctsc_answered: BTreeSet<NodeId>,
     /// The head-of-line RTS is held back by a deferral.
     pub parked: bool,
@@ -262,6 +287,31 @@ impl HopControl for SemiTcpHop {
         excused
     }
 
+    fn cts_received(&mut self, from: NodeId, congestion_mark: bool) {
+        if congestion_mark && self.config.ctsc_memory == CtscMemory::UntilReciprocated {
+            self.ctsc_answered.remove(&from);
+        }
+    }
+
+    fn data_acked(&mut self, next_hop: NodeId) {
+        if self.config.ctsc_memory == CtscMemory::UntilReciprocated {
+            self.ctsc_answered.remove(&next_hop);
+        }
+    }
+
+    fn awaits_data_after_ctsc(&self) -> bool {
+        self.config.ctsc_memory == CtscMemory::UntilReciprocated
+    }
+
+    fn ctsc_unused(&mut self, to: NodeId) -> bool {
+        self.ctsc_answered.remove(&to);
+        self.congested
+    }
+
+    fn ack_sent(&self, to: NodeId) -> bool {
+        self.config.ctsc_memory == CtscMemory::UntilReciprocated && self.ctsc_answered.contains(&to)
+    }
+
     fn update(&mut self, now: SimTime, held: usize) {
         let congested = held >= self.congested_at();
         if congested == self.congested {
@@ -272,7 +322,9 @@ impl HopControl for SemiTcpHop {
             self.congested_since = now;
         } else {
             self.congested_total_ns += now.since(self.congested_since).as_nanos();
-            self.ctsc_answered.clear();
+            if self.config.ctsc_memory == CtscMemory::CongestionEpisode {
+                self.ctsc_answered.clear();
+            }
         }
     }
 

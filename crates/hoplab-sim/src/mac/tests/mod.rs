@@ -18,6 +18,7 @@
 //! Mbps). Backoff draws are read from the MAC after it drew them.
 
 use super::config::MacConfig;
+use super::hop_control::CtscMemory;
 use super::hop_control::{HopControl, HopControlConfig, SemiTcpHop};
 use super::*;
 use crate::engine::{RecordedTimers, RngStreams, StreamPurpose};

@@ -210,3 +210,141 @@ fn refusal_rtsc_takes_back_a_parked_packet_with_one_more_short_retry() {
         assert_eq!(n.mac.op.map(|op| (op.rts_attempts, op.short_retries)), Some((1, 1)));
     }
 }
+
+// ---------------------------------------------------------------------------
+// `semitcp.mac.ctsc_memory` (mac-802_11.h:64-93; mac-802_11.cc:808-839,
+// 933-940, 1917-1918, 2112-2116, 2398-2400)
+
+/// DATA wait after A's CTSC (ending at 790 us, Duration 2732 us): SIFS +
+/// DATA (2464 us) + 2 x 834 ns + 1 us.
+const CTSC_DATA_WAIT: SimDuration = SimDuration(2_476_668);
+
+/// A, congested, has a packet for C (backoff k); C, congested too, sends A
+/// an RTSC (260 to 532 us): A answers with a CTSC (542 to 790 us).
+fn a_answers_c_with_a_ctsc(rules: impl FnOnce(&mut HopControlConfig)) -> (Station, u64) {
+    let mut n = Station::semitcp_with(rules);
+    n.mac.hop.update(us(0), 2);
+    let p = packet(1);
+    n.frame_arrives(us(0), ack(D, FAR), true);
+    n.enqueue(us(100), p, C);
+    let k = n.backoff();
+    n.rx_end(us(248));
+    n.fire(us(248), NavEnd);
+    n.receive(us(260), Frame { congestion_mark: true, ..rts(C, A, RTS_NAV) });
+    n.fire(us(542), SendResponse);
+    n.expect(&[
+        started(&p),
+        Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued)),
+        Up(MacIndication::HeldChanged),
+        Arm(NavEnd, us(248)),
+        Arm(Access, us(298) + SLOT * k),
+        heard(D),
+        Cancel(Access),
+        Arm(SendResponse, us(542)),
+        heard(C),
+        Tx(Frame { congestion_mark: true, ..cts(A, C, CTS_NAV) }),
+    ]);
+    n.tx_end(us(790));
+    (n, k)
+}
+
+fn until_reciprocated(r: &mut HopControlConfig) {
+    r.ctsc_memory = CtscMemory::UntilReciprocated;
+}
+
+#[test]
+fn ctsc_memory_until_reciprocated_outlives_the_congestion_episode() {
+    for memory in [CtscMemory::CongestionEpisode, CtscMemory::UntilReciprocated] {
+        let (mut n, k) = a_answers_c_with_a_ctsc(|r| r.ctsc_memory = memory);
+        if memory == CtscMemory::UntilReciprocated {
+            // ns-2 waits for the DATA the CTSC asked for.
+            n.expect(&[Arm(DataWait, us(790) + CTSC_DATA_WAIT), Arm(Access, us(840) + SLOT * k)]);
+        } else {
+            n.expect(&[Arm(Access, us(840) + SLOT * k)]);
+        }
+        // C's DATA comes (800 to 3264 us) and is acknowledged.
+        let q = Packet { src: C, ..packet(5) };
+        n.receive(us(800), data(C, A, 0, q));
+        n.fire(us(3_274), SendResponse);
+        n.tx_end(us(3_522));
+        let log = n.take();
+        assert_eq!(log.contains(&Cancel(DataWait)), memory == CtscMemory::UntilReciprocated, "{log:?}");
+        assert!(log.contains(&Tx(ack(A, C))));
+        // A's congestion ends and starts again; C sends another RTSC.
+        n.mac.hop.update(us(3_524), 1);
+        n.mac.hop.update(us(3_526), 2);
+        n.receive(us(3_530), Frame { congestion_mark: true, ..rts(C, A, RTS_NAV) });
+        let log = n.take();
+        let s = (n.semitcp_state().ctsc_sent, n.semitcp_state().rts_refused);
+        if memory == CtscMemory::UntilReciprocated {
+            // ns-2: C has not reciprocated: refused.
+            assert!(!log.contains(&Arm(SendResponse, us(3_812))), "{log:?}");
+            assert_eq!(s, (1, 1));
+        } else {
+            // A new congestion episode: a CTSC again.
+            assert!(log.contains(&Arm(SendResponse, us(3_812))), "{log:?}");
+            assert_eq!(s, (2, 0));
+        }
+    }
+}
+
+#[test]
+fn ctsc_memory_until_reciprocated_forgets_an_unused_ctsc_and_releases_the_packet_parked_toward_its_receiver() {
+    let (mut n, k) = a_answers_c_with_a_ctsc(until_reciprocated);
+    // A's RTS to C is parked (C announced its congestion) until 6532 us.
+    n.fire(us(840) + SLOT * k, Access);
+    assert!(n.mac.hop.is_parked());
+    n.take();
+    // C sends no DATA: A forgets the help and, congested, takes its packet
+    // for C back at once (ns-2 send_timer, MAC_CTS).
+    n.fire(us(790) + CTSC_DATA_WAIT, DataWait);
+    let j = n.backoff();
+    n.expect(&[Cancel(HoldRelease), Arm(Access, us(790) + CTSC_DATA_WAIT + SLOT * j)]);
+    assert!(!n.mac.hop.is_parked());
+    assert!(n.semitcp_state().ctsc_answered.is_empty());
+}
+
+#[test]
+fn ctsc_memory_until_reciprocated_an_ack_to_a_helped_neighbour_releases_the_parked_packet() {
+    for memory in [CtscMemory::CongestionEpisode, CtscMemory::UntilReciprocated] {
+        // K = 2: one DATA frame from C does not end A's hold.
+        let mut n = Station::semitcp_with(|r| {
+            r.ctsc_memory = memory;
+            r.release_data_frames = 2;
+        });
+        // A, congested, overhears C's RTSC (0 to 272 us): its RTS to C is
+        // parked when its backoff ends, until 6272 us.
+        n.mac.hop.update(us(0), 2);
+        n.frame_arrives(us(0), Frame { congestion_mark: true, ..rts(C, D, RTS_NAV) }, true);
+        n.enqueue(us(100), packet(1), C);
+        let k = n.backoff();
+        n.rx_end(us(272));
+        n.fire(us(3_262), NavEnd);
+        n.fire(us(3_312) + SLOT * k, Access);
+        assert!(n.mac.hop.is_parked());
+        // C's RTSC for A: A answers with a CTSC (4282 to 4530 us), and C's
+        // DATA follows (4540 to 7004 us); the hold is renewed meanwhile.
+        n.receive(us(4_000), Frame { congestion_mark: true, ..rts(C, A, RTS_NAV) });
+        n.fire(us(4_282), SendResponse);
+        n.tx_end(us(4_530));
+        n.frame_arrives(us(4_540), data(C, A, 0, Packet { src: C, ..packet(5) }), true);
+        n.fire(us(6_272), HoldRelease);
+        n.rx_end(us(7_004));
+        n.fire(us(7_014), SendResponse);
+        let log = n.take();
+        assert!(log.contains(&Tx(Frame { congestion_mark: true, ..cts(A, C, CTS_NAV) })), "{log:?}");
+        assert!(log.contains(&Arm(HoldRelease, us(10_272))), "{log:?}");
+        assert!(log.contains(&Tx(ack(A, C))), "{log:?}");
+        n.tx_end(us(7_262));
+        if memory == CtscMemory::CongestionEpisode {
+            // hoplab: the hold goes on until 10272 us.
+            n.expect(&[]);
+            assert!(n.mac.hop.is_parked());
+        } else {
+            // ns-2: the ACK to the neighbour A helped releases it.
+            let j = n.backoff();
+            n.expect(&[Cancel(HoldRelease), Arm(Access, us(7_312) + SLOT * j)]);
+            assert!(!n.mac.hop.is_parked());
+        }
+    }
+}
