@@ -15,7 +15,7 @@
 //!   attempt, success or failure, a new backoff is drawn from [0, CW]
 //!   (post-backoff), so saturated stations always back off.
 
-use super::hop_control::HopControl;
+use super::hop_control::{DeferralPoint, HopControl};
 use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacOutputs, MacTimer, BROADCAST};
 use crate::time::{SimDuration, SimTime};
 
@@ -103,7 +103,7 @@ impl Mac {
         let Some(op) = self.op else {
             return; // post-backoff done
         };
-        if op.uses_rts && self.hop_defers(now, op.item.next_hop, ctx) {
+        if op.uses_rts && self.hop_defers(now, op.item.next_hop, DeferralPoint::Access, ctx) {
             return;
         }
         self.attempt(now, ctx, out);
@@ -145,6 +145,7 @@ impl Mac {
                 packet: None,
                 congestion_mark,
                 needs_no_buffer,
+                control_packet: op.item.packet.is_control(),
             }
         } else {
             self.exchange = Exchange::WaitAck;
@@ -167,5 +168,6 @@ pub(crate) fn data_frame(node: crate::wire::NodeId, op: &super::TxOp, airtime: S
         packet: Some(op.item.packet),
         congestion_mark: false,
         needs_no_buffer: false,
+        control_packet: false,
     }
 }

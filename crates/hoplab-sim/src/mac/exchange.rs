@@ -39,7 +39,10 @@ impl Mac {
         let sent = self.on_air.take();
         match (sent.map(|f| f.kind), self.exchange) {
             (Some(FrameKind::Rts), Exchange::WaitCts) => {
-                let at = now + ctx.timing.response_timeout(ctx.timing.cts_airtime());
+                // Semi-TCP as ns-2 runs it (`cts_timeout_covers_rtsc`): long
+                // enough for a refusal RTSC (check_pktRTS, mac-802_11.cc:1035-1043).
+                let response = if self.hop.cts_wait_covers_rtsc() { ctx.timing.rts_airtime() } else { ctx.timing.cts_airtime() };
+                let at = now + ctx.timing.response_timeout(response);
                 self.arm(MacTimer::ResponseTimeout, at, ctx);
             }
             (Some(FrameKind::Data), Exchange::WaitAck) => {
@@ -228,6 +231,7 @@ impl Mac {
                     packet: None,
                     congestion_mark: false,
                     needs_no_buffer: false,
+                    control_packet: false,
                 };
                 self.respond_after_sifs(now, Response::Send(ack), ctx);
                 let duplicate = frame.retry && self.last_received_sequence.get(&frame.transmitter) == Some(&frame.sequence);
@@ -321,5 +325,6 @@ fn cts_answering(rts: &Frame, congestion_mark: bool, node: NodeId, ctx: &MacCont
         packet: None,
         congestion_mark,
         needs_no_buffer: false,
+        control_packet: false,
     }
 }

@@ -84,6 +84,7 @@ impl Mac {
     /// The packet that entered service has been seen above: contend, then
     /// finish the step that took it in.
     pub(crate) fn after_service_start(&mut self, now: SimTime, tail: ServiceTail, ctx: &mut MacContext, out: &mut MacOutputs) {
+        self.hop_defers_new_packet(now, ctx);
         self.schedule_access(now, ctx);
         self.held_changed(out);
         if let ServiceTail::ServiceEnded { after_timeout } = tail {

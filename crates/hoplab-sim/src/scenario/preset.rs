@@ -100,6 +100,48 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::Always,
         source: "mac/mac-802_11.h:64-93 Neighbour::helped_by_me; set at mac-802_11.cc:933-940, refused at 2398-2400, reset at 808-816 (CTSC unused), 1917-1918 (CTSC received), 2112-2116 (DATA ACKed); parked packet released at 808-816 and 834-839",
     },
+    PresetRule {
+        key: "semitcp.mac.park_on_refusal",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2284-2297 Mac802_11::overHear (an RTSC/uRTS from the node whose CTS it awaits: mhSend_.stop(), store_tx(), nbtimer.start(round_trip_time))",
+    },
+    PresetRule {
+        key: "semitcp.mac.cts_timeout_covers_rtsc",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1035-1043 Mac802_11::check_pktRTS (timeout with txtime(RTSlen) in place of txtime(CTSlen))",
+    },
+    PresetRule {
+        key: "semitcp.mac.defer_new_packets_only",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1525-1540 Mac802_11::send (defer_rts for a new data packet only), 2340-2361 defer_rts (never when congested)",
+    },
+    PresetRule {
+        key: "semitcp.mac.release_on_any_data",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2264-2278 Mac802_11::overHear (kk++ for every decoded DATA frame)",
+    },
+    PresetRule {
+        key: "semitcp.mac.routing_rts_announces",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2280-2283 Mac802_11::overHear (MAC_Subtype_uRTS sets nb_congested like an RTSC); uRTS at 1152",
+    },
+    PresetRule {
+        key: "semitcp.mac.hold_from_park",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1532, 2296 nbtimer.start(round_trip_time) at the park; 2453 restore_tx sets nb_congested = -1",
+    },
+    PresetRule {
+        key: "semitcp.mac.excuse_refused_attempts",
+        value: "false",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1345-1404 Mac802_11::RetransmitRTS (every CTS timeout counts: ssrc_ += 1, inc_cw())",
+    },
 ];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its

@@ -63,6 +63,10 @@ pub struct Frame {
     /// (a routing packet, or one whose final destination is the receiver),
     /// so semi-TCP's congested receiver answers it anyway.
     pub needs_no_buffer: bool,
+    /// RTS only: the packet that follows is a routing packet (semi-TCP's
+    /// ns-2 MAC sends such an RTS as its own subtype, uRTS,
+    /// mac-802_11.cc:1152).
+    pub control_packet: bool,
 }
 
 impl Frame {

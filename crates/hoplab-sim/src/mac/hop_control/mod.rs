@@ -16,7 +16,7 @@ pub mod semitcp;
 
 pub use semitcp::{CtscMemory, HopControlConfig, SemiTcpHop};
 
-use super::{Mac, MacContext, MacTimer};
+use super::{Exchange, Mac, MacContext, MacTimer};
 use crate::time::SimTime;
 use crate::wire::ieee80211::Frame;
 use crate::wire::{NodeId, Packet};
@@ -32,6 +32,30 @@ pub enum RtsAnswer {
     /// Congested: no answer, and the node sends its own RTS(C) SIFS after
     /// the refused RTS (`refusal_rtsc`).
     RefuseWithRtsc,
+}
+
+/// Where the DCF asks whether an RTS must wait.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeferralPoint {
+    /// The backoff ended (every attempt).
+    Access,
+    /// A packet entered service (`defer_new_packets_only`).
+    ServiceStart,
+}
+
+/// What a decoded frame means for a parked RTS.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HeardEffect {
+    Nothing,
+    /// DATA frames released the parked RTS.
+    Release,
+    /// `from` announced its congestion with an RTS(C) (`park_on_refusal`):
+    /// if this node waits for a CTS from `from`, that RTS was refused, and
+    /// its packet parks until `hold_until`.
+    RtsAnnounced {
+        from: NodeId,
+        hold_until: SimTime,
+    },
 }
 
 /// The control's counters for the run report.
@@ -55,8 +79,14 @@ pub trait HopControl {
     fn exempts(&self, packet: &Packet) -> bool;
     /// At access: whether the RTS carries the congestion mark (RTSC).
     fn marks_rts(&mut self) -> bool;
-    /// Whether an RTS to `next_hop` must wait now, and until when at most.
-    fn deferral(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime>;
+    /// Whether an RTS to `next_hop` must wait now (asked at `point`), and
+    /// until when at most.
+    fn deferral(&self, now: SimTime, next_hop: NodeId, point: DeferralPoint) -> Option<SimTime>;
+    /// A parked RTS to `next_hop` is due for release (its hold ended, or
+    /// DATA frames released it): until when it must still wait, if at all.
+    fn still_held(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime>;
+    /// Whether the CTS timeout leaves room for a refusal RTSC.
+    fn cts_wait_covers_rtsc(&self) -> bool;
     /// The head-of-line RTS is held back by a deferral.
     fn park(&mut self);
     fn is_parked(&self) -> bool;
@@ -64,8 +94,8 @@ pub trait HopControl {
     /// An RTS addressed to this node was decoded; `own_next_hop` is where
     /// the node's packet in service goes.
     fn answer_rts(&mut self, rts: &Frame, own_next_hop: Option<NodeId>) -> RtsAnswer;
-    /// A frame was decoded; true if that releases a parked RTS now.
-    fn heard(&mut self, now: SimTime, frame: &Frame) -> bool;
+    /// A frame was decoded (addressed here or overheard).
+    fn heard(&mut self, now: SimTime, frame: &Frame) -> HeardEffect;
     /// An RTS to `next_hop` sent at `sent_at` went unanswered: true if the
     /// attempt does not count toward the retry limit.
     fn excuses_failure(&mut self, next_hop: NodeId, sent_at: SimTime) -> bool;
@@ -117,10 +147,22 @@ impl HopControl for HopControlKind {
             HopControlKind::SemiTcp(h) => h.marks_rts(),
         }
     }
-    fn deferral(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
+    fn deferral(&self, now: SimTime, next_hop: NodeId, point: DeferralPoint) -> Option<SimTime> {
         match self {
             HopControlKind::Off => None,
-            HopControlKind::SemiTcp(h) => h.deferral(now, next_hop),
+            HopControlKind::SemiTcp(h) => h.deferral(now, next_hop, point),
+        }
+    }
+    fn still_held(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
+        match self {
+            HopControlKind::Off => None,
+            HopControlKind::SemiTcp(h) => h.still_held(now, next_hop),
+        }
+    }
+    fn cts_wait_covers_rtsc(&self) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.cts_wait_covers_rtsc(),
         }
     }
     fn park(&mut self) {
@@ -145,9 +187,9 @@ impl HopControl for HopControlKind {
             HopControlKind::SemiTcp(h) => h.answer_rts(rts, own_next_hop),
         }
     }
-    fn heard(&mut self, now: SimTime, frame: &Frame) -> bool {
+    fn heard(&mut self, now: SimTime, frame: &Frame) -> HeardEffect {
         match self {
-            HopControlKind::Off => false,
+            HopControlKind::Off => HeardEffect::Nothing,
             HopControlKind::SemiTcp(h) => h.heard(now, frame),
         }
     }
@@ -199,13 +241,35 @@ impl HopControl for HopControlKind {
 }
 
 impl Mac {
-    /// At access: must the RTS to `next_hop` wait? If so, park it until the
-    /// hold ends (or DATA frames release it earlier).
-    pub(crate) fn hop_defers(&mut self, now: SimTime, next_hop: NodeId, ctx: &mut MacContext) -> bool {
-        let Some(until) = self.hop.deferral(now, next_hop) else { return false };
-        self.hop.park();
-        self.arm(MacTimer::HoldRelease, until, ctx);
+    /// Must the RTS to `next_hop` wait (asked at `point`)? If so, park it
+    /// until the hold ends (or DATA frames release it earlier).
+    pub(crate) fn hop_defers(&mut self, now: SimTime, next_hop: NodeId, point: DeferralPoint, ctx: &mut MacContext) -> bool {
+        let Some(until) = self.hop.deferral(now, next_hop, point) else { return false };
+        self.hop_park(until, ctx);
         true
+    }
+
+    /// A packet entered service: with `defer_new_packets_only`, a data
+    /// packet sent after an RTS is parked now if an announcement holds the
+    /// node (ns-2 `Mac802_11::send`, mac-802_11.cc:1525-1540, `defer_rts`
+    /// 2340-2361).
+    pub(crate) fn hop_defers_new_packet(&mut self, now: SimTime, ctx: &mut MacContext) {
+        let Some(op) = self.op else { return };
+        if op.uses_rts && !op.item.packet.is_control() {
+            self.hop_defers(now, op.item.next_hop, DeferralPoint::ServiceStart, ctx);
+        }
+    }
+
+    /// Park the RTS of the packet in service until `until` at the latest:
+    /// no access meanwhile, the backoff dropped (ns-2 `store_tx`,
+    /// mac-802_11.cc:2414-2442).
+    fn hop_park(&mut self, until: SimTime, ctx: &mut MacContext) {
+        self.hop.park();
+        if self.access_armed {
+            self.cancel(MacTimer::Access, ctx);
+        }
+        self.backoff_slots = None;
+        self.arm(MacTimer::HoldRelease, until, ctx);
     }
 
     /// The hold ended or DATA frames released it: contend again with a
@@ -221,7 +285,7 @@ impl Mac {
             self.hop.unpark();
             return;
         };
-        if let Some(until) = self.hop.deferral(now, op.item.next_hop) {
+        if let Some(until) = self.hop.still_held(now, op.item.next_hop) {
             self.arm(MacTimer::HoldRelease, until, ctx);
             return;
         }
@@ -251,8 +315,20 @@ impl Mac {
     /// A frame was decoded: the control notes congestion announcements and
     /// the DATA frames that end a hold.
     pub(crate) fn hop_heard(&mut self, now: SimTime, frame: &Frame, ctx: &mut MacContext) {
-        if self.hop.heard(now, frame) {
-            self.hop_release(now, ctx);
+        match self.hop.heard(now, frame) {
+            HeardEffect::Nothing => {}
+            HeardEffect::Release => self.hop_release(now, ctx),
+            HeardEffect::RtsAnnounced { from, hold_until } => {
+                // ns-2 overHear (mac-802_11.cc:2284-2297): an RTS(C) from
+                // the node whose CTS this one awaits is its refusal: park,
+                // no timeout, no retry counted, the window unchanged.
+                let refused = self.exchange == Exchange::WaitCts && self.op.is_some_and(|op| op.item.next_hop == from);
+                if refused {
+                    self.cancel(MacTimer::ResponseTimeout, ctx);
+                    self.exchange = Exchange::Idle;
+                    self.hop_park(hold_until, ctx);
+                }
+            }
         }
     }
 }

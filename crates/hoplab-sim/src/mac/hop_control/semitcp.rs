@@ -38,7 +38,7 @@
 //! Congestion thus propagates back to the source, whose transport stops
 //! because its reserved buffer is full, and is released as queues drain.
 
-use super::{HopControl, HopStats, RtsAnswer};
+use super::{DeferralPoint, HeardEffect, HopControl, HopStats, RtsAnswer};
 use crate::config::{at_least, join, ConfigError};
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ieee80211::{Frame, FrameKind};
@@ -87,6 +87,47 @@ pub struct HopControlConfig {
     /// How long a congested node remembers that it answered a neighbour's
     /// RTSC with a CTSC (and so refuses that neighbour's next RTSCs).
     pub ctsc_memory: CtscMemory,
+    /// A node waiting for X's CTS that hears an RTSC from X takes it for
+    /// X's refusal: it stops waiting and parks its packet for `hold_ms`
+    /// without counting a retry or doubling its window (ns-2 `overHear`,
+    /// mac-802_11.cc:2284-2297; any node, congested or not). Needs
+    /// `cts_timeout_covers_rtsc` to hear the RTSC before the timeout. Off:
+    /// the CTS timeout decides.
+    pub park_on_refusal: bool,
+    /// The CTS timeout leaves room for a refusal RTSC: it waits an RTS's
+    /// airtime instead of a CTS's (ns-2 `check_pktRTS`,
+    /// mac-802_11.cc:1035-1043). Off: SIFS + CTS + 2 propagation delays
+    /// (10.3.2.9).
+    pub cts_timeout_covers_rtsc: bool,
+    /// An announcement defers only a data packet entering service while
+    /// the node is not congested (any RTS it would send, whoever
+    /// announced), not later attempts (ns-2 `Mac802_11::send`,
+    /// mac-802_11.cc:1525-1540, `defer_rts` 2340-2361). Off: every attempt
+    /// is checked when its backoff ends, and a congested node defers its
+    /// RTS to the announcer.
+    pub defer_new_packets_only: bool,
+    /// Any decoded DATA frame (from any node, to any node, this one
+    /// included) counts toward the `release_data_frames` that end a hold
+    /// (ns-2 `overHear`, mac-802_11.cc:2264-2278). Off: only DATA frames
+    /// from the announcer count.
+    pub release_on_any_data: bool,
+    /// An RTS for a routing packet (ns-2's uRTS) announces congestion like
+    /// an RTSC, marked or not (ns-2 `overHear`, mac-802_11.cc:2280-2283).
+    /// Off: only marked RTS and CTS frames announce.
+    pub routing_rts_announces: bool,
+    /// A parked RTS is held for `hold_ms` from the moment it parks (ns-2
+    /// `nbtimer.start(round_trip_time)`, mac-802_11.cc:1532, 2296), and its
+    /// release is final and forgets the announcement (`restore_tx` sets
+    /// `nb_congested = -1`, 2453). Off: the hold ends `hold_ms` after the
+    /// announcement, and a release first checks whether a newer
+    /// announcement still holds the node.
+    pub hold_from_park: bool,
+    /// An RTS to a neighbour that announced its congestion within a hold
+    /// time before it (or while the node waited) does not count toward the
+    /// retry limit and does not double the window when it goes unanswered.
+    /// ns-2 never excuses a timeout (`RetransmitRTS`, mac-802_11.cc:1345-1404:
+    /// it parks instead, `park_on_refusal`): false.
+    pub excuse_refused_attempts: bool,
 }
 
 /// `ctsc_memory`: when a congested node may answer a neighbour with a CTSC
@@ -127,6 +168,13 @@ impl Default for HopControlConfig {
             acks_exempt: true,
             refusal_rtsc: false,
             ctsc_memory: CtscMemory::CongestionEpisode,
+            park_on_refusal: false,
+            cts_timeout_covers_rtsc: false,
+            defer_new_packets_only: false,
+            release_on_any_data: false,
+            routing_rts_announces: false,
+            hold_from_park: false,
+            excuse_refused_attempts: true,
         }
     }
 }
@@ -185,6 +233,18 @@ impl SemiTcpHop {
         self.config.congestion_threshold as usize + 1
     }
 
+    /// Until when the last announcement holds an RTS to `next_hop`, if it
+    /// does: `hold_ms` after it, unless K DATA frames came since; a
+    /// congested node only defers an RTS to the announcer (never with
+    /// `defer_new_packets_only`, as ns-2's `defer_rts`).
+    fn held_until(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
+        let heard = self.heard?;
+        let until = heard.at + self.config.hold_ms;
+        let active = now < until && heard.data_frames_since < self.config.release_data_frames;
+        let relevant = !self.congested || (!self.config.defer_new_packets_only && heard.from == next_hop);
+        (active && relevant).then_some(until)
+    }
+
     /// Time congested up to `now`.
     pub fn congested_ns(&self, now: SimTime) -> u64 {
         self.congested_total_ns + if self.congested { now.since(self.congested_since).as_nanos() } else { 0 }
@@ -211,12 +271,23 @@ impl HopControl for SemiTcpHop {
         self.congested
     }
 
-    fn deferral(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
-        let heard = self.heard?;
-        let until = heard.at + self.config.hold_ms;
-        let active = now < until && heard.data_frames_since < self.config.release_data_frames;
-        let relevant = !self.congested || heard.from == next_hop;
-        (active && relevant).then_some(until)
+    fn deferral(&self, now: SimTime, next_hop: NodeId, point: DeferralPoint) -> Option<SimTime> {
+        if (point == DeferralPoint::ServiceStart) != self.config.defer_new_packets_only {
+            return None;
+        }
+        let until = self.held_until(now, next_hop)?;
+        Some(if self.config.hold_from_park { now + self.config.hold_ms } else { until })
+    }
+
+    fn still_held(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
+        if self.config.hold_from_park {
+            return None;
+        }
+        self.held_until(now, next_hop)
+    }
+
+    fn cts_wait_covers_rtsc(&self) -> bool {
+        self.config.cts_timeout_covers_rtsc
     }
 
     fn park(&mut self) {
@@ -230,10 +301,15 @@ impl HopControl for SemiTcpHop {
 
     fn unpark(&mut self) {
         self.parked = false;
+        if self.config.hold_from_park {
+            self.heard = None;
+        }
     }
 
     fn answer_rts(&mut self, rts: &Frame, own_next_hop: Option<NodeId>) -> RtsAnswer {
-        if !self.congested || (rts.needs_no_buffer && self.config.accept_final_hop) {
+        // A routing packet's RTS is always answered (ns-2 `refuse`,
+        // mac-802_11.cc:2374: uRTS -> CTS).
+        if !self.congested || rts.control_packet || (rts.needs_no_buffer && self.config.accept_final_hop) {
             return RtsAnswer::Cts;
         }
         let mutual = rts.congestion_mark
@@ -254,25 +330,38 @@ impl HopControl for SemiTcpHop {
         }
     }
 
-    fn heard(&mut self, now: SimTime, frame: &Frame) -> bool {
-        match frame.kind {
-            FrameKind::Rts | FrameKind::Cts if frame.congestion_mark => {
-                if frame.kind == FrameKind::Rts {
-                    self.rtsc_overheard += 1;
-                } else {
-                    self.ctsc_overheard += 1;
-                }
-                self.heard = Some(Heard { from: frame.transmitter, at: now, data_frames_since: 0 });
-                false
+    fn heard(&mut self, now: SimTime, frame: &Frame) -> HeardEffect {
+        let announces = match frame.kind {
+            FrameKind::Rts => frame.congestion_mark || (frame.control_packet && self.config.routing_rts_announces),
+            FrameKind::Cts => frame.congestion_mark,
+            FrameKind::Data | FrameKind::Ack => false,
+        };
+        if announces {
+            if frame.kind == FrameKind::Rts {
+                self.rtsc_overheard += 1;
+            } else {
+                self.ctsc_overheard += 1;
             }
-            FrameKind::Data => match &mut self.heard {
-                Some(heard) if heard.from == frame.transmitter => {
-                    heard.data_frames_since += 1;
-                    heard.data_frames_since >= self.config.release_data_frames && self.parked
+            self.heard = Some(Heard { from: frame.transmitter, at: now, data_frames_since: 0 });
+            if frame.kind == FrameKind::Rts && self.config.park_on_refusal {
+                return HeardEffect::RtsAnnounced { from: frame.transmitter, hold_until: now + self.config.hold_ms };
+            }
+            return HeardEffect::Nothing;
+        }
+        if frame.kind != FrameKind::Data {
+            return HeardEffect::Nothing;
+        }
+        let any_data = self.config.release_on_any_data;
+        match &mut self.heard {
+            Some(heard) if any_data || heard.from == frame.transmitter => {
+                heard.data_frames_since += 1;
+                if heard.data_frames_since >= self.config.release_data_frames && self.parked {
+                    HeardEffect::Release
+                } else {
+                    HeardEffect::Nothing
                 }
-                _ => false,
-            },
-            _ => false,
+            }
+            _ => HeardEffect::Nothing,
         }
     }
 
@@ -280,7 +369,7 @@ impl HopControl for SemiTcpHop {
         // The next hop announced its congestion after the RTS went out, or
         // within a hold time before: it was (or still is) refusing.
         let hold = self.config.hold_ms;
-        let excused = self.heard.is_some_and(|h| h.from == next_hop && h.at + hold >= sent_at);
+        let excused = self.config.excuse_refused_attempts && self.heard.is_some_and(|h| h.from == next_hop && h.at + hold >= sent_at);
         if excused {
             self.uncounted_attempts += 1;
         }
@@ -361,15 +450,17 @@ mod tests {
         s.heard = Some(Heard { from: NodeId(3), at: SimTime(1_000), data_frames_since: 0 });
         let until = SimTime(1_000) + SimDuration::from_millis_f64(6.0);
         // Not congested: every RTS waits.
-        assert_eq!(s.deferral(SimTime(2_000), NodeId(9)), Some(until));
+        let access = DeferralPoint::Access;
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(9), access), Some(until));
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(9), DeferralPoint::ServiceStart), None);
         // After the hold, or after K = 1 DATA frame from node 3, nothing waits.
-        assert_eq!(s.deferral(until, NodeId(9)), None);
+        assert_eq!(s.deferral(until, NodeId(9), access), None);
         s.heard.as_mut().unwrap().data_frames_since = 1;
-        assert_eq!(s.deferral(SimTime(2_000), NodeId(9)), None);
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(9), access), None);
         // Congested: only an RTS to the congested neighbour waits.
         s.heard.as_mut().unwrap().data_frames_since = 0;
         s.congested = true;
-        assert_eq!(s.deferral(SimTime(2_000), NodeId(9)), None);
-        assert_eq!(s.deferral(SimTime(2_000), NodeId(3)), Some(until));
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(9), access), None);
+        assert_eq!(s.deferral(SimTime(2_000), NodeId(3), access), Some(until));
     }
 }

@@ -98,6 +98,7 @@ fn rts(from: NodeId, to: NodeId, duration: SimDuration) -> Frame {
         packet: None,
         congestion_mark: false,
         needs_no_buffer: false,
+        control_packet: false,
     }
 }
 

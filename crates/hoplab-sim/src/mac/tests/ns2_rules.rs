@@ -348,3 +348,234 @@ fn ctsc_memory_until_reciprocated_an_ack_to_a_helped_neighbour_releases_the_park
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// Parking (mac-802_11.cc: overHear 2230-2305, send 1525-1540, defer_rts
+// 2340-2361, store_tx / restore_tx 2414-2486, check_pktRTS 1035-1043)
+
+/// CTS timeout after the RTS's end when it covers a refusal RTSC: SIFS +
+/// RTS (272 us) + 2 x 834 ns + 1 us.
+const RTSC_TIMEOUT: SimDuration = SimDuration(284_668);
+
+/// A sends its RTS to B at 1000 us (an idle MAC: immediate access); it
+/// ends at 1272 us.
+fn rts_to_b_at_1000(rules: impl FnOnce(&mut HopControlConfig)) -> Station {
+    let mut n = Station::semitcp_with(rules);
+    n.enqueue(us(1_000), packet(1), B);
+    n.fire(us(1_000), Access);
+    n.take();
+    n
+}
+
+#[test]
+fn cts_timeout_covers_rtsc_waits_an_rts_airtime() {
+    // Standard: SIFS + CTS + propagation (10.3.2.9).
+    let mut n = rts_to_b_at_1000(|_| {});
+    n.tx_end(us(1_272));
+    n.expect(&[Arm(ResponseTimeout, us(1_272) + RESPONSE_TIMEOUT)]);
+    // ns-2: room for a refusal RTSC, whose end (1555 us here) the CTS
+    // timeout (1532.668 us) would otherwise precede.
+    let mut n = rts_to_b_at_1000(|r| r.cts_timeout_covers_rtsc = true);
+    n.tx_end(us(1_272));
+    n.expect(&[Arm(ResponseTimeout, us(1_272) + RTSC_TIMEOUT)]);
+}
+
+/// B refuses A's RTS with its own RTSC to C (1283 to 1555 us).
+fn b_refuses_with_an_rtsc(n: &mut Station) {
+    n.tx_end(us(1_272));
+    n.take();
+    n.receive(us(1_283), Frame { congestion_mark: true, ..rts(B, C, RTS_NAV) });
+}
+
+#[test]
+fn park_on_refusal_parks_the_refused_packet_without_a_retry() {
+    // ns-2: the RTSC from B while A waits for B's CTS is the refusal: A
+    // stops waiting and parks its packet for 6 ms, no retry counted.
+    let mut n = rts_to_b_at_1000(|r| {
+        r.cts_timeout_covers_rtsc = true;
+        r.park_on_refusal = true;
+    });
+    b_refuses_with_an_rtsc(&mut n);
+    n.expect(&[Cancel(ResponseTimeout), Arm(HoldRelease, us(7_555)), Arm(NavEnd, us(4_545)), heard(B)]);
+    assert!(n.mac.hop.is_parked());
+    assert_eq!(n.mac.exchange, Exchange::Idle);
+    assert_eq!(n.mac.op.map(|op| (op.rts_attempts, op.short_retries)), Some((1, 0)));
+    assert_eq!(n.mac.cw, 31);
+    // The hold ends 6 ms after the refusal (no DATA from B): a fresh
+    // backoff from the unchanged window.
+    n.fire(us(4_545), NavEnd);
+    n.fire(us(7_555), HoldRelease);
+    let k = n.backoff();
+    n.expect(&[Cancel(HoldRelease), Arm(Access, us(7_555) + SLOT * k)]);
+
+    // hoplab: the CTS timeout decides; B announced after the RTS, so the
+    // attempt is excused (`excuse_refused_attempts`).
+    let mut n = rts_to_b_at_1000(|r| r.cts_timeout_covers_rtsc = true);
+    b_refuses_with_an_rtsc(&mut n);
+    n.expect(&[Arm(NavEnd, us(4_545)), heard(B)]);
+    n.fire(us(1_272) + RTSC_TIMEOUT, ResponseTimeout);
+    assert!(!n.mac.hop.is_parked());
+    assert_eq!(n.mac.op.map(|op| op.short_retries), Some(0));
+    assert_eq!(n.semitcp_state().uncounted_attempts, 1);
+}
+
+#[test]
+fn excuse_refused_attempts_off_counts_a_refused_rts() {
+    // ns-2 never excuses a timeout: SRC 1, the window doubles.
+    let mut n = rts_to_b_at_1000(|r| {
+        r.cts_timeout_covers_rtsc = true;
+        r.excuse_refused_attempts = false;
+    });
+    b_refuses_with_an_rtsc(&mut n);
+    n.fire(us(1_272) + RTSC_TIMEOUT, ResponseTimeout);
+    assert_eq!(n.mac.op.map(|op| op.short_retries), Some(1));
+    assert_eq!(n.mac.cw, 63);
+    assert_eq!(n.semitcp_state().uncounted_attempts, 0);
+}
+
+#[test]
+fn defer_new_packets_only_parks_a_packet_as_it_enters_service() {
+    // B's RTSC (to D) is heard at 272 us; A's packet for C (not B) arrives
+    // at 1000 us, during the NAV.
+    for new_only in [false, true] {
+        let mut n = Station::semitcp_with(|r| r.defer_new_packets_only = new_only);
+        n.receive(us(0), Frame { congestion_mark: true, ..rts(B, D, RTS_NAV) });
+        n.take();
+        let p = packet(1);
+        n.enqueue(us(1_000), p, C);
+        if new_only {
+            // ns-2: parked at once, until 6 ms after the announcement.
+            n.expect(&[
+                started(&p),
+                Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued)),
+                Arm(HoldRelease, us(6_272)),
+                Up(MacIndication::HeldChanged),
+            ]);
+            assert!(n.mac.hop.is_parked());
+            assert_eq!(n.mac.backoff_slots, None);
+        } else {
+            // hoplab: it contends, and is parked when its backoff ends.
+            n.expect(&[started(&p), Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued)), Up(MacIndication::HeldChanged)]);
+            let k = n.backoff();
+            n.fire(us(3_262), NavEnd);
+            n.fire(us(3_312) + SLOT * k, Access);
+            n.expect(&[Arm(Access, us(3_312) + SLOT * k), Arm(HoldRelease, us(6_272))]);
+        }
+    }
+}
+
+#[test]
+fn defer_new_packets_only_leaves_a_retry_alone() {
+    // A's RTS to B (1000 to 1272 us) is unanswered; D's RTSC (to FAR) is
+    // heard meanwhile (1300 to 1572 us; NAV to 4562 us).
+    for new_only in [false, true] {
+        let mut n = rts_to_b_at_1000(|r| r.defer_new_packets_only = new_only);
+        n.tx_end(us(1_272));
+        n.frame_arrives(us(1_300), Frame { congestion_mark: true, ..rts(D, FAR, RTS_NAV) }, true);
+        n.fire(us(1_272) + RESPONSE_TIMEOUT, ResponseTimeout);
+        let k = n.backoff();
+        n.rx_end(us(1_572));
+        n.fire(us(4_562), NavEnd);
+        n.take();
+        n.fire(us(4_612) + SLOT * k, Access);
+        if new_only {
+            // ns-2: only a packet entering service is deferred.
+            n.expect(&[Tx(rts(A, B, RTS_NAV))]);
+        } else {
+            // hoplab: every attempt, until 6 ms after the RTSC.
+            n.expect(&[Arm(HoldRelease, us(7_572))]);
+        }
+    }
+}
+
+/// A, not congested, overhears an RTSC from B to D (0 to 272 us; NAV to
+/// 3262 us), with a packet for B queued at 100 us (backoff k): parked when
+/// the backoff ends, at 3312 us + k slots.
+fn parked_behind_b(rules: impl FnOnce(&mut HopControlConfig)) -> (Station, u64) {
+    let mut n = Station::semitcp_with(rules);
+    n.frame_arrives(us(0), Frame { congestion_mark: true, ..rts(B, D, RTS_NAV) }, true);
+    n.enqueue(us(100), packet(1), B);
+    let k = n.backoff();
+    n.rx_end(us(272));
+    n.fire(us(3_262), NavEnd);
+    n.fire(us(3_312) + SLOT * k, Access);
+    assert!(n.mac.hop.is_parked());
+    n.take();
+    (n, k)
+}
+
+#[test]
+fn release_on_any_data_counts_a_data_frame_from_anyone() {
+    // C's DATA frame to D (a 100-byte packet: 4000 to 4704 us).
+    let small = Packet { payload_bytes: 72, src: C, dst: D, ..packet(2) };
+    let frame = Frame { airtime: SimDuration(704_000), ..data(C, D, 0, small) };
+    // hoplab: only DATA from the announcer B releases A.
+    let (mut n, _) = parked_behind_b(|_| {});
+    n.receive(us(4_000), frame);
+    n.expect(&[Arm(NavEnd, us(4_962)), heard(C)]);
+    assert!(n.mac.hop.is_parked());
+    // ns-2: any DATA frame counts.
+    let (mut n, _) = parked_behind_b(|r| r.release_on_any_data = true);
+    n.receive(us(4_000), frame);
+    let k = n.backoff();
+    n.expect(&[Cancel(HoldRelease), Arm(NavEnd, us(4_962)), heard(C)]);
+    assert!(!n.mac.hop.is_parked());
+    n.fire(us(4_962), NavEnd);
+    n.expect(&[Arm(Access, us(5_012) + SLOT * k)]);
+}
+
+#[test]
+fn routing_rts_announces_congestion_like_an_rtsc() {
+    // B's RTS for a routing packet, unmarked (0 to 272 us); A's packet for
+    // B queued at 100 us.
+    for announces in [false, true] {
+        let mut n = Station::semitcp_with(|r| r.routing_rts_announces = announces);
+        n.frame_arrives(us(0), Frame { control_packet: true, ..rts(B, D, RTS_NAV) }, true);
+        n.enqueue(us(100), packet(1), B);
+        let k = n.backoff();
+        n.rx_end(us(272));
+        n.fire(us(3_262), NavEnd);
+        n.take();
+        n.fire(us(3_312) + SLOT * k, Access);
+        if announces {
+            n.expect(&[Arm(HoldRelease, us(6_272))]); // ns-2: a uRTS announces
+        } else {
+            n.expect(&[Tx(rts(A, B, RTS_NAV))]);
+        }
+    }
+}
+
+#[test]
+fn a_congested_node_answers_a_routing_packets_rts_even_without_accept_final_hop() {
+    // ns-2 refuse() answers every uRTS (mac-802_11.cc:2374).
+    let mut n = Station::semitcp_with(|r| r.accept_final_hop = false);
+    n.mac.hop.update(us(0), 2);
+    n.receive(us(0), Frame { needs_no_buffer: true, ..rts(C, A, RTS_NAV) });
+    n.expect(&[heard(C)]);
+    n.receive(us(1_000), Frame { needs_no_buffer: true, control_packet: true, ..rts(C, A, RTS_NAV) });
+    n.expect(&[Arm(SendResponse, us(1_282)), heard(C)]);
+}
+
+#[test]
+fn hold_from_park_runs_the_hold_from_the_park_and_forgets_the_announcement() {
+    // hoplab: the hold ends 6 ms after the announcement (6272 us); B's
+    // newer RTSC (5000 to 5272 us) renews it at its end.
+    let (mut n, _) = parked_behind_b(|_| {});
+    assert_eq!(n.armed(HoldRelease), Some(us(6_272)));
+    n.receive(us(5_000), Frame { congestion_mark: true, ..rts(B, D, RTS_NAV) });
+    n.fire(us(6_272), HoldRelease);
+    n.fire(us(8_262), NavEnd);
+    n.take();
+    assert!(n.mac.hop.is_parked());
+    assert_eq!(n.armed(HoldRelease), Some(us(11_272)));
+
+    // ns-2: 6 ms from the park, and then released whatever was heard since.
+    let (mut n, k) = parked_behind_b(|r| r.hold_from_park = true);
+    let parked_at = us(3_312) + SLOT * k;
+    assert_eq!(n.armed(HoldRelease), Some(parked_at + SimDuration::from_millis_f64(6.0)));
+    n.receive(us(5_000), Frame { congestion_mark: true, ..rts(B, D, RTS_NAV) });
+    n.fire(us(8_262), NavEnd);
+    n.fire(parked_at + SimDuration::from_millis_f64(6.0), HoldRelease);
+    assert!(!n.mac.hop.is_parked());
+    assert_eq!(n.semitcp_state().heard, None, "the release forgets the announcement");
+}
