@@ -99,8 +99,8 @@ impl Mac {
                     return;
                 }
                 // The refusal is decided now too (896: `refuse(last_rts_frame)`).
-                let own_next_hop = self.op.map(|op| op.item.next_hop);
-                match self.hop.answer_rts(&rts, own_next_hop) {
+                let own_head = self.op.map(|op| op.item);
+                match self.hop.answer_rts(&rts, own_head) {
                     RtsAnswer::Cts => self.transmit(cts_answering(&rts, false, self.node, ctx), out),
                     RtsAnswer::Ctsc => self.transmit(cts_answering(&rts, true, self.node, ctx), out),
                     RtsAnswer::Refuse => self.schedule_access(now, ctx),
@@ -188,8 +188,8 @@ impl Mac {
                 }
                 // 10.3.2.6: a CTS only if the NAV is idle.
                 let may_answer = free && (self.nav_until <= now || ctx.timing.cts_ignores_nav);
-                let own_next_hop = self.op.map(|op| op.item.next_hop);
-                let answer = if may_answer { self.hop.answer_rts(frame, own_next_hop) } else { RtsAnswer::Refuse };
+                let own_head = self.op.map(|op| op.item);
+                let answer = if may_answer { self.hop.answer_rts(frame, own_head) } else { RtsAnswer::Refuse };
                 match answer {
                     RtsAnswer::Cts => self.respond_after_sifs(now, Response::Send(cts_answering(frame, false, self.node, ctx)), ctx),
                     RtsAnswer::Ctsc => self.respond_after_sifs(now, Response::Send(cts_answering(frame, true, self.node, ctx)), ctx),

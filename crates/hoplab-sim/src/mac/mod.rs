@@ -434,10 +434,10 @@ impl Mac {
         taken.into_iter().map(|q| q.packet).collect()
     }
 
-    /// Data packets the MAC holds (queued and in service) that semi-TCP's
-    /// hop control counts.
+    /// Packets the MAC holds (queued and in service) that semi-TCP's hop
+    /// control counts as held data.
     pub fn held_data(&self) -> usize {
-        let in_service = self.op.iter().map(|op| &op.item);
-        self.queued().chain(in_service).filter(|q| self.hop.counts(&q.packet)).count()
+        let queued = self.queued().filter(|q| self.hop.counts_waiting(&q.packet)).count();
+        queued + self.op.iter().filter(|op| self.hop.counts(&op.item.packet)).count()
     }
 }

@@ -142,6 +142,24 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::Always,
         source: "mac/mac-802_11.cc:1345-1404 Mac802_11::RetransmitRTS (every CTS timeout counts: ssrc_ += 1, inc_cw())",
     },
+    PresetRule {
+        key: "semitcp.mac.count_all_queued",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2187-2196 Mac802_11::congested (the whole IFQ + pktTx_/pktPre_ unless control + the whole AODV buffer), 2364-2411 refuse (no head packet: CTS; CTSC only for a data head)",
+    },
+    PresetRule {
+        key: "semitcp.mac.acks_exempt",
+        value: "false",
+        applies: Applies::Always,
+        source: "common/packet.h:477-482 hdr_cmn::control_packet (PT_ACK commented out: TCP ACKs are data), used by mac/mac-802_11.cc:2187-2196 congested and 2364-2411 refuse",
+    },
+    PresetRule {
+        key: "semitcp.mac.accept_final_hop",
+        value: "false",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2364-2411 Mac802_11::refuse (a congested node refuses whatever the packet's destination; only uRTS is always answered)",
+    },
 ];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its

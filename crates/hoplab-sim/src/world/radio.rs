@@ -190,7 +190,7 @@ impl World {
         let mut dirty = std::mem::take(&mut self.hop_dirty);
         for &node in &dirty {
             let mac = &self.nodes[node.index()].mac;
-            let held = mac.held_data() + self.routing_held(node, |p| mac.hop.counts(p));
+            let held = mac.held_data() + self.routing_held(node, |p| mac.hop.counts_waiting(p));
             self.nodes[node.index()].mac.hop.update(now, held);
         }
         dirty.clear();

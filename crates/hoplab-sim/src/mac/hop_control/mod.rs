@@ -17,6 +17,7 @@ pub mod semitcp;
 pub use semitcp::{CtscMemory, HopControlConfig, SemiTcpHop};
 
 use super::{Exchange, Mac, MacContext, MacTimer};
+use crate::queue::Queued;
 use crate::time::SimTime;
 use crate::wire::ieee80211::Frame;
 use crate::wire::{NodeId, Packet};
@@ -77,6 +78,9 @@ pub trait HopControl {
     /// Whether an RTS for this packet may be answered by a congested
     /// receiver (the packet needs no buffer there).
     fn exempts(&self, packet: &Packet) -> bool;
+    /// Whether a packet waiting in the interface queue or for a route
+    /// counts as held.
+    fn counts_waiting(&self, packet: &Packet) -> bool;
     /// At access: whether the RTS carries the congestion mark (RTSC).
     fn marks_rts(&mut self) -> bool;
     /// Whether an RTS to `next_hop` must wait now (asked at `point`), and
@@ -91,9 +95,9 @@ pub trait HopControl {
     fn park(&mut self);
     fn is_parked(&self) -> bool;
     fn unpark(&mut self);
-    /// An RTS addressed to this node was decoded; `own_next_hop` is where
-    /// the node's packet in service goes.
-    fn answer_rts(&mut self, rts: &Frame, own_next_hop: Option<NodeId>) -> RtsAnswer;
+    /// An RTS addressed to this node was decoded; `own_head` is the
+    /// node's packet in service (parked or not).
+    fn answer_rts(&mut self, rts: &Frame, own_head: Option<Queued>) -> RtsAnswer;
     /// A frame was decoded (addressed here or overheard).
     fn heard(&mut self, now: SimTime, frame: &Frame) -> HeardEffect;
     /// An RTS to `next_hop` sent at `sent_at` went unanswered: true if the
@@ -141,6 +145,12 @@ impl HopControl for HopControlKind {
             HopControlKind::SemiTcp(h) => h.exempts(packet),
         }
     }
+    fn counts_waiting(&self, packet: &Packet) -> bool {
+        match self {
+            HopControlKind::Off => !packet.is_control(),
+            HopControlKind::SemiTcp(h) => h.counts_waiting(packet),
+        }
+    }
     fn marks_rts(&mut self) -> bool {
         match self {
             HopControlKind::Off => false,
@@ -181,10 +191,10 @@ impl HopControl for HopControlKind {
             h.unpark()
         }
     }
-    fn answer_rts(&mut self, rts: &Frame, own_next_hop: Option<NodeId>) -> RtsAnswer {
+    fn answer_rts(&mut self, rts: &Frame, own_head: Option<Queued>) -> RtsAnswer {
         match self {
             HopControlKind::Off => RtsAnswer::Cts,
-            HopControlKind::SemiTcp(h) => h.answer_rts(rts, own_next_hop),
+            HopControlKind::SemiTcp(h) => h.answer_rts(rts, own_head),
         }
     }
     fn heard(&mut self, now: SimTime, frame: &Frame) -> HeardEffect {

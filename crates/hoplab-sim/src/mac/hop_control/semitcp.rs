@@ -40,6 +40,7 @@
 
 use super::{DeferralPoint, HeardEffect, HopControl, HopStats, RtsAnswer};
 use crate::config::{at_least, join, ConfigError};
+use crate::queue::Queued;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ieee80211::{Frame, FrameKind};
 use crate::wire::{NodeId, Packet};
@@ -128,6 +129,16 @@ pub struct HopControlConfig {
     /// ns-2 never excuses a timeout (`RetransmitRTS`, mac-802_11.cc:1345-1404:
     /// it parks instead, `park_on_refusal`): false.
     pub excuse_refused_attempts: bool,
+    /// Every packet waiting in the interface queue or for a route counts as
+    /// held, whatever it is (routing packets, end-to-end ACKs), as ns-2's
+    /// `congested()` counts the whole interface queue and the whole AODV
+    /// route buffer (mac-802_11.cc:2187-2196); the packet in service (or
+    /// parked) counts by the other rules. And, as ns-2's `refuse()`
+    /// (2364-2411), which looks at the same packets: a node with no packet
+    /// in its MAC answers every RTS ("we don't count route queue here",
+    /// 2380-2383), and only a data packet at its head makes a CTSC
+    /// (2384-2388). Off: only counted data packets wait anywhere (`acks_exempt`).
+    pub count_all_queued: bool,
 }
 
 /// `ctsc_memory`: when a congested node may answer a neighbour with a CTSC
@@ -175,6 +186,7 @@ impl Default for HopControlConfig {
             routing_rts_announces: false,
             hold_from_park: false,
             excuse_refused_attempts: true,
+            count_all_queued: false,
         }
     }
 }
@@ -264,6 +276,10 @@ impl HopControl for SemiTcpHop {
         !self.counts(packet)
     }
 
+    fn counts_waiting(&self, packet: &Packet) -> bool {
+        self.config.count_all_queued || self.counts(packet)
+    }
+
     fn marks_rts(&mut self) -> bool {
         if self.congested {
             self.rtsc_sent += 1;
@@ -306,16 +322,19 @@ impl HopControl for SemiTcpHop {
         }
     }
 
-    fn answer_rts(&mut self, rts: &Frame, own_next_hop: Option<NodeId>) -> RtsAnswer {
+    fn answer_rts(&mut self, rts: &Frame, own_head: Option<Queued>) -> RtsAnswer {
         // A routing packet's RTS is always answered (ns-2 `refuse`,
         // mac-802_11.cc:2374: uRTS -> CTS).
         if !self.congested || rts.control_packet || (rts.needs_no_buffer && self.config.accept_final_hop) {
             return RtsAnswer::Cts;
         }
-        let mutual = rts.congestion_mark
-            && self.config.mutual_blocking_ctsc
-            && own_next_hop == Some(rts.transmitter)
-            && !self.ctsc_answered.contains(&rts.transmitter);
+        let ns2_head = self.config.count_all_queued;
+        if ns2_head && own_head.is_none() {
+            return RtsAnswer::Cts; // ns-2 refuse(), 2380-2383
+        }
+        let head_to_sender = own_head.is_some_and(|q| q.next_hop == rts.transmitter && !(ns2_head && q.packet.is_control()));
+        let mutual =
+            rts.congestion_mark && self.config.mutual_blocking_ctsc && head_to_sender && !self.ctsc_answered.contains(&rts.transmitter);
         if mutual {
             self.ctsc_answered.insert(rts.transmitter);
             self.ctsc_sent += 1;

@@ -579,3 +579,77 @@ fn hold_from_park_runs_the_hold_from_the_park_and_forgets_the_announcement() {
     assert!(!n.mac.hop.is_parked());
     assert_eq!(n.semitcp_state().heard, None, "the release forgets the announcement");
 }
+
+// ---------------------------------------------------------------------------
+// `semitcp.mac.count_all_queued` (mac-802_11.cc:2187-2196 congested(),
+// 2364-2411 refuse())
+
+/// A routing packet (say an AODV message) from A to C.
+fn routing_packet(uid: u64) -> Packet {
+    Packet { kind: PacketKind::Control, dst: C, ..packet(uid) }
+}
+
+/// An end-to-end TCP ACK (40 bytes) travelling back through A.
+fn tcp_ack(uid: u64) -> Packet {
+    use crate::wire::tcp::{SackBlocks, SegmentKind, TcpHeader};
+    let header = TcpHeader {
+        kind: SegmentKind::Ack,
+        seq: 0,
+        ack: 1,
+        sent_at: SimTime::ZERO,
+        echo: SimTime::ZERO,
+        retransmission: false,
+        loss_hint: None,
+        sack: SackBlocks::default(),
+    };
+    Packet { payload_bytes: 0, header_bytes: 40, transport: TransportHeader::Tcp(header), ..packet(uid) }
+}
+
+#[test]
+fn count_all_queued_counts_routing_packets_and_acks_waiting_in_the_queue() {
+    for all in [false, true] {
+        let mut n = Station::semitcp_with(|r| r.count_all_queued = all);
+        // A data packet in service; a routing packet and an ACK queued.
+        n.enqueue(us(0), packet(1), B);
+        n.enqueue(us(0), routing_packet(2), C);
+        n.enqueue(us(0), tcp_ack(3), B);
+        assert_eq!(n.mac.queue.len(), 2);
+        // hoplab: the data packet only (ACKs exempt, routing packets not
+        // data); ns-2: every packet in the interface queue.
+        assert_eq!(n.mac.held_data(), if all { 3 } else { 1 });
+    }
+}
+
+#[test]
+fn count_all_queued_a_node_with_no_packet_in_its_mac_answers_every_rts() {
+    // A is congested by packets waiting for a route alone.
+    for all in [false, true] {
+        let mut n = Station::semitcp_with(|r| r.count_all_queued = all);
+        n.mac.hop.update(us(0), 2);
+        n.receive(us(0), rts(C, A, RTS_NAV));
+        if all {
+            n.expect(&[Arm(SendResponse, us(282)), heard(C)]); // ns-2
+        } else {
+            n.expect(&[heard(C)]);
+        }
+    }
+}
+
+#[test]
+fn count_all_queued_only_a_data_packet_at_the_head_makes_a_ctsc() {
+    // A, congested, serves a routing packet for C (backoff pending); C's
+    // RTSC for A arrives.
+    for all in [false, true] {
+        let mut n = Station::semitcp_with(|r| r.count_all_queued = all);
+        n.mac.hop.update(us(0), 2);
+        n.frame_arrives(us(0), ack(D, FAR), true);
+        n.enqueue(us(100), routing_packet(1), C);
+        n.rx_end(us(248));
+        n.fire(us(248), NavEnd);
+        n.take();
+        n.receive(us(260), Frame { congestion_mark: true, ..rts(C, A, RTS_NAV) });
+        let s = (n.semitcp_state().ctsc_sent, n.semitcp_state().rts_refused);
+        // hoplab: a CTSC; ns-2: refused (its head is no data packet).
+        assert_eq!(s, if all { (0, 1) } else { (1, 0) });
+    }
+}
