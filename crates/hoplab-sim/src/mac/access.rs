@@ -103,7 +103,7 @@ impl Mac {
         let Some(op) = self.op else {
             return; // post-backoff done
         };
-        if op.uses_rts && self.hop_defers(now, op.item.next_hop, DeferralPoint::Access, ctx) {
+        if op.uses_rts && self.hop_defers(now, op.item.next_hop, DeferralPoint::Access, ctx, out) {
             return;
         }
         self.attempt(now, ctx, out);

@@ -68,7 +68,7 @@ impl Mac {
                 // Semi-TCP (ns-2 send_timer, mac-802_11.cc:831-839): an ACK
                 // to a neighbour this node helped releases a parked packet.
                 let to = sent.expect("matched").receiver;
-                if self.hop.is_parked() && self.hop.ack_sent(to) {
+                if self.parked_alone().is_some() && self.hop.ack_sent(to) {
                     self.hop_unpark(now, ctx);
                 }
             }
@@ -99,7 +99,7 @@ impl Mac {
                     return;
                 }
                 // The refusal is decided now too (896: `refuse(last_rts_frame)`).
-                let own_head = self.op.map(|op| op.item);
+                let own_head = self.op.or(self.parked).map(|op| op.item);
                 match self.hop.answer_rts(&rts, own_head) {
                     RtsAnswer::Cts => self.transmit(cts_answering(&rts, false, self.node, ctx), out),
                     RtsAnswer::Ctsc => self.transmit(cts_answering(&rts, true, self.node, ctx), out),
@@ -125,10 +125,14 @@ impl Mac {
     /// parked packet is taken back for it with one more short retry (916).
     /// A packet sent without RTS (broadcast) goes instead (923-926).
     fn refusal_rts(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        let taken_back = self.parked_alone().is_some();
+        if taken_back && self.op.is_none() {
+            self.op = self.parked.take();
+        }
         let Some(op) = self.op.as_mut() else {
             return self.schedule_access(now, ctx);
         };
-        if self.hop.is_parked() {
+        if taken_back {
             op.short_retries += 1;
             self.hop.unpark();
             self.cancel(MacTimer::HoldRelease, ctx);
@@ -167,7 +171,7 @@ impl Mac {
 
     /// A frame was decoded.
     fn receive(&mut self, now: SimTime, frame: &Frame, ctx: &mut MacContext, out: &mut MacOutputs) {
-        self.hop_heard(now, frame, ctx);
+        self.hop_heard(now, frame, ctx, out);
         out.indicate(MacIndication::Heard { from: frame.transmitter });
         if frame.receiver != self.node && !frame.is_broadcast() {
             // Overheard: virtual carrier sense (10.3.2.4).
@@ -188,7 +192,7 @@ impl Mac {
                 }
                 // 10.3.2.6: a CTS only if the NAV is idle.
                 let may_answer = free && (self.nav_until <= now || ctx.timing.cts_ignores_nav);
-                let own_head = self.op.map(|op| op.item);
+                let own_head = self.op.or(self.parked).map(|op| op.item);
                 let answer = if may_answer { self.hop.answer_rts(frame, own_head) } else { RtsAnswer::Refuse };
                 match answer {
                     RtsAnswer::Cts => self.respond_after_sifs(now, Response::Send(cts_answering(frame, false, self.node, ctx)), ctx),

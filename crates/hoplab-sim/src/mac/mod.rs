@@ -275,6 +275,9 @@ pub struct Mac {
     pub node: NodeId,
     pub queue: QueueDiscipline,
     pub op: Option<TxOp>,
+    /// Semi-TCP (`parked_lets_routing_out`): a data packet parked aside
+    /// while routing packets are served (ns-2's `pktPre_`).
+    pub parked: Option<TxOp>,
     /// Current contention window (CW), from cw_min doubling to cw_max.
     pub cw: u32,
     /// Backoff slots still to count down; None when no backoff is pending.
@@ -313,6 +316,7 @@ impl Mac {
             node,
             queue,
             op: None,
+            parked: None,
             cw: cw_min,
             backoff_slots: None,
             exchange: Exchange::Idle,
@@ -438,6 +442,12 @@ impl Mac {
     /// control counts as held data.
     pub fn held_data(&self) -> usize {
         let queued = self.queued().filter(|q| self.hop.counts_waiting(&q.packet)).count();
-        queued + self.op.iter().filter(|op| self.hop.counts(&op.item.packet)).count()
+        queued + self.in_service().filter(|op| self.hop.counts(&op.item.packet)).count()
+    }
+
+    /// The packets in service: the one contending, and one parked aside
+    /// (`parked_lets_routing_out`).
+    pub fn in_service(&self) -> impl Iterator<Item = &TxOp> {
+        self.op.iter().chain(self.parked.iter())
     }
 }

@@ -43,9 +43,21 @@ impl Mac {
     /// Take the next packet into service if the MAC is free: true if one
     /// entered (the step then ends; `after_service_start` goes on with
     /// `tail` once the layers above have seen it).
-    fn start_next(&mut self, now: SimTime, tail: ServiceTail, ctx: &mut MacContext, out: &mut MacOutputs) -> bool {
+    pub(crate) fn start_next(&mut self, now: SimTime, tail: ServiceTail, ctx: &mut MacContext, out: &mut MacOutputs) -> bool {
         if self.op.is_some() {
             return false;
+        }
+        if self.parked.is_some() {
+            // Semi-TCP (`parked_lets_routing_out`): a packet parked aside
+            // returns to service once released; until then only routing
+            // packets pass it (ns-2 tx_resume, mac-802_11.cc:666-682).
+            if !self.hop.is_parked() {
+                self.op = self.parked.take();
+                return false;
+            }
+            if !self.queued().next().is_some_and(|q| q.packet.is_control()) {
+                return false;
+            }
         }
         let Some(item) = self.queue.dequeue(now) else {
             return false;
@@ -84,7 +96,7 @@ impl Mac {
     /// The packet that entered service has been seen above: contend, then
     /// finish the step that took it in.
     pub(crate) fn after_service_start(&mut self, now: SimTime, tail: ServiceTail, ctx: &mut MacContext, out: &mut MacOutputs) {
-        self.hop_defers_new_packet(now, ctx);
+        self.hop_defers_new_packet(now, ctx, out);
         self.schedule_access(now, ctx);
         self.held_changed(out);
         if let ServiceTail::ServiceEnded { after_timeout } = tail {

@@ -160,6 +160,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::Always,
         source: "mac/mac-802_11.cc:2364-2411 Mac802_11::refuse (a congested node refuses whatever the packet's destination; only uRTS is always answered)",
     },
+    PresetRule {
+        key: "semitcp.mac.parked_lets_routing_out",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:666-682 Mac802_11::tx_resume (with pktPre_ parked, pull the IFQ only for a control packet), 2414-2442 store_tx (pktTx_ -> pktPre_, never a control packet), 2455-2459 restore_tx (waits while pktTx_ is served)",
+    },
 ];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its

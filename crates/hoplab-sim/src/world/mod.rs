@@ -301,8 +301,7 @@ impl World {
             // (only the ACK was lost) lives on there: count it there once.
             let in_service = node
                 .mac
-                .op
-                .iter()
+                .in_service()
                 .filter(|op| !self.next_hop_has(node.id, op.item.next_hop, op.sequence, op.data_attempts))
                 .map(|op| &op.item);
             node.mac.queued().chain(in_service).map(|item| &item.packet)

@@ -16,7 +16,7 @@ pub mod semitcp;
 
 pub use semitcp::{CtscMemory, HopControlConfig, SemiTcpHop};
 
-use super::{Exchange, Mac, MacContext, MacTimer};
+use super::{Exchange, Mac, MacContext, MacOutputs, MacTimer, ServiceTail, TxOp};
 use crate::queue::Queued;
 use crate::time::SimTime;
 use crate::wire::ieee80211::Frame;
@@ -91,6 +91,9 @@ pub trait HopControl {
     fn still_held(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime>;
     /// Whether the CTS timeout leaves room for a refusal RTSC.
     fn cts_wait_covers_rtsc(&self) -> bool;
+    /// Whether a parked data packet moves aside so that routing packets
+    /// can be served meanwhile (and routing packets are never parked).
+    fn parks_aside(&self) -> bool;
     /// The head-of-line RTS is held back by a deferral.
     fn park(&mut self);
     fn is_parked(&self) -> bool;
@@ -175,6 +178,12 @@ impl HopControl for HopControlKind {
             HopControlKind::SemiTcp(h) => h.cts_wait_covers_rtsc(),
         }
     }
+    fn parks_aside(&self) -> bool {
+        match self {
+            HopControlKind::Off => false,
+            HopControlKind::SemiTcp(h) => h.parks_aside(),
+        }
+    }
     fn park(&mut self) {
         if let HopControlKind::SemiTcp(h) = self {
             h.park()
@@ -253,9 +262,19 @@ impl HopControl for HopControlKind {
 impl Mac {
     /// Must the RTS to `next_hop` wait (asked at `point`)? If so, park it
     /// until the hold ends (or DATA frames release it earlier).
-    pub(crate) fn hop_defers(&mut self, now: SimTime, next_hop: NodeId, point: DeferralPoint, ctx: &mut MacContext) -> bool {
+    pub(crate) fn hop_defers(
+        &mut self,
+        now: SimTime,
+        next_hop: NodeId,
+        point: DeferralPoint,
+        ctx: &mut MacContext,
+        out: &mut MacOutputs,
+    ) -> bool {
         let Some(until) = self.hop.deferral(now, next_hop, point) else { return false };
-        self.hop_park(until, ctx);
+        if self.hop.parks_aside() && self.op.is_some_and(|op| op.item.packet.is_control()) {
+            return false; // ns-2 never parks a routing packet (store_tx, 2420)
+        }
+        self.hop_park(now, until, ctx, out);
         true
     }
 
@@ -263,23 +282,38 @@ impl Mac {
     /// packet sent after an RTS is parked now if an announcement holds the
     /// node (ns-2 `Mac802_11::send`, mac-802_11.cc:1525-1540, `defer_rts`
     /// 2340-2361).
-    pub(crate) fn hop_defers_new_packet(&mut self, now: SimTime, ctx: &mut MacContext) {
+    pub(crate) fn hop_defers_new_packet(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
         let Some(op) = self.op else { return };
         if op.uses_rts && !op.item.packet.is_control() {
-            self.hop_defers(now, op.item.next_hop, DeferralPoint::ServiceStart, ctx);
+            self.hop_defers(now, op.item.next_hop, DeferralPoint::ServiceStart, ctx, out);
         }
     }
 
     /// Park the RTS of the packet in service until `until` at the latest:
     /// no access meanwhile, the backoff dropped (ns-2 `store_tx`,
-    /// mac-802_11.cc:2414-2442).
-    fn hop_park(&mut self, until: SimTime, ctx: &mut MacContext) {
+    /// mac-802_11.cc:2414-2442). With `parked_lets_routing_out` the packet
+    /// moves aside (ns-2 `pktPre_`) and a routing packet at the head of
+    /// the queue may be served meanwhile (`tx_resume`, 668-682).
+    fn hop_park(&mut self, now: SimTime, until: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
         self.hop.park();
         if self.access_armed {
             self.cancel(MacTimer::Access, ctx);
         }
         self.backoff_slots = None;
         self.arm(MacTimer::HoldRelease, until, ctx);
+        if self.hop.parks_aside() {
+            self.parked = self.op.take();
+            self.start_next(now, ServiceTail::Enqueued, ctx, out);
+        }
+    }
+
+    /// The packet parked, if nothing else is in service (ns-2 `pktPre_ &&
+    /// !pktTx_`).
+    pub(crate) fn parked_alone(&self) -> Option<TxOp> {
+        match self.parked {
+            Some(parked) => self.op.is_none().then_some(parked),
+            None => self.op.filter(|_| self.hop.is_parked()),
+        }
     }
 
     /// The hold ended or DATA frames released it: contend again with a
@@ -291,11 +325,11 @@ impl Mac {
         if !self.hop.is_parked() {
             return;
         }
-        let Some(op) = self.op else {
+        let Some(parked) = self.parked.or(self.op) else {
             self.hop.unpark();
             return;
         };
-        if let Some(until) = self.hop.still_held(now, op.item.next_hop) {
+        if let Some(until) = self.hop.still_held(now, parked.item.next_hop) {
             self.arm(MacTimer::HoldRelease, until, ctx);
             return;
         }
@@ -303,10 +337,18 @@ impl Mac {
     }
 
     /// Release the parked RTS now, whatever holds it (ns-2 `restore_tx`,
-    /// mac-802_11.cc:2448-2486): contend again with a fresh backoff.
+    /// mac-802_11.cc:2448-2486): contend again with a fresh backoff. A
+    /// packet parked aside while a routing packet is in service returns
+    /// when that one's service ends (`start_next`; ns-2 2455-2459).
     pub(crate) fn hop_unpark(&mut self, now: SimTime, ctx: &mut MacContext) {
         self.hop.unpark();
         self.cancel(MacTimer::HoldRelease, ctx);
+        if self.parked.is_some() {
+            if self.op.is_some() {
+                return;
+            }
+            self.op = self.parked.take();
+        }
         self.draw_backoff();
         self.schedule_access(now, ctx);
     }
@@ -316,7 +358,7 @@ impl Mac {
     /// the neighbour (ns-2 `send_timer`, mac-802_11.cc:808-816).
     pub(crate) fn hop_ctsc_unused(&mut self, now: SimTime, ctx: &mut MacContext) {
         let Some(to) = self.awaiting_data.take() else { return };
-        let parked_toward_to = self.hop.is_parked() && self.op.is_some_and(|op| op.item.next_hop == to);
+        let parked_toward_to = self.parked_alone().is_some_and(|op| op.item.next_hop == to);
         if self.hop.ctsc_unused(to) && parked_toward_to {
             self.hop_unpark(now, ctx);
         }
@@ -324,7 +366,7 @@ impl Mac {
 
     /// A frame was decoded: the control notes congestion announcements and
     /// the DATA frames that end a hold.
-    pub(crate) fn hop_heard(&mut self, now: SimTime, frame: &Frame, ctx: &mut MacContext) {
+    pub(crate) fn hop_heard(&mut self, now: SimTime, frame: &Frame, ctx: &mut MacContext, out: &mut MacOutputs) {
         match self.hop.heard(now, frame) {
             HeardEffect::Nothing => {}
             HeardEffect::Release => self.hop_release(now, ctx),
@@ -332,11 +374,12 @@ impl Mac {
                 // ns-2 overHear (mac-802_11.cc:2284-2297): an RTS(C) from
                 // the node whose CTS this one awaits is its refusal: park,
                 // no timeout, no retry counted, the window unchanged.
-                let refused = self.exchange == Exchange::WaitCts && self.op.is_some_and(|op| op.item.next_hop == from);
+                let refused = self.exchange == Exchange::WaitCts
+                    && self.op.is_some_and(|op| op.item.next_hop == from && !(self.hop.parks_aside() && op.item.packet.is_control()));
                 if refused {
                     self.cancel(MacTimer::ResponseTimeout, ctx);
                     self.exchange = Exchange::Idle;
-                    self.hop_park(hold_until, ctx);
+                    self.hop_park(now, hold_until, ctx, out);
                 }
             }
         }

@@ -139,6 +139,12 @@ pub struct HopControlConfig {
     /// 2380-2383), and only a data packet at its head makes a CTSC
     /// (2384-2388). Off: only counted data packets wait anywhere (`acks_exempt`).
     pub count_all_queued: bool,
+    /// While a data packet is parked, routing packets at the head of the
+    /// interface queue are served (the parked packet waits aside, ns-2's
+    /// `pktPre_`; `tx_resume`, mac-802_11.cc:668-682), and a routing packet
+    /// is never parked itself (`store_tx`, 2420). Off: the parked packet
+    /// stays in service, and everything queued waits behind it.
+    pub parked_lets_routing_out: bool,
 }
 
 /// `ctsc_memory`: when a congested node may answer a neighbour with a CTSC
@@ -187,6 +193,7 @@ impl Default for HopControlConfig {
             hold_from_park: false,
             excuse_refused_attempts: true,
             count_all_queued: false,
+            parked_lets_routing_out: false,
         }
     }
 }
@@ -304,6 +311,10 @@ impl HopControl for SemiTcpHop {
 
     fn cts_wait_covers_rtsc(&self) -> bool {
         self.config.cts_timeout_covers_rtsc
+    }
+
+    fn parks_aside(&self) -> bool {
+        self.config.parked_lets_routing_out
     }
 
     fn park(&mut self) {

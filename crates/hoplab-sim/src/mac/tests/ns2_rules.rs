@@ -653,3 +653,47 @@ fn count_all_queued_only_a_data_packet_at_the_head_makes_a_ctsc() {
         assert_eq!(s, if all { (0, 1) } else { (1, 0) });
     }
 }
+
+// ---------------------------------------------------------------------------
+// `semitcp.mac.parked_lets_routing_out` (mac-802_11.cc:666-682 tx_resume,
+// 2414-2486 store_tx / restore_tx)
+
+#[test]
+fn parked_lets_routing_out_serves_a_routing_packet_past_a_parked_one() {
+    let r = Packet { dst: BROADCAST, ..routing_packet(7) };
+    let broadcast = Frame { duration: SimDuration::ZERO, ..data(A, BROADCAST, 1, r) };
+
+    // hoplab: the routing packet waits behind the parked one, which goes
+    // first when the hold ends (6272 us).
+    let (mut n, _) = parked_behind_b(|_| {});
+    n.enqueue(us(4_000), r, BROADCAST);
+    n.expect(&[Up(MacIndication::HeldChanged)]);
+    n.fire(us(6_272), HoldRelease);
+    let k = n.backoff();
+    n.fire(us(6_272) + SLOT * k, Access);
+    assert_eq!(n.take().last(), Some(&Tx(rts(A, B, RTS_NAV))));
+
+    // ns-2: the parked packet waits aside; the routing packet is served at
+    // once, and the parked one returns when its hold has ended and the
+    // routing packet's service is over (6464 us).
+    let (mut n, _) = parked_behind_b(|r| r.parked_lets_routing_out = true);
+    assert!(n.mac.op.is_none() && n.mac.parked.is_some());
+    n.enqueue(us(4_000), r, BROADCAST);
+    n.expect(&[
+        started(&r),
+        Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued)),
+        Arm(Access, us(4_000)),
+        Up(MacIndication::HeldChanged),
+    ]);
+    n.fire(us(4_000), Access);
+    n.expect(&[Tx(broadcast)]);
+    n.fire(us(6_272), HoldRelease);
+    n.expect(&[Cancel(HoldRelease)]);
+    assert!(n.mac.parked.is_some(), "back once the routing packet's service ends");
+    n.tx_end(us(6_464));
+    let k = n.backoff();
+    n.expect(&[Arm(Access, us(6_514) + SLOT * k), Up(MacIndication::HeldChanged)]);
+    assert_eq!(n.mac.op.map(|op| op.item.next_hop), Some(B));
+    n.fire(us(6_514) + SLOT * k, Access);
+    n.expect(&[Tx(rts(A, B, RTS_NAV))]);
+}
