@@ -29,7 +29,7 @@ impl Mac {
         }
         self.medium_busy = busy;
         if busy {
-            if self.access_armed {
+            if self.access_armed && !self.access_defers {
                 self.cancel(MacTimer::Access, ctx);
                 // Each boundary countdown_from + j slots reached while idle
                 // took one slot off the counter, including one at this very
@@ -74,6 +74,21 @@ impl Mac {
 
     pub(crate) fn draw_backoff(&mut self) {
         self.backoff_slots = Some(self.backoff_rng.uniform_inclusive(self.cw));
+        self.access_defers = false;
+    }
+
+    /// A packet reached an idle MAC with no backoff pending (10.3.4.2).
+    pub(crate) fn first_access(&mut self, now: SimTime, ctx: &mut MacContext) {
+        if ctx.timing.immediate_access {
+            // The first slot boundary after DIFS.
+            self.backoff_slots = Some(0);
+        } else {
+            // ns-2 Mac802_11::send (mac-802_11.cc:1547-1563): DIFS from
+            // now, then (random mod CW) slots.
+            self.backoff_slots = Some(self.backoff_rng.uniform_inclusive(self.cw - 1));
+            self.countdown_from = now + ctx.timing.difs;
+        }
+        self.access_defers = ctx.timing.busy_doubles_cw;
     }
 
     /// The timeout ends a busy period for channel access (ns-3's
@@ -103,6 +118,15 @@ impl Mac {
         let Some(op) = self.op else {
             return; // post-backoff done
         };
+        if std::mem::take(&mut self.access_defers) && self.medium_busy {
+            // ns-2 check_pktRTS / check_pktTx (mac-802_11.cc:1028-1031,
+            // 1080-1084): the defer ended on a busy medium: the window
+            // doubles and a backoff is drawn, counted once the medium is
+            // idle.
+            self.cw = ((self.cw + 1) * 2 - 1).min(ctx.timing.cw_max);
+            self.draw_backoff();
+            return;
+        }
         if op.uses_rts && self.hop_defers(now, op.item.next_hop, DeferralPoint::Access, ctx, out) {
             return;
         }

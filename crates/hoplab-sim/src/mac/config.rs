@@ -55,6 +55,18 @@ pub struct MacConfig {
     /// when the RTS ends (NAV checked then, 10.3.2.6) and sent SIFS later
     /// whatever the medium does meanwhile.
     pub cts_check_at_sifs: bool,
+    /// A packet reaching an idle MAC with no backoff pending goes out at
+    /// the first slot boundary after DIFS (immediate access, 10.3.4.2).
+    /// Off, as ns-2's `Mac802_11::send` (mac-802_11.cc:1547-1563): it waits
+    /// DIFS from its arrival and then (random mod CW) slots.
+    pub immediate_access: bool,
+    /// The wait of a packet that found the MAC idle (DIFS, with the slots
+    /// of `immediate_access = false`) is not frozen by a busy medium: ns-2
+    /// runs it on its defer timer, and if the medium is busy when it ends,
+    /// the window doubles and a backoff is drawn, without a failed attempt
+    /// (`check_pktRTS` 1028-1031, `check_pktTx` 1080-1084). Off: the wait
+    /// is a backoff like any other, frozen while the medium is busy.
+    pub busy_doubles_cw: bool,
 }
 
 impl Default for MacConfig {
@@ -71,6 +83,8 @@ impl Default for MacConfig {
             cts_ignores_nav: false,
             eifs_sets_nav: false,
             cts_check_at_sifs: false,
+            immediate_access: true,
+            busy_doubles_cw: false,
         }
     }
 }

@@ -301,6 +301,9 @@ pub struct Mac {
     pub last_received_sequence: BTreeMap<NodeId, u16>,
     /// The access timer is armed (a backoff is counting down).
     access_armed: bool,
+    /// The pending access is ns-2's defer (`mac.busy_doubles_cw`): not
+    /// frozen by a busy medium.
+    access_defers: bool,
     /// Semi-TCP: the neighbour this node's CTSC asked for a DATA frame
     /// (`MacTimer::DataWait` runs).
     pub awaiting_data: Option<NodeId>,
@@ -329,6 +332,7 @@ impl Mac {
             on_air: None,
             last_received_sequence: BTreeMap::new(),
             access_armed: false,
+            access_defers: false,
             awaiting_data: None,
             hop,
             stats: MacStats::default(),
@@ -396,6 +400,7 @@ impl Mac {
     fn cancel(&mut self, timer: MacTimer, ctx: &mut MacContext) {
         if timer == MacTimer::Access {
             self.access_armed = false;
+            self.access_defers = false;
         }
         ctx.timers.cancel(timer);
     }

@@ -84,8 +84,7 @@ impl Mac {
             if self.medium_busy {
                 self.draw_backoff();
             } else {
-                // Immediate access: first slot boundary after DIFS.
-                self.backoff_slots = Some(0);
+                self.first_access(now, ctx);
             }
         }
         out.indicate(MacIndication::ServiceStarted { packet: item.packet.info() });

@@ -33,6 +33,10 @@ pub struct MacTiming {
     pub eifs_sets_nav: bool,
     /// See `MacConfig::cts_check_at_sifs`.
     pub cts_check_at_sifs: bool,
+    /// See `MacConfig::immediate_access`.
+    pub immediate_access: bool,
+    /// See `MacConfig::busy_doubles_cw`.
+    pub busy_doubles_cw: bool,
 }
 
 impl MacTiming {
@@ -57,6 +61,8 @@ impl MacTiming {
             cts_ignores_nav: mac.cts_ignores_nav,
             eifs_sets_nav: mac.eifs_sets_nav,
             cts_check_at_sifs: mac.cts_check_at_sifs,
+            immediate_access: mac.immediate_access,
+            busy_doubles_cw: mac.busy_doubles_cw,
         };
         timing.eifs = sifs + timing.control_airtime(ACK_BYTES) + difs;
         timing

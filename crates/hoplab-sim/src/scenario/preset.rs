@@ -89,6 +89,18 @@ pub const NS2_RULES: &[PresetRule] = &[
         source: "mac/mac-802_11.cc:883-896 Mac802_11::check_pktCTRL (is_idle() and refuse() SIFS after the RTS; recvRTS 1816-1842)",
     },
     PresetRule {
+        key: "mac.immediate_access",
+        value: "false",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1547-1563 Mac802_11::send (idle medium: mhDefer_ DIFS + (Random::random() % cw_) slots)",
+    },
+    PresetRule {
+        key: "mac.busy_doubles_cw",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1028-1031 Mac802_11::check_pktRTS, 1080-1084 check_pktTx (busy when the defer ends: inc_cw(), mhBackoff_.start)",
+    },
+    PresetRule {
         key: "semitcp.mac.refusal_rtsc",
         value: "true",
         applies: Applies::Always,

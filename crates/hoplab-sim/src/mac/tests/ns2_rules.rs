@@ -697,3 +697,66 @@ fn parked_lets_routing_out_serves_a_routing_packet_past_a_parked_one() {
     n.fire(us(6_514) + SLOT * k, Access);
     n.expect(&[Tx(rts(A, B, RTS_NAV))]);
 }
+
+// ---------------------------------------------------------------------------
+// `mac.immediate_access` (mac-802_11.cc:1547-1563) and `mac.busy_doubles_cw`
+// (1028-1031, 1080-1084)
+
+#[test]
+fn immediate_access_off_waits_difs_and_random_slots_from_the_arrival() {
+    // Standard: the medium has been idle for longer than DIFS: at once.
+    let mut n = Station::new();
+    let p = packet(1);
+    n.enqueue(us(1_000), p, B);
+    n.expect(&[started(&p), Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued)), Arm(Access, us(1_000))]);
+    // ns-2: DIFS from the arrival, then (random mod 31) slots.
+    let mut n = Station::with(dsss_with(|m| m.immediate_access = false), HopControlKind::Off, 1);
+    n.enqueue(us(1_000), p, B);
+    let j = n.backoff();
+    assert!(j < 31);
+    n.expect(&[started(&p), Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued)), Arm(Access, us(1_050) + SLOT * j)]);
+    n.fire(us(1_050) + SLOT * j, Access);
+    n.expect(&[Tx(rts(A, B, RTS_NAV))]);
+}
+
+/// A packet arrives at an idle MAC at 1000 us (ns-2's wait: DIFS and j
+/// slots); an ACK for others occupies the medium from 1020 to 3268 us
+/// (long enough: the test asks for j <= 100).
+fn busy_during_the_first_wait(busy_doubles_cw: bool) -> (Station, u64) {
+    let timing = dsss_with(|m| {
+        m.immediate_access = false;
+        m.busy_doubles_cw = busy_doubles_cw;
+    });
+    let mut n = Station::with(timing, HopControlKind::Off, 1);
+    n.enqueue(us(1_000), packet(1), B);
+    let j = n.backoff();
+    n.take();
+    n.frame_arrives(us(1_020), Frame { airtime: SimDuration(2_248_000), ..ack(C, D) }, true);
+    (n, j)
+}
+
+#[test]
+fn busy_doubles_cw_a_wait_ending_on_a_busy_medium_doubles_the_window() {
+    // Without: the wait is frozen (no slot counted yet) and resumes DIFS
+    // after the busy period.
+    let (mut n, j) = busy_during_the_first_wait(false);
+    n.expect(&[Cancel(Access)]);
+    n.rx_end(us(3_268));
+    n.expect(&[Arm(NavEnd, us(3_268)), Arm(Access, us(3_318) + SLOT * j), heard(C)]);
+    assert_eq!(n.mac.cw, 31);
+
+    // ns-2: the defer runs on; it ends on a busy medium: CW 63 and a
+    // backoff drawn from it, counted DIFS after the busy period.
+    let (mut n, j) = busy_during_the_first_wait(true);
+    n.expect(&[]);
+    n.fire(us(1_050) + SLOT * j, Access);
+    n.expect(&[]);
+    assert_eq!(n.mac.cw, 63);
+    let k = n.backoff();
+    n.rx_end(us(3_268));
+    n.expect(&[Arm(NavEnd, us(3_268)), Arm(Access, us(3_318) + SLOT * k), heard(C)]);
+    n.fire(us(3_268), NavEnd);
+    n.fire(us(3_318) + SLOT * k, Access);
+    n.expect(&[Tx(rts(A, B, RTS_NAV))]);
+    assert_eq!(n.mac.op.map(|op| op.short_retries), Some(0), "no failed attempt");
+}
