@@ -67,6 +67,13 @@ pub struct MacConfig {
     /// (`check_pktRTS` 1028-1031, `check_pktTx` 1080-1084). Off: the wait
     /// is a backoff like any other, frozen while the medium is busy.
     pub busy_doubles_cw: bool,
+    /// Delay of the link layer between routing and the 802.11 MAC, each
+    /// way (a packet handed down reaches the interface queue this much
+    /// later; a packet received goes up this much later), microseconds.
+    /// ns-2's `LL` schedules both with its `delay_` (mac/ll.cc:228, 241),
+    /// 25 us by default (`LL set delay_ 25us`, tcl/lib/ns-default.tcl).
+    /// Default 0: the standard has no such delay.
+    pub ll_delay_us: f64,
 }
 
 impl Default for MacConfig {
@@ -85,6 +92,7 @@ impl Default for MacConfig {
             cts_check_at_sifs: false,
             immediate_access: true,
             busy_doubles_cw: false,
+            ll_delay_us: 0.0,
         }
     }
 }
@@ -97,6 +105,9 @@ impl MacConfig {
         at_least("mac.queue_packets", self.queue_packets, 1)?;
         positive("mac.slot_us", self.slot_us)?;
         positive("mac.sifs_us", self.sifs_us)?;
+        if !(self.ll_delay_us >= 0.0 && self.ll_delay_us.is_finite()) {
+            return Err(ConfigError::new("mac.ll_delay_us", format!("must be >= 0, got {}", self.ll_delay_us)));
+        }
         if !(self.cw_min >= 1 && (self.cw_min + 1).is_power_of_two()) {
             return Err(ConfigError::new("mac.cw_min", format!("must be 2^k - 1 (e.g. 15, 31), got {}", self.cw_min)));
         }

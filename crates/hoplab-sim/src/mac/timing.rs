@@ -37,6 +37,8 @@ pub struct MacTiming {
     pub immediate_access: bool,
     /// See `MacConfig::busy_doubles_cw`.
     pub busy_doubles_cw: bool,
+    /// The link layer's delay each way (`MacConfig::ll_delay_us`).
+    pub ll_delay: SimDuration,
 }
 
 impl MacTiming {
@@ -63,6 +65,7 @@ impl MacTiming {
             cts_check_at_sifs: mac.cts_check_at_sifs,
             immediate_access: mac.immediate_access,
             busy_doubles_cw: mac.busy_doubles_cw,
+            ll_delay: SimDuration::from_micros_f64(mac.ll_delay_us),
         };
         timing.eifs = sifs + timing.control_airtime(ACK_BYTES) + difs;
         timing

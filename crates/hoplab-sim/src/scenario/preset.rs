@@ -101,6 +101,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         source: "mac/mac-802_11.cc:1028-1031 Mac802_11::check_pktRTS, 1080-1084 check_pktTx (busy when the defer ends: inc_cw(), mhBackoff_.start)",
     },
     PresetRule {
+        key: "mac.ll_delay_us",
+        value: "25.0",
+        applies: Applies::Always,
+        source: "mac/ll.cc:228 LL::sendDown, 241 LL::sendUp (s.schedule(target, p, delay_)); LL set delay_ 25us in ns-2.29's tcl/lib/ns-default.tcl",
+    },
+    PresetRule {
         key: "semitcp.mac.refusal_rtsc",
         value: "true",
         applies: Applies::Always,

@@ -222,6 +222,7 @@ impl World {
             series: Vec::new(),
             trace: None,
             hop_dirty: Vec::new(),
+            ll_transit: Default::default(),
             config_hash: scenario.config_hash(),
             name: scenario.name.clone(),
             seed,

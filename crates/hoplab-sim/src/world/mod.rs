@@ -9,6 +9,7 @@
 //! for drop causes, conservation) is the world's too.
 //!
 //! Files: `build.rs` (from a scenario), `radio.rs` (channel, PHY, MAC),
+//! `ll.rs` (the link layer's delay between routing and the MAC),
 //! `network.rs` (forwarding, routing, drops), `links.rs` (wired links),
 //! `flows.rs` (transports and applications); the report and the time
 //! series are built in `stats/`.
@@ -32,6 +33,7 @@ use std::collections::{BTreeMap, BTreeSet};
 pub mod build;
 pub mod flows;
 pub mod links;
+pub mod ll;
 pub mod network;
 pub mod radio;
 
@@ -206,6 +208,9 @@ pub struct World {
     /// Nodes whose semi-TCP congestion state is to be re-evaluated at the
     /// end of the current event.
     pub hop_dirty: Vec<NodeId>,
+    /// Packets crossing the link layer (`mac.ll_delay_us`), in the order
+    /// they leave it.
+    pub ll_transit: std::collections::VecDeque<ll::Transit>,
     pub config_hash: String,
     pub name: String,
     pub seed: u64,
@@ -260,6 +265,7 @@ impl World {
         let (owner, id) = (event.owner, event.id());
         match event.layer() {
             Layer::Channel => self.frame_arrives(NodeId(owner), crate::phy::FrameRef(id)),
+            Layer::Mac if id == ll::LL_EVENT => self.ll_exit(),
             layer @ (Layer::Phy | Layer::Mac) => {
                 let node = NodeId(owner);
                 if !self.nodes[node.index()].timers[timer_slot(layer, id)].fire(seq) {
@@ -306,9 +312,11 @@ impl World {
                 .map(|op| &op.item);
             node.mac.queued().chain(in_service).map(|item| &item.packet)
         });
+        // Packets crossing the link layer.
+        let in_ll = self.ll_transit.iter().map(|t| t.packet());
         // Packets waiting for a route (AODV's request queues).
         let buffered = self.routing.iter().flat_map(|r| r.buffered());
-        for packet in in_macs.chain(self.link_packets()).chain(buffered) {
+        for packet in in_macs.chain(in_ll).chain(self.link_packets()).chain(buffered) {
             if !packet.is_control() {
                 let sets = &mut seen[packet.flow as usize];
                 let set = if packet.is_reverse() { &mut sets.1 } else { &mut sets.0 };

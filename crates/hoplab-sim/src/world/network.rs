@@ -104,6 +104,9 @@ impl World {
                 return;
             }
         }
+        if self.timing.ll_delay > crate::time::SimDuration::ZERO {
+            return self.ll_enter(node, super::ll::Transit::Down { node, item: Queued { packet, next_hop } });
+        }
         self.mac_input(node, MacInput::Enqueue(Queued { packet, next_hop }));
     }
 
@@ -150,10 +153,15 @@ impl World {
         *losses.entry(cause).or_default() += 1;
     }
 
-    /// Data packets `node` holds while waiting for a route that `counts`
-    /// accepts.
+    /// Packets `node` holds above its MAC that `counts` accepts: waiting
+    /// for a route, or on their way down through the link layer
+    /// (`mac.ll_delay_us`).
     pub(crate) fn routing_held(&self, node: NodeId, counts: impl Fn(&Packet) -> bool) -> usize {
-        self.routing[node.index()].buffered().filter(|p| counts(p)).count()
+        let going_down = self
+            .ll_transit
+            .iter()
+            .filter(|t| matches!(t, super::ll::Transit::Down { node: n, item } if *n == node && counts(&item.packet)));
+        self.routing[node.index()].buffered().filter(|p| counts(p)).count() + going_down.count()
     }
 
     /// The packets `node` holds while waiting for a route.

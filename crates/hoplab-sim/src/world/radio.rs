@@ -140,6 +140,9 @@ impl World {
             MacIndication::Delivered { from } => {
                 let at = received.expect("a delivery comes with the frame received");
                 let packet = self.on_air.frame(at).packet.expect("DATA carries a packet");
+                if self.timing.ll_delay > crate::time::SimDuration::ZERO {
+                    return self.ll_enter(node, super::ll::Transit::Up { node, packet, from });
+                }
                 self.net_receive(node, packet, from)
             }
             MacIndication::ServiceStarted { packet } => self.app_packet_entered_service(node, &packet),
