@@ -14,6 +14,10 @@
 //!   first boundary (immediate access after DIFS); after every transmission
 //!   attempt, success or failure, a new backoff is drawn from [0, CW]
 //!   (post-backoff), so saturated stations always back off.
+//! - ns-2 variants (`preset = "ns2"`): `mac.immediate_access = false` (such
+//!   a packet waits DIFS and (random mod CW) slots from its arrival) and
+//!   `mac.busy_doubles_cw` (that wait is not frozen by a busy medium; if
+//!   the medium is busy when it ends, CW doubles and a backoff is drawn).
 
 use super::hop_control::{DeferralPoint, HopControl};
 use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacOutputs, MacTimer, BROADCAST};

@@ -164,7 +164,7 @@ pub const NS2_RULES: &[PresetRule] = &[
         key: "semitcp.mac.count_all_queued",
         value: "true",
         applies: Applies::Always,
-        source: "mac/mac-802_11.cc:2187-2196 Mac802_11::congested (the whole IFQ + pktTx_/pktPre_ unless control + the whole AODV buffer), 2364-2411 refuse (no head packet: CTS; CTSC only for a data head)",
+        source: "mac/mac-802_11.cc:2187-2196 Mac802_11::congested (the whole IFQ + pktTx_/pktPre_ unless control + the whole AODV buffer), 2364-2411 refuse (no head packet: CTS, 2385-2386; CTSC only for a data head, 2380-2384)",
     },
     PresetRule {
         key: "semitcp.mac.acks_exempt",
@@ -182,7 +182,7 @@ pub const NS2_RULES: &[PresetRule] = &[
         key: "semitcp.mac.parked_lets_routing_out",
         value: "true",
         applies: Applies::Always,
-        source: "mac/mac-802_11.cc:666-682 Mac802_11::tx_resume (with pktPre_ parked, pull the IFQ only for a control packet), 2414-2442 store_tx (pktTx_ -> pktPre_, never a control packet), 2455-2459 restore_tx (waits while pktTx_ is served)",
+        source: "mac/mac-802_11.cc:666-682 Mac802_11::tx_resume (with pktPre_ parked, pull the IFQ only for a control packet), 2414-2442 store_tx (pktTx_ -> pktPre_, never a control packet, 2421), 2456-2459 restore_tx (waits while pktTx_ is served)",
     },
 ];
 

@@ -272,7 +272,7 @@ impl Mac {
     ) -> bool {
         let Some(until) = self.hop.deferral(now, next_hop, point) else { return false };
         if self.hop.parks_aside() && self.op.is_some_and(|op| op.item.packet.is_control()) {
-            return false; // ns-2 never parks a routing packet (store_tx, 2420)
+            return false; // ns-2 never parks a routing packet (store_tx, 2421)
         }
         self.hop_park(now, until, ctx, out);
         true
@@ -339,7 +339,7 @@ impl Mac {
     /// Release the parked RTS now, whatever holds it (ns-2 `restore_tx`,
     /// mac-802_11.cc:2448-2486): contend again with a fresh backoff. A
     /// packet parked aside while a routing packet is in service returns
-    /// when that one's service ends (`start_next`; ns-2 2455-2459).
+    /// when that one's service ends (`start_next`; ns-2 2456-2459).
     pub(crate) fn hop_unpark(&mut self, now: SimTime, ctx: &mut MacContext) {
         self.hop.unpark();
         self.cancel(MacTimer::HoldRelease, ctx);

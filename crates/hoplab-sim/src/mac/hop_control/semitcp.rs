@@ -37,6 +37,23 @@
 //!
 //! Congestion thus propagates back to the source, whose transport stops
 //! because its reserved buffer is full, and is released as queues drain.
+//!
+//! **As ns-2 runs it** (GitHub musicinthedark/semitcp, ns-2.29,
+//! `mac/mac-802_11.cc`): where the public code departs from the rules
+//! above, each departure is a key, off by default and on with
+//! `preset = "ns2"`; each key's doc cites the lines it mirrors.
+//! - Refusing and announcing: `refusal_rtsc` (the refuser sends its own
+//!   RTSC SIFS later), `park_on_refusal` with `cts_timeout_covers_rtsc`
+//!   (the refused sender parks on hearing it, no retry counted),
+//!   `excuse_refused_attempts = false` (a timeout always counts),
+//!   `routing_rts_announces` (a routing packet's RTS announces too).
+//! - Holding: `defer_new_packets_only` (only a packet entering service
+//!   defers, and only at an uncongested node), `hold_from_park`,
+//!   `release_on_any_data`, `parked_lets_routing_out`.
+//! - Counting and answering: `count_all_queued`, `acks_exempt = false`,
+//!   `accept_final_hop = false`, `ctsc_memory = "until_reciprocated"`.
+//! - In `[mac]`: `cts_check_at_sifs` (the answer, refusal included, is
+//!   decided SIFS after the RTS, on an idle medium only).
 
 use super::{DeferralPoint, HeardEffect, HopControl, HopStats, RtsAnswer};
 use crate::config::{at_least, join, ConfigError};
@@ -126,8 +143,9 @@ pub struct HopControlConfig {
     /// An RTS to a neighbour that announced its congestion within a hold
     /// time before it (or while the node waited) does not count toward the
     /// retry limit and does not double the window when it goes unanswered.
-    /// ns-2 never excuses a timeout (`RetransmitRTS`, mac-802_11.cc:1345-1404:
-    /// it parks instead, `park_on_refusal`): false.
+    /// ns-2 has no such excuse: every CTS timeout counts (`RetransmitRTS`,
+    /// mac-802_11.cc:1345-1404); a refused sender that hears the refusal
+    /// parks instead (`park_on_refusal`).
     pub excuse_refused_attempts: bool,
     /// Every packet waiting in the interface queue or for a route counts as
     /// held, whatever it is (routing packets, end-to-end ACKs), as ns-2's
@@ -136,13 +154,13 @@ pub struct HopControlConfig {
     /// parked) counts by the other rules. And, as ns-2's `refuse()`
     /// (2364-2411), which looks at the same packets: a node with no packet
     /// in its MAC answers every RTS ("we don't count route queue here",
-    /// 2380-2383), and only a data packet at its head makes a CTSC
-    /// (2384-2388). Off: only counted data packets wait anywhere (`acks_exempt`).
+    /// 2385-2386), and only a data packet at its head makes a CTSC
+    /// (2380-2384). Off: only counted data packets wait anywhere (`acks_exempt`).
     pub count_all_queued: bool,
     /// While a data packet is parked, routing packets at the head of the
     /// interface queue are served (the parked packet waits aside, ns-2's
     /// `pktPre_`; `tx_resume`, mac-802_11.cc:668-682), and a routing packet
-    /// is never parked itself (`store_tx`, 2420). Off: the parked packet
+    /// is never parked itself (`store_tx`, 2421). Off: the parked packet
     /// stays in service, and everything queued waits behind it.
     pub parked_lets_routing_out: bool,
 }
@@ -341,7 +359,7 @@ impl HopControl for SemiTcpHop {
         }
         let ns2_head = self.config.count_all_queued;
         if ns2_head && own_head.is_none() {
-            return RtsAnswer::Cts; // ns-2 refuse(), 2380-2383
+            return RtsAnswer::Cts; // ns-2 refuse(), 2385-2386
         }
         let head_to_sender = own_head.is_some_and(|q| q.next_hop == rts.transmitter && !(ns2_head && q.packet.is_control()));
         let mutual =
