@@ -208,3 +208,69 @@ fn with_aodv_rate_control_beats_plain_semitcp_on_long_paths_fig_8() {
         assert!(rc_delay < 0.7 * plain_delay, "{hops} hops");
     }
 }
+
+// ------------------------------------------------- ns-2's transport rules
+
+use hoplab_sim::queue::QueueDisc;
+use hoplab_sim::scenario::Scenario;
+use hoplab_sim::time::{SimDuration, SimTime};
+use hoplab_sim::world::World;
+
+/// A static `hops`-hop chain with one plain semi-TCP flow and `semitcp`
+/// keys, run for `duration_s` in steps of `step_ms`; `watch` sees the
+/// world after each step.
+fn stepped_chain(hops: u32, semitcp: &str, duration_s: f64, step_ms: f64, mut watch: impl FnMut(&World)) -> RunReport {
+    let json = format!(
+        r#"{{"duration_s": {duration_s}, "warmup_s": 2, "radio": {{"tx_range_m": 250, "cs_range_m": 500}},
+            "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}}, "semitcp": {{{semitcp}}},
+            "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", "transport": "semitcp"}}]}}"#,
+        hops + 1
+    );
+    let scenario = Scenario::from_json(&json).expect("valid");
+    let mut world = World::build(&scenario, 1).expect("builds");
+    let mut t = SimTime::ZERO;
+    while t < world.end {
+        t = (t + SimDuration::from_secs_f64(step_ms / 1e3)).min(world.end);
+        world.run_until(t);
+        watch(&world);
+    }
+    world.report(0.0, RunOptions::default())
+}
+
+#[test]
+fn sink_holds_acks_as_ns2_tcp_sink() {
+    // ns-2 (tcp-sink.cc:367-395): an ACK enters the interface queue only
+    // when it and the routing buffer are empty (threshold 1), so the
+    // destination's queue never holds more than one packet; the rest wait
+    // in the sink's ACK queue and count as in flight.
+    for holds in [false, true] {
+        let (mut max_queue, mut max_held) = (0, 0);
+        let r = stepped_chain(3, &format!(r#""sink_holds_acks": {holds}"#), 20.0, 0.5, |w| {
+            max_queue = max_queue.max(w.nodes[3].mac.queue.len());
+            max_held = max_held.max(w.flows[0].held_acks.as_ref().map_or(0, |q| q.len()));
+        });
+        conserved(&r);
+        let f = &r.flows[0];
+        println!("sink_holds_acks {holds}: sink queue max {max_queue}, held max {max_held}, goodput {:.0} kbps", f.goodput_kbps);
+        assert!(f.goodput_kbps > 100.0);
+        if holds {
+            assert!(max_queue <= 1, "{max_queue}");
+            assert!(max_held >= 1, "ACKs wait at the sink");
+        } else {
+            assert_eq!(max_held, 0);
+            assert!(max_queue >= 2, "today's sink queues its ACKs: {max_queue}");
+        }
+    }
+}
+
+#[test]
+fn a_full_sink_ack_queue_drops_its_oldest() {
+    // A one-ACK queue: ACKs arriving while the interface queue is busy push
+    // out the one held, counted as lost (conservation holds).
+    let r = stepped_chain(3, r#""sink_holds_acks": true, "sink_ack_queue_packets": 1"#, 10.0, 1000.0, |_| {});
+    conserved(&r);
+    let dropped = r.flows[0].ack_losses.get("ack_queue_overflow").copied().unwrap_or(0);
+    println!("ACK queue of 1: {dropped} dropped; {:?}", r.flows[0].ack_losses);
+    assert!(dropped > 0);
+    assert_eq!(r.nodes[3].drops.get("ack_queue_overflow"), Some(&dropped));
+}

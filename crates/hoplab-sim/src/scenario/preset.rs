@@ -68,12 +68,28 @@ pub struct PresetRule {
 
 /// ns-2.29's behaviour, one key per rule. Line numbers are those of the
 /// files in GitHub musicinthedark/semitcp (ns-2.29 with semi-TCP).
-pub const NS2_RULES: &[PresetRule] = &[PresetRule {
-    key: "routing.aodv.measured_traversal_time",
-    value: "true",
-    applies: Applies::WithAodv,
-    source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
-}];
+pub const NS2_RULES: &[PresetRule] = &[
+    PresetRule {
+        key: "routing.aodv.measured_traversal_time",
+        value: "true",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
+    },
+    // Transport (tcp-sink.cc, semitcp.cc)
+    PresetRule {
+        key: "semitcp.sink_holds_acks",
+        value: "true",
+        applies: Applies::Always,
+        source:
+            "tcp/tcp-sink.cc:367-395 TcpSink::ack, 398-411 TcpSink::send_down; pulled by queue/queue.cc:71-81 and aodv/aodv.cc:1472-1503",
+    },
+    PresetRule {
+        key: "semitcp.sink_ack_queue_packets",
+        value: "500",
+        applies: Applies::Always,
+        source: "tcp/tcp-sink.cc:384-389 MAXACKQ_LEN, drop the oldest (ACK_Q_FULL)",
+    },
+];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its
 /// key where the document does not give it. Errors name `preset`.

@@ -25,17 +25,42 @@ pub struct SemiTcpConfig {
     /// The parameters of the binary-search rate control (Algorithm 1), used
     /// by flows with `rate_control = "binary_search"`.
     pub rate_control: RateControlConfig,
+    /// The destination holds its ACKs in a transport-layer queue, as the
+    /// public ns-2 code's `TcpSink` does (musicinthedark/semitcp, ns-2.29,
+    /// `tcp/tcp-sink.cc:367-395` in `TcpSink::ack`): a new ACK goes down
+    /// only when the node's interface queue and routing buffer hold fewer
+    /// packets than `[semitcp.mac] congestion_threshold`
+    /// (`Mac802_11::spaces_available`, `mac/mac-802_11.cc:2165-2184`; with
+    /// the threshold 1: both empty), the oldest held ACK first; otherwise
+    /// it waits. One held ACK goes down each time the node's MAC finds its
+    /// interface queue empty after a service (`queue/queue.cc:71-81` ->
+    /// `AODV::send_down`, `aodv/aodv.cc:1472-1503` -> `TcpSink::send_down`,
+    /// `tcp-sink.cc:398-411`), if its routing buffer is empty. Off: every
+    /// ACK goes down at once.
+    pub sink_holds_acks: bool,
+    /// ACKs the destination holds at most with `sink_holds_acks`; a full
+    /// queue drops its oldest (loss cause `ack_queue_overflow`; ns-2
+    /// `MAXACKQ_LEN` 500 and "ACK_Q_FULL", `tcp/tcp-sink.cc:384-389`).
+    pub sink_ack_queue_packets: u32,
 }
 
 impl Default for SemiTcpConfig {
     fn default() -> Self {
-        SemiTcpConfig { reserved_packets: 1, hop_control: true, mac: Default::default(), rate_control: Default::default() }
+        SemiTcpConfig {
+            reserved_packets: 1,
+            hop_control: true,
+            mac: Default::default(),
+            rate_control: Default::default(),
+            sink_holds_acks: false,
+            sink_ack_queue_packets: 500,
+        }
     }
 }
 
 impl SemiTcpConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         at_least("semitcp.reserved_packets", self.reserved_packets, 1)?;
+        at_least("semitcp.sink_ack_queue_packets", self.sink_ack_queue_packets, 1)?;
         self.mac.validate("semitcp.mac")?;
         self.rate_control.validate("semitcp.rate_control")
     }

@@ -25,6 +25,7 @@ use crate::topology::Layout;
 use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection};
 use crate::transport::semitcp::rate_control::BinarySearchRateControl;
 use crate::transport::semitcp::sender::SemiTcpSender;
+use crate::transport::semitcp::sink::AckQueue;
 use crate::transport::tcp::connection::TcpConnection;
 use crate::transport::tcp::receiver::Receiver as TcpReceiver;
 use crate::transport::tcp::sender::Sender as TcpSender;
@@ -156,6 +157,8 @@ impl World {
                 tcp,
                 semitcp,
                 timers: [Timer::default(); 2],
+                held_acks: (f.transport == Transport::Semitcp && scenario.semitcp.sink_holds_acks)
+                    .then(|| AckQueue::new(scenario.semitcp.sink_ack_queue_packets as usize)),
             });
         }
 
@@ -222,6 +225,9 @@ impl World {
             series: Vec::new(),
             trace: None,
             hop_dirty: Vec::new(),
+            pulls: scenario.flows.iter().any(|f| f.transport == Transport::Semitcp) && scenario.semitcp.sink_holds_acks,
+            pull_turn: 0,
+            room_threshold: scenario.semitcp.mac.congestion_threshold as usize,
             config_hash: scenario.config_hash(),
             name: scenario.name.clone(),
             seed,

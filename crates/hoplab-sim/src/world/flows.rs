@@ -6,7 +6,9 @@
 
 use super::{Event, Layer, World};
 use crate::app::DEFAULT_TTL;
+use crate::loss::DropCause;
 use crate::mac::TxDone;
+use crate::queue::QueueDisc;
 use crate::scenario::{AppKind, Transport};
 use crate::time::SimDuration;
 use crate::transport::semitcp::connection::{SemiTcpTimer, SendTick};
@@ -124,6 +126,13 @@ impl World {
 
     /// A TCP or semi-TCP segment leaves endpoint `from` for `to`.
     fn tcp_send(&mut self, flow: u32, from: NodeId, to: NodeId, header: TcpHeader) {
+        let packet = self.tcp_packet(flow, from, to, header);
+        self.net_originate(from, packet);
+    }
+
+    /// The packet of a TCP or semi-TCP segment from `from` to `to`, counted
+    /// as sent.
+    fn tcp_packet(&mut self, flow: u32, from: NodeId, to: NodeId, header: TcpHeader) -> Packet {
         let now = self.now();
         let uid = self.new_uid();
         let in_window = now >= self.warmup;
@@ -151,7 +160,7 @@ impl World {
                 f.stats.window_offered_bytes += payload_bytes as u64;
             }
         }
-        self.net_originate(from, packet);
+        packet
     }
 
     /// A TCP packet reached its destination node.
@@ -303,7 +312,51 @@ impl World {
         if let Some(ack) = received.ack {
             let f = &self.flows[flow as usize];
             let (src, dst) = (f.src, f.dst);
-            self.tcp_send(flow, dst, src, ack);
+            if f.held_acks.is_none() {
+                return self.tcp_send(flow, dst, src, ack);
+            }
+            // `sink_holds_acks` (ns-2 `TcpSink::ack`): down only with room.
+            let packet = self.tcp_packet(flow, dst, src, ack);
+            let room = self.has_room(dst);
+            let queue = self.flows[flow as usize].held_acks.as_mut().expect("holds ACKs");
+            let offered = queue.offer(packet, room);
+            if let Some(old) = offered.dropped {
+                self.drop_packet(dst, &old, DropCause::AckQueueOverflow);
+            }
+            if let Some(packet) = offered.send {
+                self.net_originate(dst, packet);
+            }
+        }
+    }
+
+    /// Whether `node`'s interface queue and routing buffer together hold
+    /// fewer packets (of any kind) than the congestion threshold: ns-2's
+    /// `Mac802_11::spaces_available` (musicinthedark/semitcp,
+    /// `mac/mac-802_11.cc:2165-2184`).
+    fn has_room(&self, node: NodeId) -> bool {
+        self.nodes[node.index()].mac.queue.len() + self.routing_held(node, |_| true) < self.room_threshold
+    }
+
+    /// `node`'s MAC finished a service and found its interface queue empty
+    /// (ns-2's pull, `queue/queue.cc:71-81`): if the routing buffer is empty
+    /// too (`AODV::send_down`, `aodv/aodv.cc:1472-1503`), one semi-TCP agent
+    /// at the node hands one packet down: a destination one held ACK
+    /// (`TcpSink::send_down`). Agents take turns when a node has several.
+    pub(crate) fn queue_drained(&mut self, node: NodeId) {
+        if !self.pulls || self.routing_held(node, |_| true) > 0 {
+            return;
+        }
+        let n = self.flows.len();
+        for k in 0..n {
+            let flow = (self.pull_turn as usize + k) % n;
+            let f = &mut self.flows[flow];
+            if f.dst != node {
+                continue;
+            }
+            let Some(ack) = f.held_acks.as_mut().and_then(|q| q.release()) else { continue };
+            self.pull_turn = (flow + 1) as u32;
+            self.net_originate(node, ack);
+            return;
         }
     }
 

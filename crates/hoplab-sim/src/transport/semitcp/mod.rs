@@ -6,3 +6,4 @@
 pub mod connection;
 pub mod rate_control;
 pub mod sender;
+pub mod sink;
