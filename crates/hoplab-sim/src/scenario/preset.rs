@@ -89,6 +89,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::Always,
         source: "tcp/tcp-sink.cc:384-389 MAXACKQ_LEN, drop the oldest (ACK_Q_FULL)",
     },
+    PresetRule {
+        key: "semitcp.source_pull",
+        value: "true",
+        applies: Applies::Always,
+        source: "tcp/semitcp.cc:353-363 send_much (start), 367-419 send_down (one segment per pull from aodv/aodv.cc:1472-1503)",
+    },
 ];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct SemiTcpConfig {
     /// R: places in its MAC's queue that a semi-TCP source keeps for its
-    /// own packets, packets (best: 1).
+    /// own packets, packets (best: 1). Not used with `source_pull`.
     pub reserved_packets: u32,
     /// Run the hop-by-hop congestion control (`[semitcp.mac]`) in every
     /// node's MAC when a flow is semi-TCP; off: the MACs are plain DCF.
@@ -42,6 +42,20 @@ pub struct SemiTcpConfig {
     /// queue drops its oldest (loss cause `ack_queue_overflow`; ns-2
     /// `MAXACKQ_LEN` 500 and "ACK_Q_FULL", `tcp/tcp-sink.cc:384-389`).
     pub sink_ack_queue_packets: u32,
+    /// The source hands a segment down only when its MAC pulls, as the
+    /// public ns-2 code's `SemiTcpAgent` does (musicinthedark/semitcp,
+    /// ns-2.29): one at the start if its node's interface queue and
+    /// routing buffer are below `[semitcp.mac] congestion_threshold`
+    /// (`send_much`, `tcp/semitcp.cc:353-363`), then one each time its MAC
+    /// finds its interface queue and routing buffer empty after a service
+    /// (`send_down`, `tcp/semitcp.cc:367-419`, called from
+    /// `AODV::send_down`, `aodv/aodv.cc:1472-1503`, from the queue's
+    /// `deque`, `queue/queue.cc:71-81`) or after routing gave up one of its
+    /// packets (`aodv.cc` calls `send_down(true)` after its drops); never on
+    /// an ACK or a timer (`semitcp.cc:216-346`). The source then holds one
+    /// packet. Off: it keeps `reserved_packets` waiting in its queue
+    /// besides the one in service (and holds R + 1).
+    pub source_pull: bool,
 }
 
 impl Default for SemiTcpConfig {
@@ -53,6 +67,7 @@ impl Default for SemiTcpConfig {
             rate_control: Default::default(),
             sink_holds_acks: false,
             sink_ack_queue_packets: 500,
+            source_pull: false,
         }
     }
 }

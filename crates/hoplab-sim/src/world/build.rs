@@ -128,6 +128,7 @@ impl World {
                     }
                 };
                 SemiTcpConnection::new(sender, receiver, pacing, scenario.semitcp.reserved_packets as usize)
+                    .with_source_pull(scenario.semitcp.source_pull)
             });
             let tcp = match f.transport {
                 Transport::Udp | Transport::Semitcp => None,
@@ -225,7 +226,8 @@ impl World {
             series: Vec::new(),
             trace: None,
             hop_dirty: Vec::new(),
-            pulls: scenario.flows.iter().any(|f| f.transport == Transport::Semitcp) && scenario.semitcp.sink_holds_acks,
+            pulls: scenario.flows.iter().any(|f| f.transport == Transport::Semitcp)
+                && (scenario.semitcp.sink_holds_acks || scenario.semitcp.source_pull),
             pull_turn: 0,
             room_threshold: scenario.semitcp.mac.congestion_threshold as usize,
             config_hash: scenario.config_hash(),

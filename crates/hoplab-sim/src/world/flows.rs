@@ -28,7 +28,7 @@ impl World {
         }
         match f.transport {
             Transport::Tcp => return self.tcp_start(flow),
-            Transport::Semitcp => return self.semitcp_pump(flow),
+            Transport::Semitcp => return self.semitcp_start(flow),
             Transport::Udp => {}
         }
         match f.app {
@@ -278,7 +278,32 @@ impl World {
         self.nodes[node.index()].mac.queued().filter(|q| of_flow(&q.packet)).count() + self.routing_held(node, of_flow)
     }
 
-    /// Hand segments down while the reserved buffer (and the timer) allow.
+    /// The flow's start: the FTP begins. A pulled source sends its first
+    /// segment if its node has room (ns-2 `SemiTcpAgent::send_much`,
+    /// `tcp/semitcp.cc:353-363`).
+    fn semitcp_start(&mut self, flow: u32) {
+        let src = self.flows[flow as usize].src;
+        if self.semitcp(flow).source_pull && self.has_room(src) {
+            self.semitcp(flow).on_pull();
+        }
+        self.semitcp_pump(flow);
+    }
+
+    /// Routing gave up a packet `node` originated (no route): a pulled
+    /// semi-TCP source is pulled if the routing buffer is now empty (ns-2:
+    /// `AODV::send_down(true)` after its drops, `aodv/aodv.cc:1472-1503`);
+    /// any source may refill as when a packet enters service.
+    pub(crate) fn source_may_refill(&mut self, node: NodeId, packet: &PacketInfo) {
+        let flow = packet.flow;
+        let pulled = self.flows[flow as usize].semitcp.as_ref().is_some_and(|c| c.source_pull);
+        if pulled && self.flows[flow as usize].src == node && !packet.is_reverse() && self.routing_held(node, |_| true) == 0 {
+            self.semitcp(flow).on_pull();
+        }
+        self.app_packet_entered_service(node, packet);
+    }
+
+    /// Hand segments down while the reserved buffer (and the timer) allow;
+    /// with `source_pull`, one segment if the MAC pulled.
     fn semitcp_pump(&mut self, flow: u32) {
         let now = self.now();
         let (src, dst, stop) = {
@@ -340,15 +365,27 @@ impl World {
     /// `node`'s MAC finished a service and found its interface queue empty
     /// (ns-2's pull, `queue/queue.cc:71-81`): if the routing buffer is empty
     /// too (`AODV::send_down`, `aodv/aodv.cc:1472-1503`), one semi-TCP agent
-    /// at the node hands one packet down: a destination one held ACK
-    /// (`TcpSink::send_down`). Agents take turns when a node has several.
+    /// at the node hands one packet down: a pulled source (`source_pull`)
+    /// a segment, else a destination one held ACK (`sink_holds_acks`;
+    /// `TcpSink::send_down`), as ns-2 asks its source agent first. Agents
+    /// of one kind take turns when a node has several.
     pub(crate) fn queue_drained(&mut self, node: NodeId) {
         if !self.pulls || self.routing_held(node, |_| true) > 0 {
             return;
         }
         let n = self.flows.len();
+        let turn = self.pull_turn as usize;
+        let source = (0..n).map(|k| (turn + k) % n).find(|&i| {
+            let f = &self.flows[i];
+            f.src == node && f.semitcp.as_ref().is_some_and(|c| c.source_pull)
+        });
+        if let Some(flow) = source {
+            self.pull_turn = (flow + 1) as u32;
+            self.semitcp(flow as u32).on_pull();
+            return self.semitcp_pump(flow as u32);
+        }
         for k in 0..n {
-            let flow = (self.pull_turn as usize + k) % n;
+            let flow = (turn + k) % n;
             let f = &mut self.flows[flow];
             if f.dst != node {
                 continue;

@@ -12,6 +12,19 @@
 //! RTSCs, as the paper's Fig. 4 shows. A paced source additionally needs a
 //! tick of its sending timer (Stimer, eq. 1) per segment; ticks do not
 //! accumulate beyond one.
+//!
+//! Pull-based sending (`[semitcp] source_pull`, as the public ns-2 code;
+//! GitHub musicinthedark/semitcp, ns-2.29, `tcp/semitcp.cc:353-419`): the
+//! source hands down one segment at its start if its node has room
+//! (`send_much`), then one segment per pull only: each time its MAC finds
+//! its interface queue (and the routing buffer) empty after a service
+//! (`send_down`, called from `AODV::send_down`, `aodv/aodv.cc:1472-1503`,
+//! from the queue's `deque`, `queue/queue.cc:71-81`). ACKs and timers
+//! never send. The source thus holds one packet (the one in service) and,
+//! with the default threshold, is not congested. **Decision**: a pull the
+//! source cannot answer at once (a paced source without a tick, or nothing
+//! to send) stays until it can (ns-2 always has a new segment for its
+//! FTP; with a finite file it would stall).
 
 use super::rate_control::BinarySearchRateControl;
 use super::sender::SemiTcpSender;
@@ -78,18 +91,54 @@ pub struct SemiTcpConnection {
     credit: bool,
     /// The interval the sending timer was armed with.
     armed_interval: Option<SimDuration>,
+    /// `[semitcp] source_pull`: send only when the MAC pulls (see the
+    /// module doc); `reserved_packets` is then not used.
+    pub source_pull: bool,
+    /// A pull not answered yet.
+    pulled: bool,
 }
 
 impl SemiTcpConnection {
     pub fn new(sender: SemiTcpSender, receiver: Receiver, pacing: Pacing, reserved_packets: usize) -> Self {
-        SemiTcpConnection { sender, receiver, pacing, reserved_packets, credit: true, armed_interval: None }
+        SemiTcpConnection {
+            sender,
+            receiver,
+            pacing,
+            reserved_packets,
+            credit: true,
+            armed_interval: None,
+            source_pull: false,
+            pulled: false,
+        }
+    }
+
+    /// Send by pull (`[semitcp] source_pull`) instead of by reserved buffer.
+    pub fn with_source_pull(mut self, source_pull: bool) -> Self {
+        self.source_pull = source_pull;
+        self
+    }
+
+    /// The MAC pulled (or, at the start, the node had room): one segment
+    /// may go.
+    pub fn on_pull(&mut self) {
+        self.pulled = true;
+    }
+
+    /// Whether a pull waits for a segment.
+    pub fn is_pulled(&self) -> bool {
+        self.pulled
     }
 
     /// The next segment to hand down, given `waiting`: the source's own
-    /// packets below the transport. None when the reserved buffer is full,
-    /// a paced source has no tick left, or nothing is to be sent.
+    /// packets below the transport. None when the reserved buffer is full
+    /// (with `source_pull`: when no pull waits), a paced source has no tick
+    /// left, or nothing is to be sent.
     pub fn next_segment(&mut self, now: SimTime, waiting: usize) -> Option<TcpHeader> {
-        if waiting >= self.reserved_packets {
+        if self.source_pull {
+            if !self.pulled {
+                return None;
+            }
+        } else if waiting >= self.reserved_packets {
             return None;
         }
         let paced = self.pacing.interval().is_some();
@@ -100,6 +149,7 @@ impl SemiTcpConnection {
         if paced {
             self.credit = false;
         }
+        self.pulled = false;
         Some(header)
     }
 
@@ -134,5 +184,58 @@ impl SemiTcpConnection {
             }
             _ => SendTick::Keep,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::transport::tcp::config::TcpConfig;
+
+    fn connection(pacing: Pacing) -> SemiTcpConnection {
+        SemiTcpConnection::new(
+            SemiTcpSender::new(&TcpConfig::default(), None),
+            Receiver::new(false, 1, SimDuration::from_millis_f64(100.0)),
+            pacing,
+            1,
+        )
+    }
+
+    #[test]
+    fn by_buffer_the_source_refills_whenever_its_reserved_buffer_has_room() {
+        let mut c = connection(Pacing::Buffer);
+        // Nothing of its own waits: one goes, and again after each service start.
+        assert_eq!(c.next_segment(SimTime::ZERO, 0).map(|h| h.seq), Some(0));
+        assert!(c.next_segment(SimTime::ZERO, 1).is_none(), "R = 1 waits");
+        assert_eq!(c.next_segment(SimTime::ZERO, 0).map(|h| h.seq), Some(1));
+    }
+
+    #[test]
+    fn by_pull_the_source_sends_one_segment_per_pull_only() {
+        let mut c = connection(Pacing::Buffer).with_source_pull(true);
+        // Room in the reserved buffer is not enough (ns-2: ACKs and timers never send).
+        assert!(c.next_segment(SimTime::ZERO, 0).is_none());
+        c.on_pull();
+        assert_eq!(c.next_segment(SimTime::ZERO, 0).map(|h| h.seq), Some(0));
+        assert!(c.next_segment(SimTime::ZERO, 0).is_none(), "one segment per pull");
+        // A retransmission goes first at the next pull (semitcp.cc:398-418).
+        c.sender.on_rto(SimTime::ZERO + SimDuration::from_secs_f64(1.0));
+        assert!(c.next_segment(SimTime::ZERO, 0).is_none(), "the timer does not send");
+        c.on_pull();
+        let again = c.next_segment(SimTime::ZERO, 0).unwrap();
+        assert_eq!((again.seq, again.retransmission), (0, true));
+    }
+
+    #[test]
+    fn a_paced_source_keeps_a_pull_until_its_tick() {
+        let mut c = connection(Pacing::Fixed { interval: SimDuration::from_secs_f64(0.1) }).with_source_pull(true);
+        c.on_pull();
+        assert!(c.next_segment(SimTime::ZERO, 0).is_some(), "first tick credit");
+        c.on_pull();
+        assert!(c.next_segment(SimTime::ZERO, 0).is_none(), "no tick yet");
+        assert!(c.is_pulled(), "the pull waits");
+        c.on_send_tick();
+        assert!(c.next_segment(SimTime::ZERO, 0).is_some());
+        assert!(!c.is_pulled());
     }
 }
