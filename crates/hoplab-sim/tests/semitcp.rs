@@ -219,11 +219,16 @@ use hoplab_sim::world::World;
 /// A static `hops`-hop chain with one plain semi-TCP flow and `semitcp`
 /// keys, run for `duration_s` in steps of `step_ms`; `watch` sees the
 /// world after each step.
-fn stepped_chain(hops: u32, semitcp: &str, duration_s: f64, step_ms: f64, mut watch: impl FnMut(&World)) -> RunReport {
+fn stepped_chain(hops: u32, semitcp: &str, duration_s: f64, step_ms: f64, watch: impl FnMut(&World)) -> RunReport {
+    stepped_chain_with(hops, semitcp, PLAIN, duration_s, step_ms, watch)
+}
+
+/// `stepped_chain` with the flow's keys `flow`.
+fn stepped_chain_with(hops: u32, semitcp: &str, flow: &str, duration_s: f64, step_ms: f64, mut watch: impl FnMut(&World)) -> RunReport {
     let json = format!(
         r#"{{"duration_s": {duration_s}, "warmup_s": 2, "radio": {{"tx_range_m": 250, "cs_range_m": 500}},
             "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}}, "semitcp": {{{semitcp}}},
-            "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", "transport": "semitcp"}}]}}"#,
+            "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", {flow}}}]}}"#,
         hops + 1
     );
     let scenario = Scenario::from_json(&json).expect("valid");
@@ -319,5 +324,47 @@ fn ns2_transport_rules_together_conserve_packets_with_aodv() {
         conserved(&r);
         println!("AODV 7 hops seed {seed}: {:.0} kbps, {} route breaks", r.flows[0].goodput_kbps, r.flows[0].route_breaks);
         assert!(r.flows[0].goodput_kbps > 30.0);
+    }
+}
+
+/// The flow's own data packets at the source node (queued or in service).
+fn source_holds(w: &World) -> usize {
+    let mac = &w.nodes[0].mac;
+    let own = |p: &hoplab_sim::wire::Packet| p.flow == 0 && !p.is_reverse();
+    mac.queued().filter(|q| own(&q.packet)).count() + mac.op.iter().filter(|op| own(&op.item.packet)).count()
+}
+
+#[test]
+fn matcp_paces_by_ticks_that_find_the_source_empty() {
+    // algorithm = "matcp" (mahaicheng/semitcprc tcp/matcp.cc:414-473): once
+    // paced, a tick sends only if the source holds no data packet, so the
+    // source never holds two; the paper's Algorithm 1 (the default) sends
+    // at a tick while its reserved buffer has room, and holds two.
+    use hoplab_sim::transport::semitcp::connection::Pacing;
+    for algorithm in ["paper", "matcp"] {
+        let (mut paced_max, mut paced_steps, mut restarts_seen) = (0, 0, 0);
+        let r = stepped_chain_with(4, &format!(r#""rate_control": {{"algorithm": "{algorithm}"}}"#), RATE_CONTROL, 40.0, 0.2, |w| {
+            let pacing = &w.flows[0].semitcp.as_ref().unwrap().pacing;
+            if pacing.interval().is_some() {
+                paced_steps += 1;
+                paced_max = paced_max.max(source_holds(w));
+            }
+            if let Pacing::Matcp(rc) = pacing {
+                restarts_seen = rc.restarts;
+            }
+        });
+        conserved(&r);
+        let f = &r.flows[0];
+        println!(
+            "{algorithm}: goodput {:.0} kbps, delay {:.0} ms, end rate {:?}, restarts {} ({restarts_seen}), paced {paced_steps} steps, holds <= {paced_max}",
+            f.goodput_kbps, f.mean_delay_ms, f.rate_kbps, f.rate_restarts
+        );
+        assert!(paced_steps > 100, "{algorithm} paces");
+        assert!(f.goodput_kbps > 80.0);
+        if algorithm == "matcp" {
+            assert_eq!(paced_max, 1);
+        } else {
+            assert_eq!(paced_max, 2);
+        }
     }
 }

@@ -23,7 +23,8 @@ use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
 use crate::topology::Layout;
 use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection};
-use crate::transport::semitcp::rate_control::BinarySearchRateControl;
+use crate::transport::semitcp::matcp::MatcpRateControl;
+use crate::transport::semitcp::rate_control::{BinarySearchRateControl, RateControlAlgorithm};
 use crate::transport::semitcp::sender::SemiTcpSender;
 use crate::transport::semitcp::sink::AckQueue;
 use crate::transport::tcp::connection::TcpConnection;
@@ -121,11 +122,16 @@ impl World {
                     RateControlKind::Fixed => Pacing::Fixed {
                         interval: SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (f.rate_kbps.unwrap_or(1.0) * 1e3)),
                     },
-                    RateControlKind::BinarySearch => {
-                        let mut rc = BinarySearchRateControl::new(scenario.semitcp.rate_control.clone(), f.packet_bytes);
-                        rc.max_rate_kbps = scenario.radio.data_rate_mbps * 1e3;
-                        Pacing::BinarySearch(Box::new(rc))
-                    }
+                    RateControlKind::BinarySearch => match scenario.semitcp.rate_control.algorithm {
+                        RateControlAlgorithm::Paper => {
+                            let mut rc = BinarySearchRateControl::new(scenario.semitcp.rate_control.clone(), f.packet_bytes);
+                            rc.max_rate_kbps = scenario.radio.data_rate_mbps * 1e3;
+                            Pacing::BinarySearch(Box::new(rc))
+                        }
+                        RateControlAlgorithm::Matcp => {
+                            Pacing::Matcp(Box::new(MatcpRateControl::new(scenario.semitcp.rate_control.matcp.clone(), f.packet_bytes)))
+                        }
+                    },
                 };
                 SemiTcpConnection::new(sender, receiver, pacing, scenario.semitcp.reserved_packets as usize)
                     .with_source_pull(scenario.semitcp.source_pull)

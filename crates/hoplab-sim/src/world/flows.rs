@@ -11,7 +11,7 @@ use crate::mac::TxDone;
 use crate::queue::QueueDisc;
 use crate::scenario::{AppKind, Transport};
 use crate::time::SimDuration;
-use crate::transport::semitcp::connection::{SemiTcpTimer, SendTick};
+use crate::transport::semitcp::connection::{Pacing, SemiTcpTimer, SendTick};
 use crate::transport::tcp::connection::TcpTimer;
 use crate::wire::tcp::{SegmentKind, TcpHeader, TCP_HEADER_BYTES};
 use crate::wire::{NodeId, Packet, PacketInfo, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
@@ -401,6 +401,10 @@ impl World {
         let now = self.now();
         match timer {
             SemiTcpTimer::Retransmission => self.semitcp(flow).sender.on_rto(now),
+            SemiTcpTimer::Send if matches!(self.semitcp(flow).pacing, Pacing::Matcp(_)) => {
+                let blocked = self.holds_data(self.flows[flow as usize].src);
+                self.semitcp(flow).on_matcp_tick(blocked);
+            }
             SemiTcpTimer::Send => self.semitcp(flow).on_send_tick(),
         }
         self.semitcp_pump(flow);
@@ -412,11 +416,23 @@ impl World {
         if self.flows[flow as usize].src != node || done.packet.is_reverse() {
             return;
         }
-        if self.semitcp(flow).on_mac_sample(done.rts_attempts, done.service_time.as_secs_f64()) {
-            // The rate changed: the timer restarts with the new period.
-            self.flows[flow as usize].timers[SemiTcpTimer::Send as usize].cancel();
+        if self.semitcp(flow).on_mac_sample(done.rts_attempts, done.service_time.as_secs_f64(), done.acknowledged) {
+            if self.semitcp(flow).pacing.restarts_timer_on_change() {
+                // The rate changed: the timer restarts with the new period.
+                self.flows[flow as usize].timers[SemiTcpTimer::Send as usize].cancel();
+            }
             self.semitcp_pump(flow);
         }
+    }
+
+    /// Whether `node` holds a data packet (ACKs included; not routing
+    /// packets): in its interface queue, in service, or waiting for a
+    /// route (matcp's `Mac802_11::TotalCongested`, mahaicheng/semitcprc
+    /// `mac/mac-802_11.cc:2184-2192`).
+    fn holds_data(&self, node: NodeId) -> bool {
+        let mac = &self.nodes[node.index()].mac;
+        let data = |p: &Packet| !p.is_control();
+        mac.queued().any(|q| data(&q.packet)) || mac.op.iter().any(|op| data(&op.item.packet)) || self.routing_held(node, data) > 0
     }
 
     fn semitcp_sync_timers(&mut self, flow: u32) {

@@ -26,6 +26,7 @@
 //! to send) stays until it can (ns-2 always has a new segment for its
 //! FTP; with a finite file it would stall).
 
+use super::matcp::MatcpRateControl;
 use super::rate_control::BinarySearchRateControl;
 use super::sender::SemiTcpSender;
 use crate::time::{SimDuration, SimTime};
@@ -40,6 +41,8 @@ pub enum Pacing {
         interval: SimDuration,
     },
     BinarySearch(Box<BinarySearchRateControl>),
+    /// `[semitcp.rate_control] algorithm = "matcp"`.
+    Matcp(Box<MatcpRateControl>),
 }
 
 impl Pacing {
@@ -49,14 +52,22 @@ impl Pacing {
             Pacing::Buffer => None,
             Pacing::Fixed { interval } => Some(*interval),
             Pacing::BinarySearch(rc) => rc.interval_s().map(SimDuration::from_secs_f64),
+            Pacing::Matcp(rc) => rc.interval_s().map(SimDuration::from_secs_f64),
         }
+    }
+
+    /// Whether a change of the rate restarts the sending timer with the new
+    /// period (matcp keeps the tick armed and re-arms it with the new
+    /// period when it fires, `tcp/matcp.cc:414-473`).
+    pub fn restarts_timer_on_change(&self) -> bool {
+        !matches!(self, Pacing::Matcp(_))
     }
 
     pub fn name(&self) -> &'static str {
         match self {
             Pacing::Buffer => "none",
             Pacing::Fixed { .. } => "fixed",
-            Pacing::BinarySearch(_) => "binary_search",
+            Pacing::BinarySearch(_) | Pacing::Matcp(_) => "binary_search",
         }
     }
 }
@@ -159,22 +170,50 @@ impl SemiTcpConnection {
         self.armed_interval = None; // re-armed for the next tick
     }
 
-    /// Algorithm 1's sample of a packet the source's MAC served; true if
-    /// the rate changed (the sending timer restarts with the new period).
-    pub fn on_mac_sample(&mut self, rts_attempts: u32, service_time_s: f64) -> bool {
-        let Pacing::BinarySearch(rc) = &mut self.pacing else { return false };
-        let changed = rc.on_sample(rts_attempts, service_time_s);
-        if changed {
+    /// A tick of matcp's sending timer; `blocked`: the source node still
+    /// holds a data packet, and the tick is lost (no segment for it).
+    pub fn on_matcp_tick(&mut self, blocked: bool) {
+        if let Pacing::Matcp(rc) = &mut self.pacing {
+            self.credit = rc.on_tick(blocked);
             self.armed_interval = None;
-            self.credit = true;
+            if self.credit && self.source_pull {
+                // The tick finds the MAC empty: as a pull.
+                self.pulled = true;
+            }
         }
-        changed
+    }
+
+    /// The rate control's sample of a packet the source's MAC served
+    /// (acknowledged or dropped); true if the rate changed (Algorithm 1:
+    /// the sending timer restarts with the new period).
+    pub fn on_mac_sample(&mut self, rts_attempts: u32, service_time_s: f64, acknowledged: bool) -> bool {
+        match &mut self.pacing {
+            Pacing::BinarySearch(rc) => {
+                let changed = rc.on_sample(rts_attempts, service_time_s);
+                if changed {
+                    self.armed_interval = None;
+                    self.credit = true;
+                }
+                changed
+            }
+            Pacing::Matcp(rc) => {
+                let paced = rc.rate().is_some();
+                let changed = rc.on_tx_done(rts_attempts, acknowledged, service_time_s);
+                if changed && !paced && rc.rate().is_some() {
+                    // Paced from now: the first segment waits for the first tick.
+                    self.credit = false;
+                }
+                changed
+            }
+            Pacing::Buffer | Pacing::Fixed { .. } => false,
+        }
     }
 
     /// What the sending timer should do now, given whether it is armed.
     pub fn send_tick(&mut self, now: SimTime, armed: bool) -> SendTick {
+        let rearm = self.pacing.restarts_timer_on_change();
         match self.pacing.interval() {
-            Some(period) if !armed || self.armed_interval != Some(period) => {
+            Some(period) if !armed || (rearm && self.armed_interval != Some(period)) => {
                 self.armed_interval = Some(period);
                 SendTick::Arm(now + period)
             }
