@@ -368,3 +368,38 @@ fn matcp_paces_by_ticks_that_find_the_source_empty() {
         }
     }
 }
+
+#[test]
+fn rto_only_recovers_by_the_timer_alone_as_ns2() {
+    // ns-2's SemiTcpAgent (semitcp.cc:216-346): no loss detection from ACKs,
+    // the timer resends without backing off. Frame errors make the MACs
+    // drop segments at the retry limit.
+    for ns2 in [false, true] {
+        let keys = if ns2 { r#", "loss_recovery": "rto_only", "rto_backoff": false"# } else { "" };
+        let json = format!(
+            r#"{{"duration_s": 40, "warmup_s": 5, "radio": {{"tx_range_m": 250, "cs_range_m": 500}},
+                "errors": {{"model": "uniform", "packet_error_rate": 0.4}}, "semitcp": {{"reserved_packets": 1{keys}}},
+                "topology": {{"kind": "chain", "nodes": 5, "spacing_m": 200}},
+                "flows": [{{"src": 0, "dst": 4, "app": "bulk", "transport": "semitcp"}}]}}"#
+        );
+        let r = simulate(&json, Some(1), RunOptions::default()).expect("runs");
+        conserved(&r);
+        let f = &r.flows[0];
+        println!(
+            "ns-2 recovery {ns2}: {:.0} kbps, {} losses {:?}, {} fast retransmits, {} timeouts, {} retransmissions",
+            f.goodput_kbps,
+            f.losses.values().sum::<u64>(),
+            f.losses,
+            f.fast_retransmits,
+            f.timeouts,
+            f.retransmissions
+        );
+        assert!(f.losses.values().sum::<u64>() > 5, "the errors cause losses");
+        if ns2 {
+            assert_eq!(f.fast_retransmits, 0);
+            assert!(f.timeouts > 0 && f.retransmissions + 1 >= f.timeouts, "each expiry resends one segment");
+        } else {
+            assert!(f.fast_retransmits > 0);
+        }
+    }
+}

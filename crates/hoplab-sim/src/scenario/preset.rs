@@ -95,6 +95,18 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::Always,
         source: "tcp/semitcp.cc:353-363 send_much (start), 367-419 send_down (one segment per pull from aodv/aodv.cc:1472-1503)",
     },
+    PresetRule {
+        key: "semitcp.loss_recovery",
+        value: "\"rto_only\"",
+        applies: Applies::Always,
+        source: "tcp/semitcp.cc:216-328 SemiTcpAgent::recv (no ACK-based loss detection), 331-346 timeout; tcp/tcp.cc:959-976 newtimer",
+    },
+    PresetRule {
+        key: "semitcp.rto_backoff",
+        value: "false",
+        applies: Applies::Always,
+        source: "tcp/semitcp.cc:343 reset_rtx_timer(0) in SemiTcpAgent::timeout",
+    },
 ];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its

@@ -5,6 +5,7 @@
 use crate::config::{at_least, ConfigError};
 use crate::mac::hop_control::HopControlConfig;
 use crate::transport::semitcp::rate_control::RateControlConfig;
+use crate::transport::semitcp::sender::LossRecovery;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -56,6 +57,19 @@ pub struct SemiTcpConfig {
     /// packet. Off: it keeps `reserved_packets` waiting in its queue
     /// besides the one in service (and holds R + 1).
     pub source_pull: bool,
+    /// How the source finds lost segments: "rack" (later ACKs show them,
+    /// RFC 8985, the timer as the backstop) or "rto_only" (the timer alone,
+    /// as the public ns-2 code: `SemiTcpAgent::recv`,
+    /// `tcp/semitcp.cc:216-328` in musicinthedark/semitcp, has no
+    /// duplicate-ACK or other ACK-based detection; the timer is re-armed by
+    /// every new cumulative ACK, `TcpAgent::newtimer`, `tcp/tcp.cc:959-976`,
+    /// and on expiry the oldest segment not acknowledged is resent,
+    /// `tcp/semitcp.cc:331-346`).
+    pub loss_recovery: LossRecovery,
+    /// The retransmission timer doubles on each expiry (RFC 6298 5.5); off:
+    /// it re-arms with the same RTO, as the public ns-2 code
+    /// (`reset_rtx_timer(0)`, `tcp/semitcp.cc:343`).
+    pub rto_backoff: bool,
 }
 
 impl Default for SemiTcpConfig {
@@ -68,6 +82,8 @@ impl Default for SemiTcpConfig {
             sink_holds_acks: false,
             sink_ack_queue_packets: 500,
             source_pull: false,
+            loss_recovery: LossRecovery::Rack,
+            rto_backoff: true,
         }
     }
 }

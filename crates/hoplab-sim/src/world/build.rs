@@ -114,7 +114,8 @@ impl World {
             };
             let semitcp = (f.transport == Transport::Semitcp).then(|| {
                 let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
-                let sender = SemiTcpSender::new(&scenario.tcp, total_segments);
+                let sender = SemiTcpSender::new(&scenario.tcp, total_segments)
+                    .with_recovery(scenario.semitcp.loss_recovery, scenario.semitcp.rto_backoff);
                 // Every segment is acknowledged at once, on its own if out of order.
                 let receiver = TcpReceiver::new(false, 1, scenario.tcp.delayed_ack_ms);
                 let pacing = match f.rate_control.unwrap_or_default() {
