@@ -84,12 +84,6 @@ pub const NS2_RULES: &[PresetRule] = &[
             "tcp/tcp-sink.cc:367-395 TcpSink::ack, 398-411 TcpSink::send_down; pulled by queue/queue.cc:71-81 and aodv/aodv.cc:1472-1503",
     },
     PresetRule {
-        key: "semitcp.sink_ack_queue_packets",
-        value: "500",
-        applies: Applies::Always,
-        source: "tcp/tcp-sink.cc:384-389 MAXACKQ_LEN, drop the oldest (ACK_Q_FULL)",
-    },
-    PresetRule {
         key: "semitcp.source_pull",
         value: "true",
         applies: Applies::Always,
@@ -203,6 +197,26 @@ mod tests {
         for rule in NS2_RULES {
             assert!(rule.source.contains(".cc:") || rule.source.contains(".h:"), "{}: cite file:line", rule.key);
             serde_json::from_str::<Value>(rule.value).unwrap_or_else(|_| panic!("{}: value is not JSON", rule.key));
+        }
+    }
+
+    #[test]
+    fn every_rule_changes_its_key_from_the_standard_default() {
+        // Resolved through the scenario type, as `hoplab validate` shows it
+        // (a rule whose value is the default would do nothing).
+        let base = json!({"routing": {"protocol": "aodv"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+            "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"}]});
+        let resolve = |preset: &str| {
+            let mut doc = base.clone();
+            doc["preset"] = json!(preset);
+            serde_json::to_value(crate::scenario::Scenario::from_json(&doc.to_string()).expect("valid")).expect("serialises")
+        };
+        let (ns2, standard) = (resolve("ns2"), resolve("standard"));
+        for rule in NS2_RULES {
+            let pointer = format!("/{}", rule.key.replace('.', "/"));
+            let value: Value = serde_json::from_str(rule.value).unwrap();
+            assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);
+            assert_ne!(standard.pointer(&pointer), Some(&value), "{}: the standard default differs", rule.key);
         }
     }
 

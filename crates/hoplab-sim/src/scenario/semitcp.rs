@@ -41,7 +41,8 @@ pub struct SemiTcpConfig {
     pub sink_holds_acks: bool,
     /// ACKs the destination holds at most with `sink_holds_acks`; a full
     /// queue drops its oldest (loss cause `ack_queue_overflow`; ns-2
-    /// `MAXACKQ_LEN` 500 and "ACK_Q_FULL", `tcp/tcp-sink.cc:384-389`).
+    /// `MAXACKQ_LEN` 500, the default, and "ACK_Q_FULL",
+    /// `tcp/tcp-sink.cc:384-389`).
     pub sink_ack_queue_packets: u32,
     /// The source hands a segment down only when its MAC pulls, as the
     /// public ns-2 code's `SemiTcpAgent` does (musicinthedark/semitcp,
