@@ -36,8 +36,10 @@ pub struct SemiTcpConfig {
     /// it waits. One held ACK goes down each time the node's MAC finds its
     /// interface queue empty after a service (`queue/queue.cc:71-81` ->
     /// `AODV::send_down`, `aodv/aodv.cc:1472-1503` -> `TcpSink::send_down`,
-    /// `tcp-sink.cc:398-411`), if its routing buffer is empty. Off: every
-    /// ACK goes down at once.
+    /// `tcp-sink.cc:398-411`) or its routing gives up a packet it
+    /// originated, if its routing buffer is empty and no pulled semi-TCP
+    /// source at the node takes the pull (ns-2 asks its source agent
+    /// first). Off: every ACK goes down at once.
     pub sink_holds_acks: bool,
     /// ACKs the destination holds at most with `sink_holds_acks`; a full
     /// queue drops its oldest (loss cause `ack_queue_overflow`; ns-2

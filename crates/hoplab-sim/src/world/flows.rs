@@ -289,16 +289,12 @@ impl World {
         self.semitcp_pump(flow);
     }
 
-    /// Routing gave up a packet `node` originated (no route): a pulled
-    /// semi-TCP source is pulled if the routing buffer is now empty (ns-2:
-    /// `AODV::send_down(true)` after its drops, `aodv/aodv.cc:1472-1503`);
-    /// any source may refill as when a packet enters service.
+    /// Routing gave up a packet `node` originated (no route): its agents
+    /// are pulled as after a service (ns-2: `AODV::send_down(true)` after
+    /// its drops, `aodv/aodv.cc:1472-1503`), and any source may refill as
+    /// when a packet enters service.
     pub(crate) fn source_may_refill(&mut self, node: NodeId, packet: &PacketInfo) {
-        let flow = packet.flow;
-        let pulled = self.flows[flow as usize].semitcp.as_ref().is_some_and(|c| c.source_pull);
-        if pulled && self.flows[flow as usize].src == node && !packet.is_reverse() && self.routing_held(node, |_| true) == 0 {
-            self.semitcp(flow).on_pull();
-        }
+        self.pull_agents(node);
         self.app_packet_entered_service(node, packet);
     }
 
@@ -363,13 +359,14 @@ impl World {
     }
 
     /// `node`'s MAC finished a service and found its interface queue empty
-    /// (ns-2's pull, `queue/queue.cc:71-81`): if the routing buffer is empty
-    /// too (`AODV::send_down`, `aodv/aodv.cc:1472-1503`), one semi-TCP agent
-    /// at the node hands one packet down: a pulled source (`source_pull`)
-    /// a segment, else a destination one held ACK (`sink_holds_acks`;
-    /// `TcpSink::send_down`), as ns-2 asks its source agent first. Agents
-    /// of one kind take turns when a node has several.
-    pub(crate) fn queue_drained(&mut self, node: NodeId) {
+    /// (ns-2's pull, `queue/queue.cc:71-81`), or its routing gave up a
+    /// packet: if the routing buffer is empty (`AODV::send_down`,
+    /// `aodv/aodv.cc:1472-1503`), one semi-TCP agent at the node hands one
+    /// packet down: a pulled source (`source_pull`) a segment, else a
+    /// destination one held ACK (`sink_holds_acks`; `TcpSink::send_down`),
+    /// as ns-2 asks its source agent first. Agents of one kind take turns
+    /// when a node has several.
+    pub(crate) fn pull_agents(&mut self, node: NodeId) {
         if !self.pulls || self.routing_held(node, |_| true) > 0 {
             return;
         }
