@@ -67,11 +67,16 @@ pub struct SemiTcpConfig {
     /// duplicate-ACK or other ACK-based detection; the timer is re-armed by
     /// every new cumulative ACK, `TcpAgent::newtimer`, `tcp/tcp.cc:959-976`,
     /// and on expiry the oldest segment not acknowledged is resent,
-    /// `tcp/semitcp.cc:331-346`).
+    /// `tcp/semitcp.cc:331-346`). Not (yet) set by `preset = "ns2"`: each
+    /// lost segment then costs an RTO, and ns-2's chain runs resent only a
+    /// third or less of what they lost; their published throughput counts
+    /// every segment received, in order or not, while hoplab's goodput
+    /// counts in-order data (see `scenario/preset.rs`).
     pub loss_recovery: LossRecovery,
     /// The retransmission timer doubles on each expiry (RFC 6298 5.5); off:
     /// it re-arms with the same RTO, as the public ns-2 code
-    /// (`reset_rtx_timer(0)`, `tcp/semitcp.cc:343`).
+    /// (`reset_rtx_timer(0)`, `tcp/semitcp.cc:343`). Not (yet) set by
+    /// `preset = "ns2"`, with `loss_recovery`.
     pub rto_backoff: bool,
 }
 
