@@ -125,6 +125,9 @@ impl Mac {
         self.draw_backoff();
         if !self.start_next(now, ServiceTail::ServiceEnded { after_timeout }, ctx, out) {
             self.held_changed(out);
+            if self.op.is_none() && self.queue.is_empty() {
+                out.indicate(MacIndication::QueueDrained);
+            }
             self.after_next_started(now, after_timeout, ctx);
         }
     }

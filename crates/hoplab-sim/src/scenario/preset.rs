@@ -68,12 +68,37 @@ pub struct PresetRule {
 
 /// ns-2.29's behaviour, one key per rule. Line numbers are those of the
 /// files in GitHub musicinthedark/semitcp (ns-2.29 with semi-TCP).
-pub const NS2_RULES: &[PresetRule] = &[PresetRule {
-    key: "routing.aodv.measured_traversal_time",
-    value: "true",
-    applies: Applies::WithAodv,
-    source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
-}];
+pub const NS2_RULES: &[PresetRule] = &[
+    PresetRule {
+        key: "routing.aodv.measured_traversal_time",
+        value: "true",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
+    },
+    // Transport (tcp-sink.cc, semitcp.cc)
+    PresetRule {
+        key: "semitcp.sink_holds_acks",
+        value: "true",
+        applies: Applies::Always,
+        source:
+            "tcp/tcp-sink.cc:367-395 TcpSink::ack, 398-411 TcpSink::send_down; pulled by queue/queue.cc:71-81 and aodv/aodv.cc:1472-1503",
+    },
+    PresetRule {
+        key: "semitcp.source_pull",
+        value: "true",
+        applies: Applies::Always,
+        source: "tcp/semitcp.cc:353-363 send_much (start), 367-419 send_down (one segment per pull from aodv/aodv.cc:1472-1503)",
+    },
+    // Not yet: semitcp.loss_recovery = "rto_only", semitcp.rto_backoff =
+    // false (semitcp.cc:216-346). ns-2's static chain lost 140-450 segments
+    // per 100 s from 5 hops and resent only 40-130 of them
+    // (chain/static/semi-dupack/HopsResultAvg.txt); its throughput counts
+    // every segment received, in order or not. With these two rules hoplab
+    // resends as few and its received throughput matches ns-2's, but the
+    // in-order goodput that tests/ns2_parity.rs compares with that figure
+    // falls to 10-45 % of it from 5 hops. They belong here once the parity
+    // test compares received segments.
+];
 
 /// Apply the scenario's `preset` to its JSON document: every rule fills its
 /// key where the document does not give it. Errors name `preset`.
@@ -169,6 +194,26 @@ mod tests {
         for rule in NS2_RULES {
             assert!(rule.source.contains(".cc:") || rule.source.contains(".h:"), "{}: cite file:line", rule.key);
             serde_json::from_str::<Value>(rule.value).unwrap_or_else(|_| panic!("{}: value is not JSON", rule.key));
+        }
+    }
+
+    #[test]
+    fn every_rule_changes_its_key_from_the_standard_default() {
+        // Resolved through the scenario type, as `hoplab validate` shows it
+        // (a rule whose value is the default would do nothing).
+        let base = json!({"routing": {"protocol": "aodv"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+            "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"}]});
+        let resolve = |preset: &str| {
+            let mut doc = base.clone();
+            doc["preset"] = json!(preset);
+            serde_json::to_value(crate::scenario::Scenario::from_json(&doc.to_string()).expect("valid")).expect("serialises")
+        };
+        let (ns2, standard) = (resolve("ns2"), resolve("standard"));
+        for rule in NS2_RULES {
+            let pointer = format!("/{}", rule.key.replace('.', "/"));
+            let value: Value = serde_json::from_str(rule.value).unwrap();
+            assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);
+            assert_ne!(standard.pointer(&pointer), Some(&value), "{}: the standard default differs", rule.key);
         }
     }
 

@@ -40,7 +40,7 @@ impl World {
                     self.routing_step(node, |r, ctx, out| r.on_link_broken(now, neighbour, failed.as_ref(), queued, ctx, out));
                 }
                 RoutingOutput::BufferChanged => self.hop_update(node),
-                RoutingOutput::SourceMayRefill { packet } => self.app_packet_entered_service(node, &packet.info()),
+                RoutingOutput::SourceMayRefill { packet } => self.source_may_refill(node, &packet.info()),
             }
         }
     }
