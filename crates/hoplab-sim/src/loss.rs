@@ -23,17 +23,22 @@ pub enum DropCause {
     RouteBreak,
     /// Time to live exhausted.
     Ttl,
+    /// A semi-TCP sink holding its ACKs (`[semitcp] sink_holds_acks`, as
+    /// ns-2's `TcpSink`) had its ACK queue full: the oldest held ACK is
+    /// dropped (ns-2: "ACK_Q_FULL").
+    AckQueueOverflow,
 }
 
 impl DropCause {
     /// Every cause, in report order.
-    pub const ALL: [DropCause; 6] = [
+    pub const ALL: [DropCause; 7] = [
         DropCause::QueueOverflow,
         DropCause::RetryLimit,
         DropCause::ChannelError,
         DropCause::NoRoute,
         DropCause::RouteBreak,
         DropCause::Ttl,
+        DropCause::AckQueueOverflow,
     ];
 
     /// The name in reports (`losses`, `drops`).
@@ -45,6 +50,7 @@ impl DropCause {
             DropCause::NoRoute => "no_route",
             DropCause::RouteBreak => "route_break",
             DropCause::Ttl => "ttl",
+            DropCause::AckQueueOverflow => "ack_queue_overflow",
         }
     }
 }

@@ -208,3 +208,198 @@ fn with_aodv_rate_control_beats_plain_semitcp_on_long_paths_fig_8() {
         assert!(rc_delay < 0.7 * plain_delay, "{hops} hops");
     }
 }
+
+// ------------------------------------------------- ns-2's transport rules
+
+use hoplab_sim::queue::QueueDisc;
+use hoplab_sim::scenario::Scenario;
+use hoplab_sim::time::{SimDuration, SimTime};
+use hoplab_sim::world::World;
+
+/// A static `hops`-hop chain with one plain semi-TCP flow and `semitcp`
+/// keys, run for `duration_s` in steps of `step_ms`; `watch` sees the
+/// world after each step.
+fn stepped_chain(hops: u32, semitcp: &str, duration_s: f64, step_ms: f64, watch: impl FnMut(&World)) -> RunReport {
+    stepped_chain_with(hops, semitcp, PLAIN, duration_s, step_ms, watch)
+}
+
+/// `stepped_chain` with the flow's keys `flow`.
+fn stepped_chain_with(hops: u32, semitcp: &str, flow: &str, duration_s: f64, step_ms: f64, mut watch: impl FnMut(&World)) -> RunReport {
+    let json = format!(
+        r#"{{"duration_s": {duration_s}, "warmup_s": 2, "radio": {{"tx_range_m": 250, "cs_range_m": 500}},
+            "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}}, "semitcp": {{{semitcp}}},
+            "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", {flow}}}]}}"#,
+        hops + 1
+    );
+    let scenario = Scenario::from_json(&json).expect("valid");
+    let mut world = World::build(&scenario, 1).expect("builds");
+    let mut t = SimTime::ZERO;
+    while t < world.end {
+        t = (t + SimDuration::from_secs_f64(step_ms / 1e3)).min(world.end);
+        world.run_until(t);
+        watch(&world);
+    }
+    world.report(0.0, RunOptions::default())
+}
+
+#[test]
+fn sink_holds_acks_as_ns2_tcp_sink() {
+    // ns-2 (tcp-sink.cc:367-395): an ACK enters the interface queue only
+    // when it and the routing buffer are empty (threshold 1), so the
+    // destination's queue never holds more than one packet; the rest wait
+    // in the sink's ACK queue and count as in flight.
+    for holds in [false, true] {
+        let (mut max_queue, mut max_held) = (0, 0);
+        let r = stepped_chain(3, &format!(r#""sink_holds_acks": {holds}"#), 20.0, 0.5, |w| {
+            max_queue = max_queue.max(w.nodes[3].mac.queue.len());
+            max_held = max_held.max(w.flows[0].held_acks.as_ref().map_or(0, |q| q.len()));
+        });
+        conserved(&r);
+        let f = &r.flows[0];
+        println!("sink_holds_acks {holds}: sink queue max {max_queue}, held max {max_held}, goodput {:.0} kbps", f.goodput_kbps);
+        assert!(f.goodput_kbps > 100.0);
+        if holds {
+            assert!(max_queue <= 1, "{max_queue}");
+            assert!(max_held >= 1, "ACKs wait at the sink");
+        } else {
+            assert_eq!(max_held, 0);
+            assert!(max_queue >= 2, "today's sink queues its ACKs: {max_queue}");
+        }
+    }
+}
+
+#[test]
+fn a_full_sink_ack_queue_drops_its_oldest() {
+    // A one-ACK queue: ACKs arriving while the interface queue is busy push
+    // out the one held, counted as lost (conservation holds).
+    let r = stepped_chain(3, r#""sink_holds_acks": true, "sink_ack_queue_packets": 1"#, 10.0, 1000.0, |_| {});
+    conserved(&r);
+    let dropped = r.flows[0].ack_losses.get("ack_queue_overflow").copied().unwrap_or(0);
+    println!("ACK queue of 1: {dropped} dropped; {:?}", r.flows[0].ack_losses);
+    assert!(dropped > 0);
+    assert_eq!(r.nodes[3].drops.get("ack_queue_overflow"), Some(&dropped));
+}
+
+#[test]
+fn source_pull_holds_one_packet_as_ns2_semitcp_agent() {
+    // ns-2 (semitcp.cc:353-419): the source sends one segment per pull of
+    // its MAC, so it holds one data packet, is not congested and sends
+    // plain RTSs. Today's source keeps R = 1 waiting besides the one in
+    // service: it holds two and marks its RTSs (RTSC).
+    for pull in [false, true] {
+        let mut max_held = 0;
+        let r = stepped_chain(4, &format!(r#""source_pull": {pull}"#), 20.0, 0.5, |w| {
+            let mac = &w.nodes[0].mac;
+            let own = |p: &hoplab_sim::wire::Packet| p.flow == 0 && !p.is_reverse();
+            let held = mac.queued().filter(|q| own(&q.packet)).count() + mac.op.iter().filter(|op| own(&op.item.packet)).count();
+            max_held = max_held.max(held);
+        });
+        conserved(&r);
+        let (f, src) = (&r.flows[0], &r.nodes[0]);
+        println!(
+            "source_pull {pull}: source holds at most {max_held}, RTSC ratio {:.2}, goodput {:.0} kbps",
+            src.rtsc_ratio, f.goodput_kbps
+        );
+        assert!(f.goodput_kbps > 100.0);
+        if pull {
+            assert_eq!(max_held, 1);
+            assert!(src.rtsc_ratio < 0.05, "{}", src.rtsc_ratio);
+        } else {
+            assert_eq!(max_held, 2);
+            assert!(src.rtsc_ratio > 0.9, "{}", src.rtsc_ratio);
+        }
+    }
+}
+
+#[test]
+fn ns2_transport_rules_together_conserve_packets_with_aodv() {
+    // Both pulls at once, AODV routing (route discoveries buffer packets
+    // and hold back the pulls): every packet and ACK is accounted for.
+    for seed in [1, 2] {
+        let json = r#"{"duration_s": 30, "warmup_s": 5, "radio": {"tx_range_m": 250, "cs_range_m": 550},
+            "routing": {"protocol": "aodv"}, "semitcp": {"sink_holds_acks": true, "source_pull": true},
+            "topology": {"kind": "chain", "nodes": 8, "spacing_m": 200},
+            "flows": [{"src": 0, "dst": 7, "app": "bulk", "transport": "semitcp"}]}"#;
+        let r = simulate(json, Some(seed), RunOptions::default()).expect("runs");
+        conserved(&r);
+        println!("AODV 7 hops seed {seed}: {:.0} kbps, {} route breaks", r.flows[0].goodput_kbps, r.flows[0].route_breaks);
+        assert!(r.flows[0].goodput_kbps > 30.0);
+    }
+}
+
+/// The flow's own data packets at the source node (queued or in service).
+fn source_holds(w: &World) -> usize {
+    let mac = &w.nodes[0].mac;
+    let own = |p: &hoplab_sim::wire::Packet| p.flow == 0 && !p.is_reverse();
+    mac.queued().filter(|q| own(&q.packet)).count() + mac.op.iter().filter(|op| own(&op.item.packet)).count()
+}
+
+#[test]
+fn matcp_paces_by_ticks_that_find_the_source_empty() {
+    // algorithm = "matcp" (mahaicheng/semitcprc tcp/matcp.cc:414-473): once
+    // paced, a tick sends only if the source holds no data packet, so the
+    // source never holds two; the paper's Algorithm 1 (the default) sends
+    // at a tick while its reserved buffer has room, and holds two.
+    use hoplab_sim::transport::semitcp::connection::Pacing;
+    for algorithm in ["paper", "matcp"] {
+        let (mut paced_max, mut paced_steps, mut restarts_seen) = (0, 0, 0);
+        let r = stepped_chain_with(4, &format!(r#""rate_control": {{"algorithm": "{algorithm}"}}"#), RATE_CONTROL, 40.0, 0.2, |w| {
+            let pacing = &w.flows[0].semitcp.as_ref().unwrap().pacing;
+            if pacing.interval().is_some() {
+                paced_steps += 1;
+                paced_max = paced_max.max(source_holds(w));
+            }
+            if let Pacing::Matcp(rc) = pacing {
+                restarts_seen = rc.restarts;
+            }
+        });
+        conserved(&r);
+        let f = &r.flows[0];
+        println!(
+            "{algorithm}: goodput {:.0} kbps, delay {:.0} ms, end rate {:?}, restarts {} ({restarts_seen}), paced {paced_steps} steps, holds <= {paced_max}",
+            f.goodput_kbps, f.mean_delay_ms, f.rate_kbps, f.rate_restarts
+        );
+        assert!(paced_steps > 100, "{algorithm} paces");
+        assert!(f.goodput_kbps > 80.0);
+        if algorithm == "matcp" {
+            assert_eq!(paced_max, 1);
+        } else {
+            assert_eq!(paced_max, 2);
+        }
+    }
+}
+
+#[test]
+fn rto_only_recovers_by_the_timer_alone_as_ns2() {
+    // ns-2's SemiTcpAgent (semitcp.cc:216-346): no loss detection from ACKs,
+    // the timer resends without backing off. Frame errors make the MACs
+    // drop segments at the retry limit.
+    for ns2 in [false, true] {
+        let keys = if ns2 { r#", "loss_recovery": "rto_only", "rto_backoff": false"# } else { "" };
+        let json = format!(
+            r#"{{"duration_s": 40, "warmup_s": 5, "radio": {{"tx_range_m": 250, "cs_range_m": 500}},
+                "errors": {{"model": "uniform", "packet_error_rate": 0.4}}, "semitcp": {{"reserved_packets": 1{keys}}},
+                "topology": {{"kind": "chain", "nodes": 5, "spacing_m": 200}},
+                "flows": [{{"src": 0, "dst": 4, "app": "bulk", "transport": "semitcp"}}]}}"#
+        );
+        let r = simulate(&json, Some(1), RunOptions::default()).expect("runs");
+        conserved(&r);
+        let f = &r.flows[0];
+        println!(
+            "ns-2 recovery {ns2}: {:.0} kbps, {} losses {:?}, {} fast retransmits, {} timeouts, {} retransmissions",
+            f.goodput_kbps,
+            f.losses.values().sum::<u64>(),
+            f.losses,
+            f.fast_retransmits,
+            f.timeouts,
+            f.retransmissions
+        );
+        assert!(f.losses.values().sum::<u64>() > 5, "the errors cause losses");
+        if ns2 {
+            assert_eq!(f.fast_retransmits, 0);
+            assert!(f.timeouts > 0 && f.retransmissions + 1 >= f.timeouts, "each expiry resends one segment");
+        } else {
+            assert!(f.fast_retransmits > 0);
+        }
+    }
+}

@@ -179,6 +179,12 @@ pub enum MacIndication {
     /// The data packets this node holds changed: semi-TCP re-evaluates its
     /// congestion state at the end of the event (only with hop control).
     HeldChanged,
+    /// A service ended and the MAC found its interface queue empty: it is
+    /// idle. ns-2's MAC pulls here (`tx_resume` -> `Queue::resume` ->
+    /// `PacketQueue::deque` finding no head, `queue/queue.cc:71-81` in
+    /// musicinthedark/semitcp), which semi-TCP's agents answer with one
+    /// packet (`[semitcp] sink_holds_acks`, `source_pull`).
+    QueueDrained,
 }
 
 /// Steps the MAC resumes with once the layers above have reacted to its

@@ -137,6 +137,11 @@ impl Mac {
         self.draw_backoff();
         if !self.start_next(now, ServiceTail::ServiceEnded { after_timeout }, ctx, out) {
             self.held_changed(out);
+            // Not while a packet waits parked aside (ns-2 tx_resume,
+            // mac-802_11.cc:668-682: no pull with pktPre_ and an empty queue).
+            if self.op.is_none() && self.parked.is_none() && self.queue.is_empty() {
+                out.indicate(MacIndication::QueueDrained);
+            }
             self.after_next_started(now, after_timeout, ctx);
         }
     }

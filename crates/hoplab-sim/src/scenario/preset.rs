@@ -75,6 +75,29 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::WithAodv,
         source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
     },
+    // Transport (tcp-sink.cc, semitcp.cc)
+    PresetRule {
+        key: "semitcp.sink_holds_acks",
+        value: "true",
+        applies: Applies::Always,
+        source:
+            "tcp/tcp-sink.cc:367-395 TcpSink::ack, 398-411 TcpSink::send_down; pulled by queue/queue.cc:71-81 and aodv/aodv.cc:1472-1503",
+    },
+    PresetRule {
+        key: "semitcp.source_pull",
+        value: "true",
+        applies: Applies::Always,
+        source: "tcp/semitcp.cc:353-363 send_much (start), 367-419 send_down (one segment per pull from aodv/aodv.cc:1472-1503)",
+    },
+    // Not yet: semitcp.loss_recovery = "rto_only", semitcp.rto_backoff =
+    // false (semitcp.cc:216-346). ns-2's static chain lost 140-450 segments
+    // per 100 s from 5 hops and resent only 40-130 of them
+    // (chain/static/semi-dupack/HopsResultAvg.txt); its throughput counts
+    // every segment received, in order or not. With these two rules hoplab
+    // resends as few and its received throughput matches ns-2's, but the
+    // in-order goodput that tests/ns2_parity.rs compares with that figure
+    // falls to 10-45 % of it from 5 hops. They belong here once the parity
+    // test compares received segments.
     // MAC (mac-802_11.cc)
     PresetRule {
         key: "mac.eifs_sets_nav",
@@ -284,14 +307,22 @@ mod tests {
     }
 
     #[test]
-    fn every_ns2_rule_sets_a_key_the_scenario_has() {
-        let doc = json!({"preset": "ns2", "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200.0}, "routing": {"protocol": "aodv"}});
-        let scenario = crate::scenario::Scenario::from_json(&doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
-        let normalised: Value = serde_json::from_str(&scenario.to_json()).unwrap();
+    fn every_rule_changes_its_key_from_the_standard_default() {
+        // Resolved through the scenario type, as `hoplab validate` shows it
+        // (a rule whose value is the default would do nothing).
+        let base = json!({"routing": {"protocol": "aodv"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
+            "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"}]});
+        let resolve = |preset: &str| {
+            let mut doc = base.clone();
+            doc["preset"] = json!(preset);
+            serde_json::to_value(crate::scenario::Scenario::from_json(&doc.to_string()).expect("valid")).expect("serialises")
+        };
+        let (ns2, standard) = (resolve("ns2"), resolve("standard"));
         for rule in NS2_RULES {
-            let got = rule.key.split('.').try_fold(&normalised, |v, part| v.get(part));
-            let want: Value = serde_json::from_str(rule.value).unwrap();
-            assert_eq!(got, Some(&want), "{}", rule.key);
+            let pointer = format!("/{}", rule.key.replace('.', "/"));
+            let value: Value = serde_json::from_str(rule.value).unwrap();
+            assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);
+            assert_ne!(standard.pointer(&pointer), Some(&value), "{}: the standard default differs", rule.key);
         }
     }
 

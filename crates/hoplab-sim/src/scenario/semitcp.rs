@@ -5,6 +5,7 @@
 use crate::config::{at_least, ConfigError};
 use crate::mac::hop_control::HopControlConfig;
 use crate::transport::semitcp::rate_control::RateControlConfig;
+use crate::transport::semitcp::sender::LossRecovery;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -15,7 +16,7 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields, default)]
 pub struct SemiTcpConfig {
     /// R: places in its MAC's queue that a semi-TCP source keeps for its
-    /// own packets, packets (best: 1).
+    /// own packets, packets (best: 1). Not used with `source_pull`.
     pub reserved_packets: u32,
     /// Run the hop-by-hop congestion control (`[semitcp.mac]`) in every
     /// node's MAC when a flow is semi-TCP; off: the MACs are plain DCF.
@@ -25,17 +26,80 @@ pub struct SemiTcpConfig {
     /// The parameters of the binary-search rate control (Algorithm 1), used
     /// by flows with `rate_control = "binary_search"`.
     pub rate_control: RateControlConfig,
+    /// The destination holds its ACKs in a transport-layer queue, as the
+    /// public ns-2 code's `TcpSink` does (musicinthedark/semitcp, ns-2.29,
+    /// `tcp/tcp-sink.cc:367-395` in `TcpSink::ack`): a new ACK goes down
+    /// only when the node's interface queue and routing buffer hold fewer
+    /// packets than `[semitcp.mac] congestion_threshold`
+    /// (`Mac802_11::spaces_available`, `mac/mac-802_11.cc:2165-2184`; with
+    /// the threshold 1: both empty), the oldest held ACK first; otherwise
+    /// it waits. One held ACK goes down each time the node's MAC finds its
+    /// interface queue empty after a service (`queue/queue.cc:71-81` ->
+    /// `AODV::send_down`, `aodv/aodv.cc:1472-1503` -> `TcpSink::send_down`,
+    /// `tcp-sink.cc:398-411`) or its routing gives up a packet it
+    /// originated, if its routing buffer is empty and no pulled semi-TCP
+    /// source at the node takes the pull (ns-2 asks its source agent
+    /// first). Off: every ACK goes down at once.
+    pub sink_holds_acks: bool,
+    /// ACKs the destination holds at most with `sink_holds_acks`; a full
+    /// queue drops its oldest (loss cause `ack_queue_overflow`; ns-2
+    /// `MAXACKQ_LEN` 500, the default, and "ACK_Q_FULL",
+    /// `tcp/tcp-sink.cc:384-389`).
+    pub sink_ack_queue_packets: u32,
+    /// The source hands a segment down only when its MAC pulls, as the
+    /// public ns-2 code's `SemiTcpAgent` does (musicinthedark/semitcp,
+    /// ns-2.29): one at the start if its node's interface queue and
+    /// routing buffer are below `[semitcp.mac] congestion_threshold`
+    /// (`send_much`, `tcp/semitcp.cc:353-363`), then one each time its MAC
+    /// finds its interface queue and routing buffer empty after a service
+    /// (`send_down`, `tcp/semitcp.cc:367-419`, called from
+    /// `AODV::send_down`, `aodv/aodv.cc:1472-1503`, from the queue's
+    /// `deque`, `queue/queue.cc:71-81`) or after routing gave up one of its
+    /// packets (`aodv.cc` calls `send_down(true)` after its drops); never on
+    /// an ACK or a timer (`semitcp.cc:216-346`). The source then holds one
+    /// packet. Off: it keeps `reserved_packets` waiting in its queue
+    /// besides the one in service (and holds R + 1).
+    pub source_pull: bool,
+    /// How the source finds lost segments: "rack" (later ACKs show them,
+    /// RFC 8985, the timer as the backstop) or "rto_only" (the timer alone,
+    /// as the public ns-2 code: `SemiTcpAgent::recv`,
+    /// `tcp/semitcp.cc:216-328` in musicinthedark/semitcp, has no
+    /// duplicate-ACK or other ACK-based detection; the timer is re-armed by
+    /// every new cumulative ACK, `TcpAgent::newtimer`, `tcp/tcp.cc:959-976`,
+    /// and on expiry the oldest segment not acknowledged is resent,
+    /// `tcp/semitcp.cc:331-346`). Not (yet) set by `preset = "ns2"`: each
+    /// lost segment then costs an RTO, and ns-2's chain runs resent only a
+    /// third or less of what they lost; their published throughput counts
+    /// every segment received, in order or not, while hoplab's goodput
+    /// counts in-order data (see `scenario/preset.rs`).
+    pub loss_recovery: LossRecovery,
+    /// The retransmission timer doubles on each expiry (RFC 6298 5.5); off:
+    /// it re-arms with the same RTO, as the public ns-2 code
+    /// (`reset_rtx_timer(0)`, `tcp/semitcp.cc:343`). Not (yet) set by
+    /// `preset = "ns2"`, with `loss_recovery`.
+    pub rto_backoff: bool,
 }
 
 impl Default for SemiTcpConfig {
     fn default() -> Self {
-        SemiTcpConfig { reserved_packets: 1, hop_control: true, mac: Default::default(), rate_control: Default::default() }
+        SemiTcpConfig {
+            reserved_packets: 1,
+            hop_control: true,
+            mac: Default::default(),
+            rate_control: Default::default(),
+            sink_holds_acks: false,
+            sink_ack_queue_packets: 500,
+            source_pull: false,
+            loss_recovery: LossRecovery::Rack,
+            rto_backoff: true,
+        }
     }
 }
 
 impl SemiTcpConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         at_least("semitcp.reserved_packets", self.reserved_packets, 1)?;
+        at_least("semitcp.sink_ack_queue_packets", self.sink_ack_queue_packets, 1)?;
         self.mac.validate("semitcp.mac")?;
         self.rate_control.validate("semitcp.rate_control")
     }

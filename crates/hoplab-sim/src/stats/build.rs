@@ -39,6 +39,7 @@ impl World {
                 let rate_control = f.semitcp.as_ref().map(|c| c.pacing.name().to_string());
                 let (rate_kbps, rate_restarts) = match f.semitcp.as_ref().map(|c| &c.pacing) {
                     Some(Pacing::BinarySearch(rc)) => (rc.rate_kbps, rc.restarts),
+                    Some(Pacing::Matcp(rc)) => (rc.rate(), rc.restarts),
                     Some(Pacing::Fixed { interval }) => (Some(f.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3), 0),
                     _ => (None, 0),
                 };

@@ -53,6 +53,15 @@ impl World {
                     push("apr_estimate", rc.apr_estimate());
                     push("mst_estimate_ms", rc.mst_estimate_s() * 1e3);
                 }
+                if let Pacing::Matcp(rc) = &semi.pacing {
+                    // matcp: its state (1-4), the last sample's RTS/DATA
+                    // ratio, the smallest MAC sending time so far.
+                    push("rate_control_step", rc.state.step() as f64);
+                    push("apr_estimate", rc.last_ratio);
+                    if rc.min_mst_s.is_finite() {
+                        push("mst_estimate_ms", rc.min_mst_s * 1e3);
+                    }
+                }
             }
         }
         for node in &mut self.nodes {

@@ -23,8 +23,10 @@ use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
 use crate::topology::Layout;
 use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection};
-use crate::transport::semitcp::rate_control::BinarySearchRateControl;
+use crate::transport::semitcp::matcp::MatcpRateControl;
+use crate::transport::semitcp::rate_control::{BinarySearchRateControl, RateControlAlgorithm};
 use crate::transport::semitcp::sender::SemiTcpSender;
+use crate::transport::semitcp::sink::AckQueue;
 use crate::transport::tcp::connection::TcpConnection;
 use crate::transport::tcp::receiver::Receiver as TcpReceiver;
 use crate::transport::tcp::sender::Sender as TcpSender;
@@ -112,7 +114,8 @@ impl World {
             };
             let semitcp = (f.transport == Transport::Semitcp).then(|| {
                 let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
-                let sender = SemiTcpSender::new(&scenario.tcp, total_segments);
+                let sender = SemiTcpSender::new(&scenario.tcp, total_segments)
+                    .with_recovery(scenario.semitcp.loss_recovery, scenario.semitcp.rto_backoff);
                 // Every segment is acknowledged at once, on its own if out of order.
                 let receiver = TcpReceiver::new(false, 1, scenario.tcp.delayed_ack_ms);
                 let pacing = match f.rate_control.unwrap_or_default() {
@@ -120,13 +123,19 @@ impl World {
                     RateControlKind::Fixed => Pacing::Fixed {
                         interval: SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (f.rate_kbps.unwrap_or(1.0) * 1e3)),
                     },
-                    RateControlKind::BinarySearch => {
-                        let mut rc = BinarySearchRateControl::new(scenario.semitcp.rate_control.clone(), f.packet_bytes);
-                        rc.max_rate_kbps = scenario.radio.data_rate_mbps * 1e3;
-                        Pacing::BinarySearch(Box::new(rc))
-                    }
+                    RateControlKind::BinarySearch => match scenario.semitcp.rate_control.algorithm {
+                        RateControlAlgorithm::Paper => {
+                            let mut rc = BinarySearchRateControl::new(scenario.semitcp.rate_control.clone(), f.packet_bytes);
+                            rc.max_rate_kbps = scenario.radio.data_rate_mbps * 1e3;
+                            Pacing::BinarySearch(Box::new(rc))
+                        }
+                        RateControlAlgorithm::Matcp => {
+                            Pacing::Matcp(Box::new(MatcpRateControl::new(scenario.semitcp.rate_control.matcp.clone(), f.packet_bytes)))
+                        }
+                    },
                 };
                 SemiTcpConnection::new(sender, receiver, pacing, scenario.semitcp.reserved_packets as usize)
+                    .with_source_pull(scenario.semitcp.source_pull)
             });
             let tcp = match f.transport {
                 Transport::Udp | Transport::Semitcp => None,
@@ -156,6 +165,8 @@ impl World {
                 tcp,
                 semitcp,
                 timers: [Timer::default(); 2],
+                held_acks: (f.transport == Transport::Semitcp && scenario.semitcp.sink_holds_acks)
+                    .then(|| AckQueue::new(scenario.semitcp.sink_ack_queue_packets as usize)),
             });
         }
 
@@ -223,6 +234,10 @@ impl World {
             trace: None,
             hop_dirty: Vec::new(),
             ll_transit: Default::default(),
+            pulls: scenario.flows.iter().any(|f| f.transport == Transport::Semitcp)
+                && (scenario.semitcp.sink_holds_acks || scenario.semitcp.source_pull),
+            pull_turn: 0,
+            room_threshold: scenario.semitcp.mac.congestion_threshold as usize,
             config_hash: scenario.config_hash(),
             name: scenario.name.clone(),
             seed,

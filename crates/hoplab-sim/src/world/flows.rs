@@ -6,10 +6,12 @@
 
 use super::{Event, Layer, World};
 use crate::app::DEFAULT_TTL;
+use crate::loss::DropCause;
 use crate::mac::TxDone;
+use crate::queue::QueueDisc;
 use crate::scenario::{AppKind, Transport};
 use crate::time::SimDuration;
-use crate::transport::semitcp::connection::{SemiTcpTimer, SendTick};
+use crate::transport::semitcp::connection::{Pacing, SemiTcpTimer, SendTick};
 use crate::transport::tcp::connection::TcpTimer;
 use crate::wire::tcp::{SegmentKind, TcpHeader, TCP_HEADER_BYTES};
 use crate::wire::{NodeId, Packet, PacketInfo, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
@@ -26,7 +28,7 @@ impl World {
         }
         match f.transport {
             Transport::Tcp => return self.tcp_start(flow),
-            Transport::Semitcp => return self.semitcp_pump(flow),
+            Transport::Semitcp => return self.semitcp_start(flow),
             Transport::Udp => {}
         }
         match f.app {
@@ -124,6 +126,13 @@ impl World {
 
     /// A TCP or semi-TCP segment leaves endpoint `from` for `to`.
     fn tcp_send(&mut self, flow: u32, from: NodeId, to: NodeId, header: TcpHeader) {
+        let packet = self.tcp_packet(flow, from, to, header);
+        self.net_originate(from, packet);
+    }
+
+    /// The packet of a TCP or semi-TCP segment from `from` to `to`, counted
+    /// as sent.
+    fn tcp_packet(&mut self, flow: u32, from: NodeId, to: NodeId, header: TcpHeader) -> Packet {
         let now = self.now();
         let uid = self.new_uid();
         let in_window = now >= self.warmup;
@@ -151,7 +160,7 @@ impl World {
                 f.stats.window_offered_bytes += payload_bytes as u64;
             }
         }
-        self.net_originate(from, packet);
+        packet
     }
 
     /// A TCP packet reached its destination node.
@@ -263,13 +272,36 @@ impl World {
     }
 
     /// Packets of `flow` (data direction) waiting in `node`'s interface
-    /// queue or for a route.
+    /// queue, for a route, or on their way down through the link layer
+    /// (`mac.ll_delay_us`).
     fn waiting_of_flow(&self, node: NodeId, flow: u32) -> usize {
         let of_flow = |p: &Packet| p.flow == flow && !p.is_reverse() && !p.is_control();
-        self.nodes[node.index()].mac.queued().filter(|q| of_flow(&q.packet)).count() + self.routing_held(node, of_flow)
+        let in_mac = self.nodes[node.index()].mac.queued().filter(|q| of_flow(&q.packet)).count();
+        in_mac + self.routing_held(node, of_flow) + self.ll_going_down(node, of_flow)
     }
 
-    /// Hand segments down while the reserved buffer (and the timer) allow.
+    /// The flow's start: the FTP begins. A pulled source sends its first
+    /// segment if its node has room (ns-2 `SemiTcpAgent::send_much`,
+    /// `tcp/semitcp.cc:353-363`).
+    fn semitcp_start(&mut self, flow: u32) {
+        let src = self.flows[flow as usize].src;
+        if self.semitcp(flow).source_pull && self.has_room(src) {
+            self.semitcp(flow).on_pull();
+        }
+        self.semitcp_pump(flow);
+    }
+
+    /// Routing gave up a packet `node` originated (no route): its agents
+    /// are pulled as after a service (ns-2: `AODV::send_down(true)` after
+    /// its drops, `aodv/aodv.cc:1472-1503`), and any source may refill as
+    /// when a packet enters service.
+    pub(crate) fn source_may_refill(&mut self, node: NodeId, packet: &PacketInfo) {
+        self.pull_agents(node);
+        self.app_packet_entered_service(node, packet);
+    }
+
+    /// Hand segments down while the reserved buffer (and the timer) allow;
+    /// with `source_pull`, one segment if the MAC pulled.
     fn semitcp_pump(&mut self, flow: u32) {
         let now = self.now();
         let (src, dst, stop) = {
@@ -303,7 +335,64 @@ impl World {
         if let Some(ack) = received.ack {
             let f = &self.flows[flow as usize];
             let (src, dst) = (f.src, f.dst);
-            self.tcp_send(flow, dst, src, ack);
+            if f.held_acks.is_none() {
+                return self.tcp_send(flow, dst, src, ack);
+            }
+            // `sink_holds_acks` (ns-2 `TcpSink::ack`): down only with room.
+            let packet = self.tcp_packet(flow, dst, src, ack);
+            let room = self.has_room(dst);
+            let queue = self.flows[flow as usize].held_acks.as_mut().expect("holds ACKs");
+            let offered = queue.offer(packet, room);
+            if let Some(old) = offered.dropped {
+                self.drop_packet(dst, &old, DropCause::AckQueueOverflow);
+            }
+            if let Some(packet) = offered.send {
+                self.net_originate(dst, packet);
+            }
+        }
+    }
+
+    /// Whether `node`'s interface queue and routing buffer together hold
+    /// fewer packets (of any kind) than the congestion threshold: ns-2's
+    /// `Mac802_11::spaces_available` (musicinthedark/semitcp,
+    /// `mac/mac-802_11.cc:2165-2184`).
+    fn has_room(&self, node: NodeId) -> bool {
+        self.nodes[node.index()].mac.queue.len() + self.routing_held(node, |_| true) < self.room_threshold
+    }
+
+    /// `node`'s MAC finished a service and found its interface queue empty
+    /// (ns-2's pull, `queue/queue.cc:71-81`), or its routing gave up a
+    /// packet: if the routing buffer is empty (`AODV::send_down`,
+    /// `aodv/aodv.cc:1472-1503`), one semi-TCP agent at the node hands one
+    /// packet down: a pulled source (`source_pull`) a segment, else a
+    /// destination one held ACK (`sink_holds_acks`; `TcpSink::send_down`),
+    /// as ns-2 asks its source agent first. Agents of one kind take turns
+    /// when a node has several.
+    pub(crate) fn pull_agents(&mut self, node: NodeId) {
+        if !self.pulls || self.routing_held(node, |_| true) > 0 {
+            return;
+        }
+        let n = self.flows.len();
+        let turn = self.pull_turn as usize;
+        let source = (0..n).map(|k| (turn + k) % n).find(|&i| {
+            let f = &self.flows[i];
+            f.src == node && f.semitcp.as_ref().is_some_and(|c| c.source_pull)
+        });
+        if let Some(flow) = source {
+            self.pull_turn = (flow + 1) as u32;
+            self.semitcp(flow as u32).on_pull();
+            return self.semitcp_pump(flow as u32);
+        }
+        for k in 0..n {
+            let flow = (turn + k) % n;
+            let f = &mut self.flows[flow];
+            if f.dst != node {
+                continue;
+            }
+            let Some(ack) = f.held_acks.as_mut().and_then(|q| q.release()) else { continue };
+            self.pull_turn = (flow + 1) as u32;
+            self.net_originate(node, ack);
+            return;
         }
     }
 
@@ -311,6 +400,10 @@ impl World {
         let now = self.now();
         match timer {
             SemiTcpTimer::Retransmission => self.semitcp(flow).sender.on_rto(now),
+            SemiTcpTimer::Send if matches!(self.semitcp(flow).pacing, Pacing::Matcp(_)) => {
+                let blocked = self.holds_data(self.flows[flow as usize].src);
+                self.semitcp(flow).on_matcp_tick(blocked);
+            }
             SemiTcpTimer::Send => self.semitcp(flow).on_send_tick(),
         }
         self.semitcp_pump(flow);
@@ -322,11 +415,23 @@ impl World {
         if self.flows[flow as usize].src != node || done.packet.is_reverse() {
             return;
         }
-        if self.semitcp(flow).on_mac_sample(done.rts_attempts, done.service_time.as_secs_f64()) {
-            // The rate changed: the timer restarts with the new period.
-            self.flows[flow as usize].timers[SemiTcpTimer::Send as usize].cancel();
+        if self.semitcp(flow).on_mac_sample(done.rts_attempts, done.service_time.as_secs_f64(), done.acknowledged) {
+            if self.semitcp(flow).pacing.restarts_timer_on_change() {
+                // The rate changed: the timer restarts with the new period.
+                self.flows[flow as usize].timers[SemiTcpTimer::Send as usize].cancel();
+            }
             self.semitcp_pump(flow);
         }
+    }
+
+    /// Whether `node` holds a data packet (ACKs included; not routing
+    /// packets): in its interface queue, in service, or waiting for a
+    /// route (matcp's `Mac802_11::TotalCongested`, mahaicheng/semitcprc
+    /// `mac/mac-802_11.cc:2184-2192`).
+    fn holds_data(&self, node: NodeId) -> bool {
+        let mac = &self.nodes[node.index()].mac;
+        let data = |p: &Packet| !p.is_control();
+        mac.queued().any(|q| data(&q.packet)) || mac.op.iter().any(|op| data(&op.item.packet)) || self.routing_held(node, data) > 0
     }
 
     fn semitcp_sync_timers(&mut self, flow: u32) {

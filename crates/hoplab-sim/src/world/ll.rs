@@ -41,6 +41,14 @@ impl World {
         self.queue.schedule(at, Event::new(node.0, Layer::Mac, LL_EVENT));
     }
 
+    /// Packets of `node` on their way down through its link layer that
+    /// `counts` accepts (ns-2 counts them nowhere: neither in the interface
+    /// queue nor in the routing buffer).
+    pub(crate) fn ll_going_down(&self, node: NodeId, counts: impl Fn(&Packet) -> bool) -> usize {
+        let going_down = |t: &&Transit| matches!(t, Transit::Down { node: n, item } if *n == node && counts(&item.packet));
+        self.ll_transit.iter().filter(going_down).count()
+    }
+
     /// The oldest packet in the link layer leaves it.
     pub(crate) fn ll_exit(&mut self) {
         match self.ll_transit.pop_front().expect("a packet in the link layer") {

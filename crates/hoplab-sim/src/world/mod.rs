@@ -27,6 +27,7 @@ use crate::stats::report::{RunReport, SeriesRow};
 use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::semitcp::connection::SemiTcpConnection;
+use crate::transport::semitcp::sink::AckQueue;
 use crate::transport::tcp::connection::TcpConnection;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -154,6 +155,8 @@ pub struct Flow {
     pub semitcp: Option<SemiTcpConnection>,
     /// The connection's timer slots (a connection has two).
     pub timers: [Timer; 2],
+    /// A semi-TCP destination's held ACKs (`[semitcp] sink_holds_acks`).
+    pub held_acks: Option<AckQueue<crate::wire::Packet>>,
 }
 
 /// One line of the frame trace (tests and debugging).
@@ -211,6 +214,14 @@ pub struct World {
     /// Packets crossing the link layer (`mac.ll_delay_us`), in the order
     /// they leave it.
     pub ll_transit: std::collections::VecDeque<ll::Transit>,
+    /// Some semi-TCP agent answers its MAC's pull (`MacIndication::QueueDrained`).
+    pub pulls: bool,
+    /// The flow whose agent a pull asks first (agents at one node take turns).
+    pub pull_turn: u32,
+    /// `[semitcp.mac] congestion_threshold`: a semi-TCP agent finds room
+    /// below it when its node's interface queue and routing buffer hold
+    /// fewer packets (ns-2's `spaces_available`).
+    pub room_threshold: usize,
     pub config_hash: String,
     pub name: String,
     pub seed: u64,
@@ -316,7 +327,9 @@ impl World {
         let in_ll = self.ll_transit.iter().map(|t| t.packet());
         // Packets waiting for a route (AODV's request queues).
         let buffered = self.routing.iter().flat_map(|r| r.buffered());
-        for packet in in_macs.chain(in_ll).chain(self.link_packets()).chain(buffered) {
+        // ACKs a semi-TCP destination holds (`sink_holds_acks`).
+        let held = self.flows.iter().filter_map(|f| f.held_acks.as_ref()).flat_map(|q| q.iter());
+        for packet in in_macs.chain(in_ll).chain(self.link_packets()).chain(buffered).chain(held) {
             if !packet.is_control() {
                 let sets = &mut seen[packet.flow as usize];
                 let set = if packet.is_reverse() { &mut sets.1 } else { &mut sets.0 };

@@ -40,7 +40,7 @@ impl World {
                     self.routing_step(node, |r, ctx, out| r.on_link_broken(now, neighbour, failed.as_ref(), queued, ctx, out));
                 }
                 RoutingOutput::BufferChanged => self.hop_update(node),
-                RoutingOutput::SourceMayRefill { packet } => self.app_packet_entered_service(node, &packet.info()),
+                RoutingOutput::SourceMayRefill { packet } => self.source_may_refill(node, &packet.info()),
             }
         }
     }
@@ -153,15 +153,10 @@ impl World {
         *losses.entry(cause).or_default() += 1;
     }
 
-    /// Packets `node` holds above its MAC that `counts` accepts: waiting
-    /// for a route, or on their way down through the link layer
-    /// (`mac.ll_delay_us`).
+    /// Data packets `node` holds while waiting for a route that `counts`
+    /// accepts.
     pub(crate) fn routing_held(&self, node: NodeId, counts: impl Fn(&Packet) -> bool) -> usize {
-        let going_down = self
-            .ll_transit
-            .iter()
-            .filter(|t| matches!(t, super::ll::Transit::Down { node: n, item } if *n == node && counts(&item.packet)));
-        self.routing[node.index()].buffered().filter(|p| counts(p)).count() + going_down.count()
+        self.routing[node.index()].buffered().filter(|p| counts(p)).count()
     }
 
     /// The packets `node` holds while waiting for a route.

@@ -167,6 +167,7 @@ impl World {
             MacIndication::TxDone(done) => self.net_mac_tx_done(node, &done),
             MacIndication::Dropped { packet, cause } => self.drop_packet(node, &packets[packet.0 as usize], cause),
             MacIndication::HeldChanged => self.hop_update(node),
+            MacIndication::QueueDrained => self.pull_agents(node),
         }
     }
 

@@ -4,5 +4,7 @@
 //! reserved buffer, optionally paced by a rate controller (Algorithm 1).
 
 pub mod connection;
+pub mod matcp;
 pub mod rate_control;
 pub mod sender;
+pub mod sink;

@@ -1,6 +1,8 @@
 //! Binary-search source rate control for semi-TCP (Chen et al., "Rate
 //! control for semi-TCP in multihop wireless networks", EURASIP JWCN 2018,
-//! section 4 and Algorithm 1; SPEC.md section 3).
+//! section 4 and Algorithm 1; SPEC.md section 3). `[semitcp.rate_control]
+//! algorithm = "matcp"` runs the public ns-2.35 code's reading instead
+//! ([`super::matcp`]).
 //!
 //! The source measures, per DATA packet at its own MAC, the MAC sending time
 //! (MST: head of queue to ACK or drop) and the RTS attempts it took (APR
@@ -74,6 +76,7 @@
 //!   (APR 2.7 -> 1.2 between iterations 0 and 1) would restart the search;
 //!   `restart_during_search = true` applies it there too.
 
+use super::matcp::MatcpConfig;
 use crate::config::{at_least, join, non_negative, positive, ConfigError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -86,6 +89,22 @@ use std::collections::VecDeque;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RateControlConfig {
+    /// Which reading of the binary-search rate control runs: "paper", the
+    /// seed paper's Algorithm 1 as its text describes it (the keys below),
+    /// or "matcp", the sampling and decisions of the rate-control paper's
+    /// public ns-2.35 code (GitHub mahaicheng/semitcprc,
+    /// `tcp/matcp.cc:167-473`, constants in `[semitcp.rate_control.matcp]`):
+    /// one ratio sample per 10 ACKed DATA frames judged on its own, start
+    /// at a quarter of the peak from the smallest MAC sending time, settle
+    /// at 5 of the last 10 samples in the band, restart at 8 of 10 on one
+    /// side, pacing ticks lost while the source holds data and 5 lost of 10
+    /// halving the rate. Not part of `preset = "ns2"`: that preset
+    /// reproduces ns-2.29 as musicinthedark/semitcp runs it, whose semi-TCP
+    /// has no binary-search rate control (only TCP-AP pacing, `use_ap_`,
+    /// `tcp/semitcp.cc:367-395`, which its chain scripts do not turn on);
+    /// matcp is a separate code base (ns-2.35, its own MAC), and what the
+    /// seed paper describes is Algorithm 1.
+    pub algorithm: RateControlAlgorithm,
     /// n0: samples per moving average and per decision window.
     pub window_samples: u32,
     /// DATA frames, acknowledged or dropped, averaged into one sample.
@@ -112,6 +131,19 @@ pub struct RateControlConfig {
     /// Â below LAPR + this margin is the low level: the rate is too low
     /// whatever HAPR (0: the paper's band alone).
     pub low_level_margin: f64,
+    /// The constants of `algorithm = "matcp"` (mahaicheng/semitcprc's values).
+    pub matcp: MatcpConfig,
+}
+
+/// `[semitcp.rate_control] algorithm`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RateControlAlgorithm {
+    /// The seed paper's Algorithm 1 (its text; hoplab's reading).
+    #[default]
+    Paper,
+    /// mahaicheng/semitcprc's `MaTcpAgent` (`tcp/matcp.cc`).
+    Matcp,
 }
 
 impl RateControlConfig {
@@ -128,7 +160,8 @@ impl RateControlConfig {
         }
         positive(&key("restart_change"), self.restart_change)?;
         non_negative(&key("low_level_margin"), self.low_level_margin)?;
-        positive(&key("resolution_kbps"), self.resolution_kbps)
+        positive(&key("resolution_kbps"), self.resolution_kbps)?;
+        self.matcp.validate(&key("matcp"))
     }
 }
 
@@ -145,6 +178,8 @@ impl Default for RateControlConfig {
             restart_during_search: false,
             settle_frames: 0,
             low_level_margin: 0.15,
+            algorithm: RateControlAlgorithm::Paper,
+            matcp: MatcpConfig::default(),
         }
     }
 }

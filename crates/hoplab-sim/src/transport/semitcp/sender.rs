@@ -14,13 +14,38 @@
 //! windowless sender, which keeps sending new data behind the hole, waiting
 //! for the backed-off timer after every lost retransmission. The RFC 6298
 //! timer remains the backstop: on expiry the oldest segment is resent.
+//!
+//! As the public ns-2 code (`[semitcp] loss_recovery = "rto_only"`,
+//! `rto_backoff = false`; GitHub musicinthedark/semitcp, ns-2.29): no
+//! detection from ACKs at all (`SemiTcpAgent::recv`,
+//! `tcp/semitcp.cc:216-328`, has no duplicate-ACK action); the timer,
+//! re-armed by every new cumulative ACK (`TcpAgent::newtimer`,
+//! `tcp/tcp.cc:959-976`), resends the oldest segment not acknowledged
+//! (cumulatively or on its own; `highest_ack_ + 1` through the `unacked`
+//! list) and re-arms **without** backing off (`reset_rtx_timer(0)`,
+//! `tcp/semitcp.cc:343`). ns-2 times one segment per round trip for its
+//! RTT estimate; hoplab samples every segment not retransmitted (Karn).
 
 use crate::time::SimTime;
 use crate::transport::tcp::config::TcpConfig;
 use crate::transport::tcp::rtt::RttEstimator;
 use crate::transport::tcp::sender::SenderCounters;
 use crate::wire::tcp::{SegmentKind, TcpHeader};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
+
+/// `[semitcp] loss_recovery`: how the sender finds lost segments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LossRecovery {
+    /// Time-based detection from later ACKs (RACK, RFC 8985), the timer as
+    /// the backstop.
+    #[default]
+    Rack,
+    /// The retransmission timer alone (ns-2's `SemiTcpAgent`).
+    RtoOnly,
+}
 
 #[derive(Debug, Clone, Copy)]
 struct Outstanding {
@@ -40,6 +65,9 @@ pub struct SemiTcpSender {
     rto_deadline: Option<SimTime>,
     pub counters: SenderCounters,
     pub completed_at: Option<SimTime>,
+    pub loss_recovery: LossRecovery,
+    /// The timer backs off (doubles) on each expiry (RFC 6298 5.5).
+    pub rto_backoff: bool,
 }
 
 impl SemiTcpSender {
@@ -54,7 +82,16 @@ impl SemiTcpSender {
             rto_deadline: None,
             counters: SenderCounters::default(),
             completed_at: None,
+            loss_recovery: LossRecovery::Rack,
+            rto_backoff: true,
         }
+    }
+
+    /// Loss detection and timer backoff (`[semitcp] loss_recovery`, `rto_backoff`).
+    pub fn with_recovery(mut self, loss_recovery: LossRecovery, rto_backoff: bool) -> Self {
+        self.loss_recovery = loss_recovery;
+        self.rto_backoff = rto_backoff;
+        self
     }
 
     pub fn rto_deadline(&self) -> Option<SimTime> {
@@ -111,9 +148,21 @@ impl SemiTcpSender {
             self.cumulative_ack = ack.ack;
             self.rto_deadline = (!self.outstanding.is_empty()).then(|| now + self.rtt.rto());
         }
-        // RACK: the copy that triggered this ACK left at `ack.echo`; what
-        // was sent before it (beyond the reorder window) and is still
-        // unacknowledged was lost.
+        if self.loss_recovery == LossRecovery::Rack {
+            self.rack(ack);
+        }
+        if self.outstanding.is_empty() {
+            self.rto_deadline = None;
+        }
+        if self.total_segments.is_some_and(|t| self.cumulative_ack >= t) && self.completed_at.is_none() {
+            self.completed_at = Some(now);
+        }
+    }
+
+    /// RACK: the copy that triggered this ACK left at `ack.echo`; what was
+    /// sent before it (beyond the reorder window) and is still
+    /// unacknowledged was lost.
+    fn rack(&mut self, ack: &TcpHeader) {
         let reorder_window =
             self.rtt.srtt().map_or(crate::time::SimDuration::ZERO, |s| crate::time::SimDuration::from_nanos(s.as_nanos() / 4));
         let mut lost = Vec::new();
@@ -126,20 +175,17 @@ impl SemiTcpSender {
             self.retransmit.push_back(seq);
             self.counters.fast_retransmits += 1;
         }
-        if self.outstanding.is_empty() {
-            self.rto_deadline = None;
-        }
-        if self.total_segments.is_some_and(|t| self.cumulative_ack >= t) && self.completed_at.is_none() {
-            self.completed_at = Some(now);
-        }
     }
 
-    /// The timer expired: resend the oldest unacknowledged segment, back off.
+    /// The timer expired: resend the oldest unacknowledged segment, back
+    /// off (unless `rto_backoff` is off).
     pub fn on_rto(&mut self, now: SimTime) {
         self.rto_deadline = None;
         let Some((&oldest, _)) = self.outstanding.iter().next() else { return };
         self.counters.timeouts += 1;
-        self.rtt.back_off();
+        if self.rto_backoff {
+            self.rtt.back_off();
+        }
         if !self.retransmit.contains(&oldest) {
             self.retransmit.push_back(oldest);
         }
@@ -210,5 +256,41 @@ mod tests {
         assert_eq!(s.rto_deadline(), Some(at(1050.0 + 400.0)), "RTO doubled");
         s.on_ack(at(1100.0), &ack(3, 1, at(1050.0)));
         assert_eq!(s.completed_at, Some(at(1100.0)));
+    }
+
+    #[test]
+    fn rto_only_ignores_later_acks_and_does_not_back_off_as_ns2() {
+        // ns-2's SemiTcpAgent (semitcp.cc:216-346): the same losses as the
+        // first test, but only the timer resends, re-armed by each new
+        // cumulative ACK and never backed off.
+        let mut s = SemiTcpSender::new(&TcpConfig::default(), None).with_recovery(LossRecovery::RtoOnly, false);
+        for i in 0..6 {
+            s.next_segment(at(10.0 * i as f64));
+        }
+        s.on_ack(at(40.0), &ack(1, 0, at(0.0)));
+        assert_eq!(s.rto_deadline(), Some(at(40.0 + 200.0)), "new cumulative ACK: re-armed, RTO 200 ms (min)");
+        // Segment 1 lost; 2..5 acknowledged on their own: no fast retransmit,
+        // and the timer is not re-armed (no new cumulative ACK).
+        for seq in 2..6 {
+            s.on_ack(at(40.0 + 10.0 * seq as f64), &ack(1, seq, at(10.0 * seq as f64)));
+        }
+        assert_eq!(s.counters.fast_retransmits, 0);
+        assert_eq!(s.next_segment(at(100.0)).map(|h| (h.seq, h.retransmission)), Some((6, false)), "new data, no resend");
+        assert_eq!(s.rto_deadline(), Some(at(240.0)));
+        // The timer: resend 1 (the oldest not acknowledged), same RTO again.
+        s.on_rto(at(240.0));
+        let again = s.next_segment(at(240.0)).unwrap();
+        assert_eq!((again.seq, again.retransmission), (1, true));
+        let rto = s.rtt.rto();
+        assert_eq!(s.rto_deadline(), Some(at(240.0) + rto), "no backoff");
+        // Its copy is lost too: the next expiry resends it after the same RTO.
+        s.on_rto(at(240.0) + rto);
+        assert_eq!(s.rto_deadline(), Some(at(240.0) + rto + rto));
+        assert_eq!(s.next_segment(at(500.0)).map(|h| (h.seq, h.retransmission)), Some((1, true)));
+        // Today's default backs off: 2 x, then 4 x.
+        let mut b = SemiTcpSender::new(&TcpConfig::default(), None);
+        b.next_segment(at(0.0));
+        b.on_rto(at(1000.0));
+        assert_eq!(b.rto_deadline(), Some(at(3000.0)), "initial RTO 1 s doubled");
     }
 }
