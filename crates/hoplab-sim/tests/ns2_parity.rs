@@ -33,16 +33,34 @@ fn ns2_results() -> Vec<Ns2Point> {
         .collect()
 }
 
-/// The chain of ns-2's scripts; `routing` is a JSON table.
-fn ns2_script_chain(routing: &str, hops: u32, seed: u64) -> RunReport {
-    let json = format!(
-        r#"{{"preset": "ns2", "duration_s": 100, "warmup_s": 1, "routing": {routing},
-            "radio": {{"data_rate_mbps": 1, "basic_rate_mbps": 1, "tx_range_m": 250, "cs_range_m": 550}},
-            "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}},
-            "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", "transport": "semitcp", "packet_bytes": 512}}]}}"#,
-        hops + 1
-    );
-    simulate(&json, Some(seed), RunOptions::default()).expect("runs")
+/// Plain semi-TCP on a chain (512 B, 200 m spacing, 250 m / 550 m) under
+/// `preset` with `routing` (a JSON table), data and basic rate
+/// `rate_mbps`, for `duration_s` with a warm-up of `warmup_s`.
+struct Chain {
+    preset: &'static str,
+    routing: &'static str,
+    rate_mbps: f64,
+    duration_s: f64,
+    warmup_s: f64,
+}
+
+impl Chain {
+    fn run(&self, hops: u32, seed: u64) -> RunReport {
+        let Chain { preset, routing, rate_mbps, duration_s, warmup_s } = self;
+        let json = format!(
+            r#"{{"preset": "{preset}", "duration_s": {duration_s}, "warmup_s": {warmup_s}, "routing": {routing},
+                "radio": {{"data_rate_mbps": {rate_mbps}, "basic_rate_mbps": {rate_mbps}, "tx_range_m": 250, "cs_range_m": 550}},
+                "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}},
+                "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", "transport": "semitcp", "packet_bytes": 512}}]}}"#,
+            hops + 1
+        );
+        simulate(&json, Some(seed), RunOptions::default()).expect("runs")
+    }
+}
+
+/// The chain of ns-2's scripts (1 Mbit/s, 100 s) with `routing`.
+fn ns2_script_chain(routing: &'static str) -> Chain {
+    Chain { preset: "ns2", routing, rate_mbps: 1.0, duration_s: 100.0, warmup_s: 1.0 }
 }
 
 /// Static routes: the same paths as ns-2's AODV, which never broke.
@@ -61,12 +79,12 @@ fn plain_semitcp_on_ns2s_own_aodv_chain_is_within_15_percent_of_ns2() {
     within_15_percent_of_ns2(AODV_WITHOUT_FEEDBACK);
 }
 
-fn within_15_percent_of_ns2(routing: &str) {
+fn within_15_percent_of_ns2(routing: &'static str) {
     let ns2 = ns2_results();
     assert_eq!(ns2.len(), 19, "2..20 nodes");
     println!("routing {routing}");
     for point in ns2.iter().filter(|p| p.hops <= 14) {
-        let report = ns2_script_chain(routing, point.hops, 1);
+        let report = ns2_script_chain(routing).run(point.hops, 1);
         let flow = &report.flows[0];
         let ratio = flow.goodput_kbps / point.goodput_kbps;
         println!(
@@ -94,18 +112,9 @@ fn within_15_percent_of_ns2(routing: &str) {
 }
 
 /// The paper's AODV chain (seed 000 section 3.1, with issue 12's carrier
-/// sense of 550 m): 2 Mbit/s, 512 B, 200 m spacing, 60 s.
-fn aodv_chain(preset: &str, hops: u32, seed: u64) -> RunReport {
-    let json = format!(
-        r#"{{"preset": "{preset}", "duration_s": 60, "warmup_s": 5,
-            "radio": {{"data_rate_mbps": 2, "basic_rate_mbps": 2, "tx_range_m": 250, "cs_range_m": 550}},
-            "routing": {{"protocol": "aodv"}},
-            "topology": {{"kind": "chain", "nodes": {}, "spacing_m": 200}},
-            "flows": [{{"src": 0, "dst": {hops}, "app": "bulk", "transport": "semitcp", "packet_bytes": 512}}]}}"#,
-        hops + 1
-    );
-    simulate(&json, Some(seed), RunOptions::default()).expect("runs")
-}
+/// sense of 550 m): 2 Mbit/s, 60 s.
+const PAPERS_AODV_CHAIN: Chain =
+    Chain { preset: "ns2", routing: r#"{"protocol": "aodv"}"#, rate_mbps: 2.0, duration_s: 60.0, warmup_s: 5.0 };
 
 /// Issue 12: with the standard rules the destination loses its route back
 /// to contention (its ACKs' RTSs collide with the source's DATA, hidden
@@ -117,7 +126,7 @@ fn aodv_chain(preset: &str, hops: u32, seed: u64) -> RunReport {
 fn with_the_ns2_rules_the_destination_delivers_its_acks_over_aodv() {
     for hops in [3, 4] {
         for seed in 1..=3 {
-            let report = aodv_chain("ns2", hops, seed);
+            let report = PAPERS_AODV_CHAIN.run(hops, seed);
             let flow = &report.flows[0];
             let delivered = flow.acks_delivered as f64 / flow.acks_sent.max(1) as f64;
             println!(
