@@ -61,6 +61,7 @@ __all__ = [
 _MODULES: dict[str, str] = {
     "scalable-manet": "hoplab.papers.scalable_manet",
     "semitcp-2018": "hoplab.papers.semitcp_2018",
+    "tcp-ra-2009": "hoplab.papers.tcp_ra_2009",
 }
 _EXTRA: dict[str, Paper] = {}
 
