@@ -303,14 +303,6 @@ def _numeric_scalars(row: Mapping[str, Any], skip: frozenset[str]) -> Iterable[t
             yield key, float(value)
         elif isinstance(value, (int, float)):
             yield key, float(value)
-        elif key == "loss_classification" and isinstance(value, Mapping):
-            # A TCP-RA flow's {true cause: {receiver's verdict: n}}, as the
-            # flows DataFrame names it: classified_<truth>_as_<verdict>.
-            for truth, verdicts in value.items():
-                if isinstance(verdicts, Mapping):
-                    for verdict, count in verdicts.items():
-                        if isinstance(count, (int, float)) and not isinstance(count, bool):
-                            yield f"classified_{truth}_as_{verdict}", float(count)
         elif isinstance(value, Mapping):
             prefix = {"losses": "loss_", "ack_losses": "ack_loss_", "drops": "drop_"}.get(key, key + "_")
             for sub, count in value.items():
