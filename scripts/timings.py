@@ -4,6 +4,7 @@ docs/timings.md, the one place the README's times come from.
     python scripts/timings.py                 # benchmarks + both --quick reproductions (about a minute)
     python scripts/timings.py --full          # + both full reproductions (a few minutes)
     python scripts/timings.py --fresh-clone   # + the README's two commands on a fresh clone (about 10 minutes)
+    python scripts/timings.py --paper tcp-ra-2009 --full --keep-bench   # one paper's rows only
 
 Every command runs as a user runs it (`python -m hoplab ...` in a fresh
 temporary directory, so every run executes: nothing comes from a store).
@@ -29,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "docs" / "timings.md"
-PAPERS = ("semitcp-2018", "scalable-manet")
+PAPERS = ("semitcp-2018", "scalable-manet", "tcp-ra-2009")
 BENCH_NAMES = {
     "engine": "engine: schedule / cancel / pop",
     "bench-chain15-udp": "15-node chain, saturated UDP",
@@ -112,6 +113,13 @@ def _old_rows() -> dict[str, list[str]]:
     return rows
 
 
+def _old_bench() -> str | None:
+    """The current file's benchmarks section as it stands (None if it has none)."""
+    if not OUT.exists() or "## Benchmarks" not in OUT.read_text(encoding="utf-8"):
+        return None
+    return "## Benchmarks" + OUT.read_text(encoding="utf-8").split("## Benchmarks", 1)[1]
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min ({seconds:.0f} s)"
 
@@ -121,6 +129,10 @@ def main() -> None:
     parser.add_argument("--full", action="store_true", help="also time both full reproductions")
     parser.add_argument("--fresh-clone", action="store_true", help="also time the README's commands on a fresh clone")
     parser.add_argument("--out", type=Path, default=OUT, help="where to write (default docs/timings.md)")
+    parser.add_argument("--paper", action="append", choices=PAPERS,
+                        help="time only this paper's reproductions (repeatable; default every paper)")
+    parser.add_argument("--keep-bench", action="store_true",
+                        help="keep the benchmarks table as it is (do not run `hoplab bench`)")
     args = parser.parse_args()
 
     today = datetime.date.today().isoformat()
@@ -136,15 +148,21 @@ def main() -> None:
             rows.append(["README, second command, fresh clone (build + every test)", f"`{second}`", "-",
                          _minutes(_fresh_clone(second, work, "second")), today])
         for quick in (True, False) if args.full else (True,):
-            for paper in PAPERS:
+            for paper in args.paper or PAPERS:
                 out = work / f"{paper}{'-quick' if quick else ''}"
                 flag = " --quick" if quick else ""
                 wall, _ = _hoplab("reproduce", paper, *(["--quick"] if quick else []), "--out", str(out), cwd=work)
                 rows.append([f"reproduce {paper}{flag}", f"`hoplab reproduce {paper}{flag}`",
                              _runs_in(out / "report.md"), _minutes(wall), today])
-        _, text = _hoplab("bench", "--json", cwd=work)
-    document = json.loads(text)
-    bench = document["benchmarks"]
+        old_bench = _old_bench() if args.keep_bench else None
+        if old_bench is None:
+            _, text = _hoplab("bench", "--json", cwd=work)
+            document = json.loads(text)
+            bench = document["benchmarks"]
+        else:
+            from hoplab import __version__
+
+            document, bench = {"version": __version__}, []
     load_after = os.getloadavg()[0]
 
     # The slow rows this run did not redo keep their earlier measurement (and date).
@@ -160,7 +178,8 @@ def main() -> None:
         "",
         f"Last run {today} on {_machine()}, hoplab {document.get('version', '')} at commit {_commit()}; load "
         f"average {load_before:.2f} before, {load_after:.2f} after (other work on the machine slows every figure "
-        "down).",
+        "down)." + (" The benchmarks are kept from the run that measured them (`--keep-bench`); the commands table "
+                    "says when each row was measured." if old_bench is not None else ""),
         "",
         "## Commands",
         "",
@@ -172,15 +191,19 @@ def main() -> None:
         "|---|---|---|---|---|",
     ]
     lines += ["| " + " | ".join(row) + " |" for row in ordered]
-    lines += [
-        "",
-        "## Benchmarks",
-        "",
-        f"`hoplab bench --json`: one core per benchmark, 100 simulated seconds per scenario, the fastest of {bench[0].get('repeat', 1)} runs.",
-        "",
-        "| benchmark | simulated events | wall s | events/s | sim s per wall s |",
-        "|---|---|---|---|---|",
-    ]
+    if old_bench is not None:
+        lines += ["", old_bench.rstrip("\n")]
+    else:
+        lines += [
+            "",
+            "## Benchmarks",
+            "",
+            f"`hoplab bench --json`: one core per benchmark, 100 simulated seconds per scenario, the fastest of "
+            f"{bench[0].get('repeat', 1)} runs.",
+            "",
+            "| benchmark | simulated events | wall s | events/s | sim s per wall s |",
+            "|---|---|---|---|---|",
+        ]
     for figure in bench:
         name = BENCH_NAMES.get(str(figure["name"]), str(figure["name"]))
         per_wall = f"{figure['sim_seconds_per_wall_second']:,.0f}" if "sim_seconds" in figure else "-"
