@@ -45,6 +45,7 @@ import numpy  # noqa: F401 - loaded before workers fork, so no worker pays for i
 
 from hoplab import _core
 from hoplab._core import ScenarioError
+from hoplab.run import classified_counts
 from hoplab.scenario import SEED_MAX, Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
 
 if TYPE_CHECKING:
@@ -303,6 +304,9 @@ def _numeric_scalars(row: Mapping[str, Any], skip: frozenset[str]) -> Iterable[t
             yield key, float(value)
         elif isinstance(value, (int, float)):
             yield key, float(value)
+        elif key == "loss_classification" and isinstance(value, Mapping):
+            for column, count in classified_counts(value).items():
+                yield column, float(count)
         elif isinstance(value, Mapping):
             prefix = {"losses": "loss_", "ack_losses": "ack_loss_", "drops": "drop_"}.get(key, key + "_")
             for sub, count in value.items():

@@ -10,6 +10,9 @@ as a dict (`to_dict`) and as pandas DataFrames:
   reported. So per flow: sent == delivered + sum of loss_* + in_flight.
   TCP ACKs are counted apart: acks_sent == acks_delivered + sum of
   ack_loss_* + acks_in_flight.
+  A receiver-aided flow's (TCP-RA) `loss_classification` becomes
+  `classified_<true cause>_as_<verdict>` columns (nullable integers: <NA>
+  for flows that give no verdicts).
 - `nodes`: one row per node. `drops` become `drop_<cause>` columns (same
   rule), `frames_sent` becomes `frames_sent_<kind>` columns and
   `routing_messages_sent` `routing_sent_<message>` columns (AODV: `rreq`,
@@ -55,6 +58,22 @@ _FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
 
 SERIES_COLUMNS = ("time_s", "entity", "id", "metric", "value")
 
+#: A flow's `loss_classification` (true cause -> verdict -> count) becomes
+#: these columns, in this order.
+CLASSIFIED_COLUMNS: tuple[str, ...] = tuple(
+    f"classified_{truth}_as_{verdict}"
+    for truth in ("congestion", "wireless", "not_lost")
+    for verdict in ("congestion", "dubious", "wireless"))
+
+
+def classified_counts(classification: Mapping[str, Mapping[str, int]] | None) -> dict[str, int]:
+    """`loss_classification` as `classified_<truth>_as_<verdict>` counts
+    (empty for a flow without verdicts)."""
+    if not classification:
+        return {}
+    return {f"classified_{truth}_as_{verdict}": int(n)
+            for truth, row in classification.items() for verdict, n in row.items()}
+
 
 #: The field names of each part of the report ("run", "routing", "flows",
 #: "nodes", "series"), as the core reports them.
@@ -68,16 +87,24 @@ def _flatten(rows: list[dict[str, Any]], part: str) -> pd.DataFrame:
 
     if not rows:
         rows_fields = [f for f in REPORT_FIELDS[part] if f not in _FLATTENED]
-        columns = rows_fields + [prefix + key for field, (prefix, always) in _FLATTENED.items()
-                                 if field in REPORT_FIELDS[part] for key in sorted(always)]
+        columns = [f for f in rows_fields if f != "loss_classification"]
+        columns += [prefix + key for field, (prefix, always) in _FLATTENED.items()
+                    if field in REPORT_FIELDS[part] for key in sorted(always)]
+        if "loss_classification" in REPORT_FIELDS[part]:
+            columns += list(CLASSIFIED_COLUMNS)
         return pd.DataFrame(columns=columns)
     maps = {field: spec for field, spec in _FLATTENED.items() if any(field in row for row in rows)}
-    scalar_rows = [{k: v for k, v in row.items() if k not in maps} for row in rows]
+    nested = "loss_classification" in REPORT_FIELDS[part]
+    scalar_rows = [{k: v for k, v in row.items() if k not in maps and k != "loss_classification"} for row in rows]
     frame = pd.DataFrame(scalar_rows)
     for field, (prefix, always) in maps.items():
         keys = sorted(set(always).union(*(row.get(field, {}).keys() for row in rows)))
         for key in keys:
             frame[prefix + key] = pd.Series([int(row.get(field, {}).get(key, 0)) for row in rows], dtype="int64")
+    if nested:
+        counts = [classified_counts(row.get("loss_classification")) for row in rows]
+        for column in CLASSIFIED_COLUMNS:
+            frame[column] = pd.Series([c.get(column) if c else None for c in counts], dtype="Int64")
     return frame
 
 

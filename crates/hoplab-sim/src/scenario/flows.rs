@@ -271,6 +271,9 @@ impl FlowConfig {
                 if self.file_bytes == Some(0) {
                     return Err(ConfigError::new(key("file_bytes"), "must be at least 1 (omit it for an unlimited transfer)"));
                 }
+                if let Some(cc) = &self.cc {
+                    cc.validate(&key("cc_params"))?;
+                }
             }
         }
         match (self.app, self.rate_kbps) {

@@ -95,6 +95,7 @@ impl World {
                         .counters()
                         .map_or(0, |r| r.errors_received.get(&f.dst).copied().unwrap_or(0)),
                     route_breaks: f.stats.route_breaks,
+                    loss_classification: f.stats.loss_classification.as_ref().map(|c| c.report()),
                 }
             })
             .collect();

@@ -5,6 +5,7 @@
 //! delivered, goodput and delay over the measurement window, losses by cause.
 
 pub mod build;
+pub mod classification;
 pub mod report;
 pub mod series;
 
@@ -38,4 +39,6 @@ pub struct FlowStats {
     /// Link breaks found while forwarding this flow's packets (either
     /// direction; AODV).
     pub route_breaks: u64,
+    /// Receiver-aided flows (TCP-RA): verdicts against the true causes.
+    pub loss_classification: Option<Box<classification::LossClassification>>,
 }

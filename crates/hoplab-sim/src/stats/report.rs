@@ -132,6 +132,11 @@ pub struct FlowReport {
     /// AODV: link breaks found while forwarding this flow's packets (data
     /// or ACKs), at any node.
     pub route_breaks: u64,
+    /// Receiver-aided flows (TCP-RA): the receiver's verdicts on the
+    /// segments it found missing, by true cause: `{"congestion" |
+    /// "wireless" | "not_lost": {"congestion" | "dubious" | "wireless": n}}`
+    /// (docs/metrics.md); None for other flows.
+    pub loss_classification: Option<BTreeMap<String, BTreeMap<String, u64>>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

@@ -12,6 +12,11 @@ pub enum LossHint {
     Dubious,
 }
 
+/// The loss-hint option's bytes on the wire: kind, length, the verdict and
+/// one NOP of padding (seed 001 gives no format; 4 bytes is the smallest
+/// option that keeps the header a multiple of 4).
+pub const LOSS_HINT_OPTION_BYTES: u32 = 4;
+
 /// TCP header without options: 20 bytes.
 pub const TCP_HEADER_BYTES: u32 = 20;
 
@@ -87,6 +92,11 @@ pub struct TcpHeader {
 }
 
 impl TcpHeader {
+    /// Bytes of the options this header carries (SACK, the loss hint).
+    pub fn option_bytes(&self) -> u32 {
+        self.sack.option_bytes() + if self.loss_hint.is_some() { LOSS_HINT_OPTION_BYTES } else { 0 }
+    }
+
     /// A sender's segment (data, or a SYN): no ACK fields.
     pub fn outgoing(kind: SegmentKind, seq: u64, now: SimTime, retransmission: bool) -> TcpHeader {
         TcpHeader { kind, seq, ack: 0, sent_at: now, echo: SimTime::ZERO, retransmission, loss_hint: None, sack: SackBlocks::default() }

@@ -14,11 +14,10 @@ use crate::net::aodv::{AodvConfig, AodvNode};
 use crate::net::routing::RoutingProtocol;
 use crate::net::StaticRoutes;
 use crate::phy::air::OnAir;
-use crate::phy::error_model::ErrorModel;
 use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
 use crate::phy::{Channel, Phy, RadioModel};
 use crate::queue::{DropTail, QueueDiscipline};
-use crate::scenario::{ConfigError, ErrorModelConfig, MobilityConfig, RateControlKind, Scenario, Transport};
+use crate::scenario::{ConfigError, MobilityConfig, RateControlKind, Scenario, Transport};
 use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
 use crate::topology::Layout;
@@ -140,12 +139,16 @@ impl World {
             let tcp = match f.transport {
                 Transport::Udp | Transport::Semitcp => None,
                 Transport::Tcp => {
-                    let cc = f.cc.clone().unwrap_or_default().build();
+                    let cc_config = f.cc.clone().unwrap_or_default();
+                    let cc = cc_config.build();
                     let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
                     let mss_bytes = f.packet_bytes;
                     let sender = TcpSender::new(cc, scenario.tcp.clone(), mss_bytes, total_segments);
                     let tcp = &scenario.tcp;
-                    let receiver = TcpReceiver::new(tcp.delayed_ack, tcp.delayed_ack_segments, tcp.delayed_ack_ms).with_sack(tcp.sack);
+                    let mut receiver = TcpReceiver::new(tcp.delayed_ack, tcp.delayed_ack_segments, tcp.delayed_ack_ms).with_sack(tcp.sack);
+                    if let Some(aid) = cc_config.receiver_aid() {
+                        receiver = receiver.with_aid(aid);
+                    }
                     Some(TcpConnection::new(sender, receiver))
                 }
             };
@@ -161,7 +164,10 @@ impl World {
                 stop: f.stop_s.map_or(end, SimTime::from_secs_f64).min(end),
                 next_sequence: 0,
                 hops,
-                stats: FlowStats::default(),
+                stats: FlowStats {
+                    loss_classification: tcp.as_ref().filter(|c| c.receiver.has_aid()).map(|_| Box::default()),
+                    ..FlowStats::default()
+                },
                 tcp,
                 semitcp,
                 timers: [Timer::default(); 2],
@@ -188,13 +194,7 @@ impl World {
         let nodes = (0..channel.node_count() as u32)
             .map(|i| {
                 let id = NodeId(i);
-                let errors = match &scenario.errors {
-                    ErrorModelConfig::None => ErrorModel::None,
-                    ErrorModelConfig::Uniform(u) => ErrorModel::Uniform {
-                        packet_error_rate: u.packet_error_rate,
-                        rng: streams.stream(StreamPurpose::ErrorModel, i as u64),
-                    },
-                };
+                let errors = scenario.errors.build(streams.stream(StreamPurpose::ErrorModel, i as u64));
                 let reception = ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio));
                 let hop =
                     if hop_control { HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone())) } else { HopControlKind::Off };
@@ -233,6 +233,7 @@ impl World {
             series: Vec::new(),
             trace: None,
             hop_dirty: Vec::new(),
+            link_failure_by_channel_error: false,
             ll_transit: Default::default(),
             pulls: scenario.flows.iter().any(|f| f.transport == Transport::Semitcp)
                 && (scenario.semitcp.sink_holds_acks || scenario.semitcp.source_pull),

@@ -146,7 +146,7 @@ impl World {
             src: from,
             dst: to,
             payload_bytes,
-            header_bytes: TCP_HEADER_BYTES + header.sack.option_bytes() + IP_HEADER_BYTES,
+            header_bytes: TCP_HEADER_BYTES + header.option_bytes() + IP_HEADER_BYTES,
             created: now,
             ttl: DEFAULT_TTL,
             transport: TransportHeader::Tcp(header),
@@ -186,6 +186,13 @@ impl World {
             SegmentKind::Data => {
                 let received = self.tcp(flow).receiver.on_data(now, &header);
                 self.record_segment_delivery(flow, &header, received.delivered_in_order, received.duplicate);
+                let rcv_nxt = self.tcp(flow).receiver.rcv_nxt();
+                if let Some(truth) = &mut self.flows[flow as usize].stats.loss_classification {
+                    if let Some(verdict) = received.verdict {
+                        truth.on_verdict(verdict.missing, verdict.hint);
+                    }
+                    truth.forget_below(rcv_nxt);
+                }
                 received.ack
             }
             SegmentKind::Ack | SegmentKind::SynAck => None,

@@ -151,6 +151,10 @@ impl World {
         let stats = &mut self.flows[packet.flow as usize].stats;
         let losses = if packet.is_reverse() { &mut stats.ack_losses } else { &mut stats.losses };
         *losses.entry(cause).or_default() += 1;
+        if let (Some(truth), false) = (&mut stats.loss_classification, packet.is_reverse()) {
+            let wireless = cause == DropCause::ChannelError || (cause == DropCause::RouteBreak && self.link_failure_by_channel_error);
+            truth.on_drop(packet.sequence, wireless);
+        }
     }
 
     /// Data packets `node` holds while waiting for a route that `counts`

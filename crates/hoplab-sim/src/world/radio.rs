@@ -150,6 +150,7 @@ impl World {
                 let packet = &packets[packet.0 as usize];
                 // If the next hop did receive the DATA (only its ACKs were
                 // lost), the packet lives on there: not a loss.
+                let mut by_channel_error = last_loss == AttemptLoss::ChannelError;
                 if !self.next_hop_has(node, next_hop, sequence, data_attempts) {
                     let cause = match last_loss {
                         AttemptLoss::ChannelError => DropCause::ChannelError,
@@ -160,9 +161,12 @@ impl World {
                     let now = self.now();
                     let moved_away = self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
                     let cause = if moved_away { DropCause::RouteBreak } else { cause };
+                    by_channel_error &= !moved_away;
                     self.drop_packet(node, packet, cause);
                 }
+                self.link_failure_by_channel_error = by_channel_error;
                 self.net_link_failure(node, packet, next_hop);
+                self.link_failure_by_channel_error = false;
             }
             MacIndication::TxDone(done) => self.net_mac_tx_done(node, &done),
             MacIndication::Dropped { packet, cause } => self.drop_packet(node, &packets[packet.0 as usize], cause),

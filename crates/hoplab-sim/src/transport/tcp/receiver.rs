@@ -14,20 +14,30 @@
 use super::congestion::LossHint;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::tcp::{SackBlocks, SegmentKind, TcpHeader, MAX_SACK_BLOCKS};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Range;
 
-/// A receiver-side scheme (TCP-RA, SPEC.md section 4): sees every data
+/// A receiver-side scheme (TCP-RA, SPEC.md section 4): sees every new data
 /// segment with its one-way delay and may classify the loss the receiver
-/// just detected; the classification rides back in the ACK.
+/// just detected; the classification rides back in the ACKs.
 pub trait ReceiverAid: Send {
     fn name(&self) -> &'static str;
-    /// A data segment arrived. `gap` is true when it reveals a missing
-    /// segment (it lies beyond the next expected one).
-    fn on_segment(&mut self, now: SimTime, header: &TcpHeader, one_way_delay: SimDuration, gap: bool) -> Option<LossHint>;
+    /// A data segment arrived for the first time. `revealed_loss` is true
+    /// when it reveals missing segments: it lies beyond the highest segment
+    /// received so far, with a hole before it.
+    fn on_segment(&mut self, now: SimTime, header: &TcpHeader, one_way_delay: SimDuration, revealed_loss: bool) -> Option<LossHint>;
+}
+
+/// A receiver-aided verdict on a hole: the segments `missing` were found
+/// missing when a later one arrived.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    pub hint: LossHint,
+    pub missing: Range<u64>,
 }
 
 /// What one arriving data segment produced.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Received {
     /// An ACK to send now.
     pub ack: Option<TcpHeader>,
@@ -36,6 +46,9 @@ pub struct Received {
     pub delivered_in_order: u64,
     /// The segment had been received before.
     pub duplicate: bool,
+    /// The receiver aid's verdict on the segments this one revealed
+    /// missing, if it gave one.
+    pub verdict: Option<Verdict>,
 }
 
 pub struct Receiver {
@@ -56,8 +69,13 @@ pub struct Receiver {
     /// The segment that triggered the next ACK (carried in its `seq`, a
     /// one-block selective acknowledgement semi-TCP uses).
     last_seq: u64,
+    /// One past the highest segment received: an arrival beyond it reveals
+    /// a hole.
+    rcv_high: u64,
     aid: Option<Box<dyn ReceiverAid>>,
-    pending_hint: Option<LossHint>,
+    /// The aid's verdicts on holes not yet filled, oldest first: every ACK
+    /// repeats the verdict of the hole at `rcv_nxt`.
+    verdicts: VecDeque<Verdict>,
 }
 
 impl Receiver {
@@ -74,8 +92,9 @@ impl Receiver {
             delack_deadline: None,
             echo: SimTime::ZERO,
             last_seq: 0,
+            rcv_high: 0,
             aid: None,
-            pending_hint: None,
+            verdicts: VecDeque::new(),
         }
     }
 
@@ -88,6 +107,11 @@ impl Receiver {
     pub fn with_sack(mut self, sack: bool) -> Receiver {
         self.sack = sack;
         self
+    }
+
+    /// Whether a receiver-aided scheme judges this receiver's losses.
+    pub fn has_aid(&self) -> bool {
+        self.aid.is_some()
     }
 
     pub fn rcv_nxt(&self) -> u64 {
@@ -116,22 +140,29 @@ impl Receiver {
         let seq = header.seq;
         let duplicate = seq < self.rcv_nxt || self.out_of_order.contains_key(&seq);
         let gap = seq > self.rcv_nxt && !duplicate;
-        if let Some(aid) = &mut self.aid {
-            if !duplicate {
-                if let Some(hint) = aid.on_segment(now, header, now.since(header.sent_at), gap) {
-                    self.pending_hint = Some(hint);
+        let mut verdict = None;
+        if !duplicate {
+            let missing = self.rcv_high.max(self.rcv_nxt)..seq;
+            if let Some(aid) = &mut self.aid {
+                let revealed = !missing.is_empty();
+                if let Some(hint) = aid.on_segment(now, header, now.since(header.sent_at), revealed) {
+                    if revealed {
+                        verdict = Some(Verdict { hint, missing });
+                        self.verdicts.extend(verdict.clone());
+                    }
                 }
             }
+            self.rcv_high = self.rcv_high.max(seq + 1);
         }
         self.echo = header.sent_at;
         self.last_seq = seq;
         if duplicate {
-            return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: true };
+            return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: true, verdict };
         }
         if gap {
             self.arrivals += 1;
             self.out_of_order.insert(seq, self.arrivals);
-            return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: false };
+            return Received { ack: Some(self.ack_now(now)), delivered_in_order: 0, duplicate: false, verdict };
         }
         // In order: advance over any buffered segments.
         let filled_gap = !self.out_of_order.is_empty();
@@ -151,7 +182,7 @@ impl Receiver {
             }
             None
         };
-        Received { ack, delivered_in_order: delivered, duplicate: false }
+        Received { ack, delivered_in_order: delivered, duplicate: false, verdict }
     }
 
     /// The delayed-ACK timer fired.
@@ -170,9 +201,18 @@ impl Receiver {
             sent_at: now,
             echo: self.echo,
             retransmission: false,
-            loss_hint: self.pending_hint.take(),
+            loss_hint: self.open_verdict(),
             sack: if self.sack { self.sack_blocks() } else { SackBlocks::default() },
         }
+    }
+
+    /// The verdict of the hole the cumulative ACK stops at, if the aid gave
+    /// one; verdicts of filled holes are forgotten.
+    fn open_verdict(&mut self) -> Option<LossHint> {
+        while self.verdicts.front().is_some_and(|v| v.missing.end <= self.rcv_nxt) {
+            self.verdicts.pop_front();
+        }
+        self.verdicts.front().filter(|v| v.missing.contains(&self.rcv_nxt)).map(|v| v.hint)
     }
 
     /// The held blocks, the one with the newest arrival first (RFC 2018
@@ -286,14 +326,27 @@ mod tests {
             fn name(&self) -> &'static str {
                 "test"
             }
-            fn on_segment(&mut self, _: SimTime, _: &TcpHeader, _: SimDuration, gap: bool) -> Option<LossHint> {
-                gap.then_some(LossHint::Wireless)
+            fn on_segment(&mut self, _: SimTime, _: &TcpHeader, _: SimDuration, revealed_loss: bool) -> Option<LossHint> {
+                revealed_loss.then_some(LossHint::Wireless)
             }
         }
         let mut r = Receiver::new(false, 2, SimDuration::ZERO).with_aid(Box::new(EveryGapIsWireless));
         assert_eq!(r.on_data(ms(1.0), &data(0)).ack.unwrap().loss_hint, None);
-        assert_eq!(r.on_data(ms(2.0), &data(2)).ack.unwrap().loss_hint, Some(LossHint::Wireless));
-        // The retransmission filling the gap reveals no new loss.
-        assert_eq!(r.on_data(ms(3.0), &data(1)).ack.unwrap().loss_hint, None);
+        let revealing = r.on_data(ms(2.0), &data(3));
+        assert_eq!(revealing.ack.unwrap().loss_hint, Some(LossHint::Wireless));
+        assert_eq!(revealing.verdict, Some(Verdict { hint: LossHint::Wireless, missing: 1..3 }), "segments 1 and 2 are missing");
+        // Later arrivals beyond the hole reveal nothing new, but their
+        // duplicate ACKs repeat the verdict (the third triggers the sender).
+        let next = r.on_data(ms(3.0), &data(4));
+        assert_eq!((next.verdict, next.ack.unwrap().loss_hint), (None, Some(LossHint::Wireless)));
+        // A new hole beyond: its own verdict, segment 5 only.
+        assert_eq!(r.on_data(ms(4.0), &data(6)).verdict.unwrap().missing, 5..6);
+        // The retransmission of 1 moves the cumulative ACK to 2, still in
+        // the first hole; filling it moves to the second hole (5).
+        assert_eq!(r.on_data(ms(5.0), &data(1)).ack.unwrap().loss_hint, Some(LossHint::Wireless));
+        let ack = r.on_data(ms(6.0), &data(2)).ack.unwrap();
+        assert_eq!((ack.ack, ack.loss_hint), (5, Some(LossHint::Wireless)));
+        let ack = r.on_data(ms(7.0), &data(5)).ack.unwrap();
+        assert_eq!((ack.ack, ack.loss_hint), (7, None), "every hole filled: no verdict");
     }
 }

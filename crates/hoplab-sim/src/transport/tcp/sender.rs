@@ -350,9 +350,9 @@ impl Sender {
         if ack.kind != SegmentKind::Ack || self.phase != Phase::Established {
             return;
         }
-        if let Some(hint) = ack.loss_hint {
-            self.state.loss_hint = Some(hint);
-        }
+        // The receiver repeats its verdict in every ACK while the hole is
+        // open (receiver.rs), so the latest ACK's is the current one.
+        self.state.loss_hint = ack.loss_hint;
         if self.config.sack && ack.ack >= self.snd_una && ack.ack <= self.high_tx {
             self.apply_sack(ack);
         }

@@ -15,7 +15,9 @@
 //! struct (its parameters, `Default` citing every default, deriving
 //! `JsonSchema` under the name `<Controller>Params`) and an `impl
 //! CongestionControl`, plus a variant of [`CcConfig`] with its arm in each
-//! of its methods (`params_schema` too), and its name in [`NAMES`].
+//! of its methods (`params_schema` too), and its name in [`NAMES`]. A
+//! receiver-aided scheme (TCP-RA) also returns its receiver's half from
+//! [`CcConfig::receiver_aid`].
 
 pub mod afw;
 pub mod bic;
@@ -23,6 +25,7 @@ pub mod cubic;
 pub mod few;
 pub mod newreno;
 pub mod scalable;
+pub mod tcp_ra;
 #[cfg(test)]
 pub mod test_sender;
 pub mod vegas;
@@ -206,10 +209,11 @@ pub enum CcConfig {
     Scalable(scalable::Config),
     Few(few::Config),
     Afw(afw::Config),
+    TcpRa(tcp_ra::Config),
 }
 
 /// Every controller's name, for error messages and `hoplab` listings.
-pub const NAMES: &[&str] = &["newreno", "westwood_plus", "veno", "vegas", "bic", "cubic", "scalable", "few", "afw"];
+pub const NAMES: &[&str] = &["newreno", "westwood_plus", "veno", "vegas", "bic", "cubic", "scalable", "few", "afw", "tcp_ra"];
 
 impl Default for CcConfig {
     fn default() -> Self {
@@ -229,6 +233,7 @@ impl CcConfig {
             CcConfig::Scalable(_) => "scalable",
             CcConfig::Few(_) => "few",
             CcConfig::Afw(_) => "afw",
+            CcConfig::TcpRa(_) => "tcp_ra",
         }
     }
 
@@ -248,6 +253,7 @@ impl CcConfig {
             "scalable" => CcConfig::Scalable(parse_at(params, at)?),
             "few" => CcConfig::Few(parse_at(params, at)?),
             "afw" => CcConfig::Afw(parse_at(params, at)?),
+            "tcp_ra" => CcConfig::TcpRa(parse_at(params, at)?),
             other => return Err(ConfigError::new("cc", format!("unknown congestion control {other:?}; allowed: {}", NAMES.join(", ")))),
         })
     }
@@ -265,6 +271,7 @@ impl CcConfig {
             "scalable" => generator.subschema_for::<scalable::Config>(),
             "few" => generator.subschema_for::<few::Config>(),
             "afw" => generator.subschema_for::<afw::Config>(),
+            "tcp_ra" => generator.subschema_for::<tcp_ra::Config>(),
             _ => return None,
         })
     }
@@ -281,6 +288,7 @@ impl CcConfig {
             CcConfig::Scalable(c) => serde_json::to_value(c),
             CcConfig::Few(c) => serde_json::to_value(c),
             CcConfig::Afw(c) => serde_json::to_value(c),
+            CcConfig::TcpRa(c) => serde_json::to_value(c),
         };
         value.expect("controller parameters serialise")
     }
@@ -297,6 +305,25 @@ impl CcConfig {
             CcConfig::Scalable(c) => Box::new(scalable::Scalable::from(c)),
             CcConfig::Few(c) => Box::new(few::Few::from(c)),
             CcConfig::Afw(c) => Box::new(afw::Afw::from(c)),
+            CcConfig::TcpRa(c) => Box::new(tcp_ra::TcpRa::from(c)),
+        }
+    }
+
+    /// The receiver's half of a receiver-aided scheme (TCP-RA), if this is
+    /// one.
+    pub fn receiver_aid(&self) -> Option<Box<dyn crate::transport::tcp::receiver::ReceiverAid>> {
+        match self {
+            CcConfig::TcpRa(c) => Some(Box::new(tcp_ra::RaReceiver::new(c.clone()))),
+            _ => None,
+        }
+    }
+
+    /// Range checks of the parameters; `at` is the table's key
+    /// (`flows[i].cc_params`).
+    pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
+        match self {
+            CcConfig::TcpRa(c) => c.validate(at),
+            _ => Ok(()),
         }
     }
 }
