@@ -131,6 +131,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT, help="where to write (default docs/timings.md)")
     parser.add_argument("--paper", action="append", choices=PAPERS,
                         help="time only this paper's reproductions (repeatable; default every paper)")
+    parser.add_argument("--reports", type=Path, default=None,
+                        help="keep each reproduction's output (report, figures, store) under this directory")
     parser.add_argument("--keep-bench", action="store_true",
                         help="keep the benchmarks table as it is (do not run `hoplab bench`)")
     args = parser.parse_args()
@@ -149,7 +151,9 @@ def main() -> None:
                          _minutes(_fresh_clone(second, work, "second")), today])
         for quick in (True, False) if args.full else (True,):
             for paper in args.paper or PAPERS:
-                out = work / f"{paper}{'-quick' if quick else ''}"
+                out = (args.reports or work) / f"{paper}{'-quick' if quick else ''}"
+                if out.exists():
+                    sys.exit(f"{out} exists: every run must execute (give --reports an empty directory)")
                 flag = " --quick" if quick else ""
                 wall, _ = _hoplab("reproduce", paper, *(["--quick"] if quick else []), "--out", str(out), cwd=work)
                 rows.append([f"reproduce {paper}{flag}", f"`hoplab reproduce {paper}{flag}`",

@@ -599,11 +599,12 @@ def fig4(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
 
 def fig5(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     exp = data["per"]
-    scenario, vary, _ = exp.experiment.settings(False)
+    _, vary, _ = exp.experiment.settings(False)
+    run = sorted({float(p) for p in exp.scalars[PER]}) if PER in exp.scalars.columns else list(vary[PER])
     goodput, paths, notes = _goodput_figure(
         exp, out, "fig5", PER, lambda p: 100.0 * p,
         f"Fig. 5: goodput vs packet error rate ({PER_HOPS} hops, bursts of {BURST_FRAMES:.0f} frames)",
-        "frame error rate (%, Gilbert, long-run)", [100.0 * p for p in vary[PER]])
+        "frame error rate (%, Gilbert, long-run)", [100.0 * p for p in run])
     ra = goodput[C_RA]
     rates = sorted(ra)
     checks = [greater("TCP-RA's goodput higher", f"TCP-RA vs {rival}, {100 * p:g} %", ra[p], goodput[rival][p],
