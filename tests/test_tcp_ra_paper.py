@@ -18,7 +18,7 @@ from conftest import EXAMPLES
 from hoplab.campaign import _numeric_scalars
 from hoplab.papers import ExperimentData, NotReproduced, available, get_paper
 from hoplab.papers import tcp_ra_2009 as ra
-from hoplab.papers.verdicts import AGREES, CONTRADICTS, DOES_NOT_HOLD, HOLDS, INCONCLUSIVE, NOT_REPRODUCED
+from hoplab.papers.verdicts import AGREES, CONTRADICTS, DOES_NOT_HOLD, HOLDS, INCONCLUSIVE
 from hoplab.report import reproduce
 
 RUNS = 5
@@ -137,6 +137,23 @@ def test_table4_and_fig3_on_made_up_data(tmp_path: Path) -> None:
     assert [c.point for c in fig3.checks] == ["16 vs 8 flows", "16 vs 8 flows"]
     assert {n.quantity.split()[1] for n in fig3.numbers} == {"A_c", "A_w"}
 
+    # With Fig. 4's runs: also judged by hop count, from the shortest path
+    # with losses of both kinds (not 1 hop: no congestion losses there).
+    hop_rows = []
+    for hops in (1, 2, 6, 10):
+        for run in range(RUNS):
+            cells = _matrix(90.0 - 2 * hops, 85.0 - 2 * hops, run)
+            if hops == 1:
+                cells = {k: v for k, v in cells.items() if k[0] != "congestion"}
+            hop_rows += [{"case": case, ra.DST: float(ra.ROW_START + hops), "run": run, "entity": "flow", "id": 0,
+                          "metric": ra.metric_name(truth, verdict), "value": cells.get((truth, verdict), 0.0)}
+                         for case in (ra.C_RA,) for truth in ra.TRUTHS for verdict in ra.VERDICTS]
+    fig3 = ra.fig3({"grid": grid, "hops": _data("hops", ra.DST, hop_rows)}, tmp_path)
+    assert fig3.outcome == HOLDS, fig3.verdict
+    assert [c.point for c in fig3.checks][2:] == ["10 vs 2 hops", "10 vs 2 hops"]
+    assert any(quantity.startswith("1 hop, one flow") and ours.startswith("- (0)")
+               for quantity, _, ours in fig3.rows)
+
 
 def test_table4_names_the_point_where_accuracy_is_low(tmp_path: Path) -> None:
     def counts(flows: int, run: int) -> dict[tuple[str, str], float]:
@@ -206,9 +223,8 @@ def test_fig5_on_made_up_data(tmp_path: Path) -> None:
 
 
 def test_tiny_reproduction(tmp_path: Path) -> None:
-    """Through the core: short runs, two per point, few points. Without the
-    core's TCP-RA and Gilbert channel every figure says why it is not
-    reproduced; with them, each is judged (never "holds" on two runs)."""
+    """Through the core: short runs, two per point, few points; every figure
+    is judged (never "holds" on two runs), with the paper's numbers beside."""
     paper = ra.PAPER
     sizes: dict[str, dict[str, Any]] = {"grid": {}, "hops": {"quick_vary": {ra.DST: [ra.ROW_START + 1, ra.ROW_START + 4]}},
              "per": {"quick_vary": {ra.PER: [0.0, 0.1]}}}
@@ -219,9 +235,10 @@ def test_tiny_reproduction(tmp_path: Path) -> None:
     markdown = result.markdown.read_text()
     for figure_id, figure in result.figures.items():
         assert f"## {figure_id}" in markdown
-        if figure.outcome == NOT_REPRODUCED:
-            assert "gilbert_elliott" in figure.verdict or "tcp_ra" in figure.verdict, figure.verdict
-            continue
         assert figure.outcome in (DOES_NOT_HOLD, INCONCLUSIVE), f"{figure_id}: {figure.summary}"
         assert figure.checks and all(check.n <= 2 for check in figure.checks)
         assert figure.paths["png"].read_bytes().startswith(b"\x89PNG")
+    assert "*Here*" in markdown and "80" in markdown  # Table 4's numbers beside hoplab's
+    assert [n.paper for n in result.figures["Table 4"].numbers] == [80.0, 15.0, 5.0, 6.0, 18.0, 76.0]
+    assert [c.point for c in result.figures["Fig. 5"].checks] == [
+        f"TCP-RA vs {rival}, 10 %" for rival in (ra.C_VENO, ra.C_WESTWOOD, ra.C_NEWRENO)]
