@@ -187,6 +187,32 @@ def test_ns2_compatibility_switches_are_validated(small_chain: Path, key: str, b
     assert caught.value.key == key
 
 
+@pytest.mark.parametrize(
+    ("errors", "error_key"),
+    [
+        ({"packet_error_rate": 0.6, "mean_burst_frames": 1.0}, "errors.packet_error_rate"),
+        ({"packet_error_rate": 0.03, "mean_burst_frames": 0.5}, "errors.mean_burst_frames"),
+        ({"packet_error_rate": 0.03, "mean_burst_frames": 3, "good_state_error": 0.5}, "errors.packet_error_rate"),
+        ({"packet_error_rate": 0.03, "mean_burst_frames": 3, "bad_state_error": 0.0}, "errors.bad_state_error"),
+        ({"packet_error_rate": 0.03}, "errors.mean_burst_frames"),
+        ({"packet_error_rate": 0.03, "mean_burst_frames": 3, "burst": 2}, "errors.burst"),
+    ],
+)
+def test_gilbert_elliott_keys_are_validated(small_chain: Path, errors: dict[str, object], error_key: str) -> None:
+    scenario = hoplab.load_scenario(small_chain).set("errors", {"model": "gilbert_elliott", **errors})
+    with pytest.raises(hoplab.ScenarioError) as caught:
+        scenario.validate()
+    assert caught.value.key == error_key
+
+
+def test_tcp_ra_parameters_are_validated(small_chain: Path) -> None:
+    scenario = hoplab.load_scenario(small_chain).set("flows.0", {
+        "src": 0, "dst": 2, "transport": "tcp", "app": "bulk", "cc": "tcp_ra", "cc_params": {"dubious_beta": 1.5}})
+    with pytest.raises(hoplab.ScenarioError) as caught:
+        scenario.validate()
+    assert caught.value.key == "flows[0].cc_params.dubious_beta"
+
+
 def test_a_wall_clock_limit_gives_a_run_up(small_chain: Path) -> None:
     long_run = hoplab.load_scenario(small_chain).set("duration_s", 1200.0)
     with pytest.raises(hoplab.SimulationError, match="wall-clock limit of 0.020 s exceeded at simulated time"):

@@ -104,3 +104,41 @@ def test_a_report_without_flows_or_nodes_still_has_their_columns() -> None:
     assert {"goodput_kbps", "mean_delay_ms", "loss_retry_limit", "ack_loss_no_route"} <= set(flows.columns)
     assert "losses" not in flows.columns
     assert {"mac_service_time_ms", "drop_queue_overflow"} <= set(nodes.columns) and "drops" not in nodes.columns
+
+
+def test_loss_classification_becomes_nullable_integer_columns() -> None:
+    from hoplab.run import CLASSIFIED_COLUMNS
+
+    report = json.loads(json.dumps(REPORT))
+    classes = {truth: {"congestion": 0, "dubious": 0, "wireless": 0} for truth in ("congestion", "wireless", "not_lost")}
+    classes["wireless"]["wireless"] = 7
+    classes["congestion"]["dubious"] = 2
+    report["flows"][0]["loss_classification"] = classes
+    report["flows"][1]["loss_classification"] = None
+    flows = RunResult(json.dumps(report)).flows
+    assert "loss_classification" not in flows.columns
+    assert len(CLASSIFIED_COLUMNS) == 9 and set(CLASSIFIED_COLUMNS) <= set(flows.columns)
+    assert flows["classified_wireless_as_wireless"].dtype == "Int64"
+    assert flows.loc[0, "classified_wireless_as_wireless"] == 7
+    assert flows.loc[0, "classified_congestion_as_dubious"] == 2
+    assert flows.loc[0, "classified_not_lost_as_congestion"] == 0
+    assert flows["classified_wireless_as_wireless"].isna().tolist() == [False, True], "no verdicts: <NA>, not 0"
+
+
+def test_a_tcp_ra_run_reports_its_verdicts_and_its_true_causes() -> None:
+    import hoplab
+
+    scenario = {
+        "duration_s": 20.0, "warmup_s": 2.0,
+        "radio": {"data_rate_mbps": 11.0, "basic_rate_mbps": 1.0},
+        "topology": {"kind": "chain", "nodes": 5, "spacing_m": 200.0},
+        "errors": {"model": "gilbert_elliott", "packet_error_rate": 0.05, "mean_burst_frames": 6.0},
+        "flows": [{"src": 0, "dst": 4, "transport": "tcp", "cc": "tcp_ra", "app": "bulk", "packet_bytes": 800},
+                  {"src": 4, "dst": 0, "transport": "tcp", "cc": "newreno", "app": "bulk", "packet_bytes": 800}],
+    }
+    flows = hoplab.run(scenario, seed=1).flows
+    judged = flows.loc[0, [c for c in flows.columns if c.startswith("classified_")]]
+    assert judged.sum() > 0
+    assert flows.loc[0, "classified_wireless_as_wireless"] + flows.loc[0, "classified_wireless_as_dubious"] \
+        + flows.loc[0, "classified_wireless_as_congestion"] <= flows.loc[0, "loss_channel_error"] + flows.loc[0, "loss_route_break"]
+    assert flows.loc[1, [c for c in flows.columns if c.startswith("classified_")]].isna().all()

@@ -304,8 +304,8 @@ def _numeric_scalars(row: Mapping[str, Any], skip: frozenset[str]) -> Iterable[t
             yield key, float(value)
         elif isinstance(value, (int, float)):
             yield key, float(value)
-        elif key == "loss_classification" and isinstance(value, Mapping):
-            for column, count in classified_counts(value).items():
+        elif key in ("loss_classification", "loss_grades") and isinstance(value, Mapping):
+            for column, count in classified_counts({key: value}).items():
                 yield column, float(count)
         elif isinstance(value, Mapping):
             prefix = {"losses": "loss_", "ack_losses": "ack_loss_", "drops": "drop_"}.get(key, key + "_")

@@ -11,8 +11,9 @@ as a dict (`to_dict`) and as pandas DataFrames:
   TCP ACKs are counted apart: acks_sent == acks_delivered + sum of
   ack_loss_* + acks_in_flight.
   A receiver-aided flow's (TCP-RA) `loss_classification` becomes
-  `classified_<true cause>_as_<verdict>` columns (nullable integers: <NA>
-  for flows that give no verdicts).
+  `classified_<true cause>_as_<verdict>` columns and its `loss_grades`
+  `graded_<true cause>_<grade>` columns (nullable integers: <NA> for flows
+  that give no verdicts).
 - `nodes`: one row per node. `drops` become `drop_<cause>` columns (same
   rule), `frames_sent` becomes `frames_sent_<kind>` columns and
   `routing_messages_sent` `routing_sent_<message>` columns (AODV: `rreq`,
@@ -58,21 +59,35 @@ _FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
 
 SERIES_COLUMNS = ("time_s", "entity", "id", "metric", "value")
 
+_TRUTHS = ("congestion", "wireless", "not_lost")
+
 #: A flow's `loss_classification` (true cause -> verdict -> count) becomes
 #: these columns, in this order.
 CLASSIFIED_COLUMNS: tuple[str, ...] = tuple(
-    f"classified_{truth}_as_{verdict}"
-    for truth in ("congestion", "wireless", "not_lost")
-    for verdict in ("congestion", "dubious", "wireless"))
+    f"classified_{truth}_as_{verdict}" for truth in _TRUTHS for verdict in ("congestion", "dubious", "wireless"))
+
+#: A flow's `loss_grades` (true cause -> grade -> count) becomes these.
+GRADED_COLUMNS: tuple[str, ...] = tuple(
+    f"graded_{truth}_{grade}" for truth in _TRUTHS for grade in ("slight", "middle", "heavy"))
+
+#: Report fields that are tables of counts (true cause -> column -> n).
+_TABLES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    # field: (column prefix, separator, columns)
+    "loss_classification": ("classified_", "_as_", CLASSIFIED_COLUMNS),
+    "loss_grades": ("graded_", "_", GRADED_COLUMNS),
+}
 
 
-def classified_counts(classification: Mapping[str, Mapping[str, int]] | None) -> dict[str, int]:
-    """`loss_classification` as `classified_<truth>_as_<verdict>` counts
+def classified_counts(row: Mapping[str, Any]) -> dict[str, int]:
+    """A flow row's `loss_classification` and `loss_grades` as
+    `classified_<truth>_as_<verdict>` and `graded_<truth>_<grade>` counts
     (empty for a flow without verdicts)."""
-    if not classification:
-        return {}
-    return {f"classified_{truth}_as_{verdict}": int(n)
-            for truth, row in classification.items() for verdict, n in row.items()}
+    counts: dict[str, int] = {}
+    for field, (prefix, separator, _) in _TABLES.items():
+        for truth, cells in (row.get(field) or {}).items():
+            for column, n in cells.items():
+                counts[f"{prefix}{truth}{separator}{column}"] = int(n)
+    return counts
 
 
 #: The field names of each part of the report ("run", "routing", "flows",
@@ -87,23 +102,22 @@ def _flatten(rows: list[dict[str, Any]], part: str) -> pd.DataFrame:
 
     if not rows:
         rows_fields = [f for f in REPORT_FIELDS[part] if f not in _FLATTENED]
-        columns = [f for f in rows_fields if f != "loss_classification"]
+        columns = [f for f in rows_fields if f not in _TABLES]
         columns += [prefix + key for field, (prefix, always) in _FLATTENED.items()
                     if field in REPORT_FIELDS[part] for key in sorted(always)]
-        if "loss_classification" in REPORT_FIELDS[part]:
-            columns += list(CLASSIFIED_COLUMNS)
+        columns += [column for field, (_, _, table) in _TABLES.items() if field in REPORT_FIELDS[part] for column in table]
         return pd.DataFrame(columns=columns)
     maps = {field: spec for field, spec in _FLATTENED.items() if any(field in row for row in rows)}
-    nested = "loss_classification" in REPORT_FIELDS[part]
-    scalar_rows = [{k: v for k, v in row.items() if k not in maps and k != "loss_classification"} for row in rows]
+    tables = [field for field in _TABLES if field in REPORT_FIELDS[part]]
+    scalar_rows = [{k: v for k, v in row.items() if k not in maps and k not in _TABLES} for row in rows]
     frame = pd.DataFrame(scalar_rows)
     for field, (prefix, always) in maps.items():
         keys = sorted(set(always).union(*(row.get(field, {}).keys() for row in rows)))
         for key in keys:
             frame[prefix + key] = pd.Series([int(row.get(field, {}).get(key, 0)) for row in rows], dtype="int64")
-    if nested:
-        counts = [classified_counts(row.get("loss_classification")) for row in rows]
-        for column in CLASSIFIED_COLUMNS:
+    counts = [classified_counts(row) for row in rows] if tables else []
+    for field in tables:
+        for column in _TABLES[field][2]:
             frame[column] = pd.Series([c.get(column) if c else None for c in counts], dtype="Int64")
     return frame
 

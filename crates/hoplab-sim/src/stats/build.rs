@@ -96,6 +96,7 @@ impl World {
                         .map_or(0, |r| r.errors_received.get(&f.dst).copied().unwrap_or(0)),
                     route_breaks: f.stats.route_breaks,
                     loss_classification: f.stats.loss_classification.as_ref().map(|c| c.report()),
+                    loss_grades: f.stats.loss_classification.as_ref().map(|c| c.grade_report()),
                 }
             })
             .collect();

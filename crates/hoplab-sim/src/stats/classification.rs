@@ -24,6 +24,8 @@ use std::ops::Range;
 pub const TRUE_CLASSES: [&str; 3] = ["congestion", "wireless", "not_lost"];
 /// Verdicts, in report order.
 pub const VERDICTS: [&str; 3] = ["congestion", "dubious", "wireless"];
+/// TCP-RA's congestion grades (section 2.1), in report order.
+pub const GRADES: [&str; 3] = ["slight", "middle", "heavy"];
 
 fn verdict_index(hint: LossHint) -> usize {
     match hint {
@@ -41,6 +43,9 @@ pub struct LossClassification {
     latest_drop: BTreeMap<u64, bool>,
     /// counts[true class][verdict].
     pub counts: [[u64; 3]; 3],
+    /// grades[true class][grade]: the grade each missing segment was
+    /// judged at (seed 001's Table 1).
+    pub grades: [[u64; 3]; 3],
 }
 
 impl LossClassification {
@@ -50,11 +55,15 @@ impl LossClassification {
         self.latest_drop.insert(seq, wireless);
     }
 
-    /// The receiver judged the segments `missing` with `hint`.
-    pub fn on_verdict(&mut self, missing: Range<u64>, hint: LossHint) {
+    /// The receiver judged the segments `missing` with `hint`, at `grade`
+    /// if it grades.
+    pub fn on_verdict(&mut self, missing: Range<u64>, hint: LossHint, grade: Option<u8>) {
         for seq in missing {
             let class = self.latest_drop.remove(&seq).map_or(2, usize::from);
             self.counts[class][verdict_index(hint)] += 1;
+            if let Some(grade) = grade {
+                self.grades[class][usize::from(grade.min(2))] += 1;
+            }
         }
     }
 
@@ -69,13 +78,24 @@ impl LossClassification {
 
     /// The report's map: true class -> verdict -> count.
     pub fn report(&self) -> BTreeMap<String, BTreeMap<String, u64>> {
-        TRUE_CLASSES
-            .iter()
-            .zip(&self.counts)
-            .map(|(class, row)| (class.to_string(), VERDICTS.iter().zip(row).map(|(v, &n)| (v.to_string(), n)).collect()))
-            .collect()
+        table(&self.counts, &VERDICTS)
+    }
+
+    /// The report's map: true class -> grade -> count.
+    pub fn grade_report(&self) -> BTreeMap<String, BTreeMap<String, u64>> {
+        table(&self.grades, &GRADES)
     }
 }
+
+fn table(counts: &[[u64; 3]; 3], columns: &[&str; 3]) -> BTreeMap<String, BTreeMap<String, u64>> {
+    TRUE_CLASSES
+        .iter()
+        .zip(counts)
+        .map(|(class, row)| (class.to_string(), columns.iter().zip(row).map(|(v, &n)| (v.to_string(), n)).collect()))
+        .collect()
+}
+
+impl LossClassification {}
 
 #[cfg(test)]
 mod tests {
@@ -88,18 +108,20 @@ mod tests {
         c.on_drop(4, false);
         c.on_drop(4, true); // the retransmission, lost again
         c.on_drop(5, false);
-        c.on_verdict(3..6, LossHint::Wireless);
+        c.on_verdict(3..6, LossHint::Wireless, Some(0));
         assert_eq!(c.counts[1][2], 2, "3 and 4: wireless, judged wireless");
         assert_eq!(c.counts[0][2], 1, "5: congestion, judged wireless");
         // 7 was never dropped: a reordering.
-        c.on_verdict(7..8, LossHint::Dubious);
+        c.on_verdict(7..8, LossHint::Dubious, Some(1));
         assert_eq!(c.counts[2][1], 1);
         // Judged once: a second verdict on 3 finds no drop.
-        c.on_verdict(3..4, LossHint::Congestion);
+        c.on_verdict(3..4, LossHint::Congestion, None);
         assert_eq!(c.counts[2][0], 1);
         let report = c.report();
         assert_eq!(report["wireless"]["wireless"], 2);
         assert_eq!(report["congestion"]["dubious"], 0);
+        let grades = c.grade_report();
+        assert_eq!((grades["wireless"]["slight"], grades["congestion"]["slight"], grades["not_lost"]["middle"]), (2, 1, 1));
     }
 
     #[test]
@@ -108,8 +130,8 @@ mod tests {
         c.on_drop(1, false);
         c.on_drop(9, false);
         c.forget_below(5);
-        c.on_verdict(1..2, LossHint::Congestion);
-        c.on_verdict(9..10, LossHint::Congestion);
+        c.on_verdict(1..2, LossHint::Congestion, None);
+        c.on_verdict(9..10, LossHint::Congestion, None);
         assert_eq!((c.counts[0][0], c.counts[2][0]), (1, 1), "1 was forgotten, 9 kept");
     }
 }

@@ -137,6 +137,10 @@ pub struct FlowReport {
     /// "wireless" | "not_lost": {"congestion" | "dubious" | "wireless": n}}`
     /// (docs/metrics.md); None for other flows.
     pub loss_classification: Option<BTreeMap<String, BTreeMap<String, u64>>>,
+    /// TCP-RA flows: the congestion grade the receiver judged each missing
+    /// segment at, by true cause: `{"congestion" | "wireless" | "not_lost":
+    /// {"slight" | "middle" | "heavy": n}}` (seed 001's Table 1).
+    pub loss_grades: Option<BTreeMap<String, BTreeMap<String, u64>>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]

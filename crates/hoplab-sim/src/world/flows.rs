@@ -189,7 +189,7 @@ impl World {
                 let rcv_nxt = self.tcp(flow).receiver.rcv_nxt();
                 if let Some(truth) = &mut self.flows[flow as usize].stats.loss_classification {
                     if let Some(verdict) = received.verdict {
-                        truth.on_verdict(verdict.missing, verdict.hint);
+                        truth.on_verdict(verdict.missing, verdict.hint, verdict.grade);
                     }
                     truth.forget_below(rcv_nxt);
                 }

@@ -26,6 +26,11 @@ pub trait ReceiverAid: Send {
     /// when it reveals missing segments: it lies beyond the highest segment
     /// received so far, with a hole before it.
     fn on_segment(&mut self, now: SimTime, header: &TcpHeader, one_way_delay: SimDuration, revealed_loss: bool) -> Option<LossHint>;
+    /// The congestion grade behind the latest verdict (0 slight, 1 middle,
+    /// 2 heavy), for schemes that grade (TCP-RA's Table 1).
+    fn latest_grade(&self) -> Option<u8> {
+        None
+    }
 }
 
 /// A receiver-aided verdict on a hole: the segments `missing` were found
@@ -34,6 +39,8 @@ pub trait ReceiverAid: Send {
 pub struct Verdict {
     pub hint: LossHint,
     pub missing: Range<u64>,
+    /// The grade the aid judged at ([`ReceiverAid::latest_grade`]).
+    pub grade: Option<u8>,
 }
 
 /// What one arriving data segment produced.
@@ -147,7 +154,7 @@ impl Receiver {
                 let revealed = !missing.is_empty();
                 if let Some(hint) = aid.on_segment(now, header, now.since(header.sent_at), revealed) {
                     if revealed {
-                        verdict = Some(Verdict { hint, missing });
+                        verdict = Some(Verdict { hint, missing, grade: aid.latest_grade() });
                         self.verdicts.extend(verdict.clone());
                     }
                 }
@@ -334,7 +341,11 @@ mod tests {
         assert_eq!(r.on_data(ms(1.0), &data(0)).ack.unwrap().loss_hint, None);
         let revealing = r.on_data(ms(2.0), &data(3));
         assert_eq!(revealing.ack.unwrap().loss_hint, Some(LossHint::Wireless));
-        assert_eq!(revealing.verdict, Some(Verdict { hint: LossHint::Wireless, missing: 1..3 }), "segments 1 and 2 are missing");
+        assert_eq!(
+            revealing.verdict,
+            Some(Verdict { hint: LossHint::Wireless, missing: 1..3, grade: None }),
+            "segments 1 and 2 are missing"
+        );
         // Later arrivals beyond the hole reveal nothing new, but their
         // duplicate ACKs repeat the verdict (the third triggers the sender).
         let next = r.on_data(ms(3.0), &data(4));

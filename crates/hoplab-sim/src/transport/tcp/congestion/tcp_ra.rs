@@ -145,6 +145,7 @@ impl CongestionControl for TcpRa {
 
 /// The receiver's congestion grade of a segment (section 2.1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Grade {
     Slight,
     Middle,
@@ -184,11 +185,20 @@ pub struct RaReceiver {
     mean_delay: Option<f64>,
     /// EED_lc (infinite before the first congestion verdict).
     last_congestion_delay: f64,
+    /// The grade behind the latest verdict.
+    latest_grade: Option<Grade>,
 }
 
 impl RaReceiver {
     pub fn new(config: Config) -> RaReceiver {
-        RaReceiver { config, previous_delay: None, contention: 0.0, mean_delay: None, last_congestion_delay: f64::INFINITY }
+        RaReceiver {
+            config,
+            previous_delay: None,
+            contention: 0.0,
+            mean_delay: None,
+            last_congestion_delay: f64::INFINITY,
+            latest_grade: None,
+        }
     }
 
     pub fn contention_indicator(&self) -> f64 {
@@ -226,19 +236,23 @@ impl RaReceiver {
     /// A segment with end-to-end delay `eed` (s) arrived; `loss` says it
     /// revealed missing segments. Returns the verdict for them.
     pub fn on_delay(&mut self, eed: f64, loss: bool) -> Option<LossHint> {
-        let c = &self.config;
+        let (contention_gain, mean_delay_gain) = (self.config.contention_gain, self.config.mean_delay_gain);
         let previous = self.previous_delay;
         if let Some(previous) = previous {
-            self.contention = (1.0 - c.contention_gain) * self.contention + c.contention_gain * (eed - previous);
+            self.contention = (1.0 - contention_gain) * self.contention + contention_gain * (eed - previous);
         }
         let mean = self.mean_delay.unwrap_or(eed);
-        let verdict = loss.then(|| table2(self.grade(eed, mean), self.trend(mean)));
+        let verdict = loss.then(|| {
+            let grade = self.grade(eed, mean);
+            self.latest_grade = Some(grade);
+            table2(grade, self.trend(mean))
+        });
         if verdict == Some(LossHint::Congestion) {
             self.last_congestion_delay = previous.unwrap_or(eed);
         }
         self.mean_delay = Some(match self.mean_delay {
             None => eed,
-            Some(m) => (1.0 - c.mean_delay_gain) * m + c.mean_delay_gain * eed,
+            Some(m) => (1.0 - mean_delay_gain) * m + mean_delay_gain * eed,
         });
         self.previous_delay = Some(eed);
         verdict
@@ -252,6 +266,10 @@ impl ReceiverAid for RaReceiver {
 
     fn on_segment(&mut self, _now: SimTime, _header: &TcpHeader, one_way_delay: SimDuration, revealed_loss: bool) -> Option<LossHint> {
         self.on_delay(one_way_delay.as_secs_f64(), revealed_loss)
+    }
+
+    fn latest_grade(&self) -> Option<u8> {
+        self.latest_grade.map(|g| g as u8)
     }
 }
 
