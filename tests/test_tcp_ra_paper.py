@@ -62,7 +62,7 @@ def _matrix(ac: float, aw: float, run: int) -> dict[tuple[str, str], float]:
 def test_registered_with_its_figures() -> None:
     assert "tcp-ra-2009" in available()
     paper = get_paper("tcp-ra-2009")
-    assert [f.id for f in paper.figures] == ["Table 4", "Fig. 3", "Fig. 4", "Fig. 5"]
+    assert [f.id for f in paper.figures] == ["Table 1", "Table 4", "Fig. 3", "Fig. 4", "Fig. 5"]
     assert {e.name for e in paper.experiments} == {"grid", "hops", "per"}
 
 
@@ -155,6 +155,29 @@ def test_table4_and_fig3_on_made_up_data(tmp_path: Path) -> None:
                for quantity, _, ours in fig3.rows)
 
 
+def test_table1_on_made_up_data(tmp_path: Path) -> None:
+    def grades(flows: int, run: int) -> list[dict[str, Any]]:
+        heavy = 40.0 if flows == 16 else 76.0 + run  # 16 flows: congestion losses mostly not heavy
+        cells = {("congestion", "slight"): 1.0, ("congestion", "middle"): 99.0 - heavy,
+                 ("congestion", "heavy"): heavy, ("wireless", "slight"): 47.0, ("wireless", "middle"): 44.0 - run,
+                 ("wireless", "heavy"): 9.0 + run}
+        return [{"case": ra.flows_case(flows), "run": run, "entity": "flow", "id": 0,
+                 "metric": ra.grade_name(truth, grade), "value": cells.get((truth, grade), 0.0)}
+                for truth in ra.TRUTHS for grade in ra.GRADES]
+
+    rows = [row for flows in ra.FLOW_COUNTS for run in range(RUNS) for row in grades(flows, run)]
+    result = ra.table1({"grid": _data("grid", None, rows)}, tmp_path)
+    assert result.outcome == DOES_NOT_HOLD
+    statuses = {(c.point, c.claim.split(":")[0]): c.status for c in result.checks}
+    assert statuses[("16 flows", "congestion losses found at the heavy grade")] == CONTRADICTS
+    assert statuses[("8 flows", "congestion losses found at the heavy grade")] == AGREES
+    assert statuses[("16 flows", "wireless losses found at the slight or middle grade")] == AGREES
+    assert [n.paper for n in result.numbers] == [1.0, 23.0, 76.0, 47.0, 44.0, 9.0]
+    assert set(pd.read_csv(result.paths["csv"])["grade"]) == set(ra.GRADES)
+    with pytest.raises(NotReproduced, match="loss_grades"):  # runs without grades
+        ra.table1({"grid": _data("grid", None, _classification_rows(lambda f, r: _matrix(80, 76, r)))}, tmp_path)
+
+
 def test_table4_names_the_point_where_accuracy_is_low(tmp_path: Path) -> None:
     def counts(flows: int, run: int) -> dict[tuple[str, str], float]:
         return _matrix(40.0 if flows == 12 else 85.0, 80.0, run)
@@ -226,8 +249,9 @@ def test_tiny_reproduction(tmp_path: Path) -> None:
     """Through the core: short runs, two per point, few points; every figure
     is judged (never "holds" on two runs), with the paper's numbers beside."""
     paper = ra.PAPER
-    sizes: dict[str, dict[str, Any]] = {"grid": {}, "hops": {"quick_vary": {ra.DST: [ra.ROW_START + 1, ra.ROW_START + 4]}},
-             "per": {"quick_vary": {ra.PER: [0.0, 0.1]}}}
+    sizes: dict[str, dict[str, Any]] = {"grid": {},
+                                        "hops": {"quick_vary": {ra.DST: [ra.ROW_START + 1, ra.ROW_START + 4]}},
+                                        "per": {"quick_vary": {ra.PER: [0.0, 0.1]}}}
     experiments = [dataclasses.replace(e, quick_runs=2, quick_duration_s=20.0, quick_warmup_s=5.0, **sizes[e.name])
                    for e in paper.experiments]
     result = reproduce(dataclasses.replace(paper, experiments=experiments), tmp_path / "out", quick=True, jobs=2)
