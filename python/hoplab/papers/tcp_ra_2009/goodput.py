@@ -146,7 +146,8 @@ def fig4(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
                              per_run.values(), low, high, unit="%", digits=1))
         numbers.append(PaperNumber("TCP-RA's goodput gain over NewReno, averaged over hop counts", PAPER_GAIN,
                                    mean_gain, "%", 0))
-        gain_text = f"; TCP-RA's gain over NewReno averages {mean_gain:+.0f} % over the hop counts (the paper: +40 %)"
+        gain = "-" if math.isnan(mean_gain) else f"{round(mean_gain):+d}"
+        gain_text = f"; TCP-RA's gain over NewReno averages {gain} % over the hop counts (the paper: +40 %)"
     reading = ("goodput in kbps by hop count, " + " / ".join(goodput) + ": "
                + "; ".join(f"{hops_of(p)}: " + " / ".join(f"{mean_of(goodput[c][p]):.0f}" for c in goodput
                                                               if p in goodput[c]) for p in hops) + gain_text)
