@@ -232,6 +232,7 @@ impl World {
             series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
             series: Vec::new(),
             trace: None,
+            pcap: None,
             hop_dirty: Vec::new(),
             ll_transit: Default::default(),
             pulls: scenario.flows.iter().any(|f| f.transport == Transport::Semitcp)
