@@ -20,6 +20,7 @@
 use super::ieee80211::{self, Fcs, LLC_SNAP_IPV4};
 use super::inet::{self, Ipv4Repr, TcpRepr, PROTOCOL_TCP, PROTOCOL_UDP, TCP_ACK, TCP_PSH, TCP_SYN};
 use super::radiotap::{self, Radiotap};
+use crate::time::SimDuration;
 use crate::wire::aodv::AODV_PORT;
 use crate::wire::tcp::{SegmentKind, TcpHeader};
 use crate::wire::{Frame, FrameKind, Packet, RoutingHeader, TransportHeader};
@@ -33,6 +34,9 @@ pub struct EncodeParams {
     pub data_rate: u8,
     pub channel_mhz: u16,
     pub channel_flags: u16,
+    /// The PLCP preamble and header before the MPDU (radiotap's TSFT marks
+    /// the MPDU's first bit, this long after the frame's).
+    pub plcp: SimDuration,
     /// Per flow: the payload bytes of its data segments (turns segment
     /// numbers into TCP sequence numbers).
     pub segment_bytes: Vec<u32>,
@@ -154,14 +158,22 @@ pub fn tcp_repr(flow: u32, h: &TcpHeader, segment: u32) -> TcpRepr {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{SimDuration, SimTime};
+    use crate::time::SimTime;
     use crate::wire::aodv::{AodvMessage, Rreq};
     use crate::wire::seqno::SeqNumber;
     use crate::wire::tcp::{LossHint, SackBlocks};
     use crate::wire::{NodeId, PacketKind};
 
     fn params(payload: bool) -> EncodeParams {
-        EncodeParams { basic_rate: 2, data_rate: 4, channel_mhz: 914, channel_flags: 0x1020, segment_bytes: vec![512], payload }
+        EncodeParams {
+            basic_rate: 2,
+            data_rate: 4,
+            channel_mhz: 914,
+            channel_flags: 0x1020,
+            plcp: SimDuration::ZERO,
+            segment_bytes: vec![512],
+            payload,
+        }
     }
 
     fn data_frame(packet: Packet, receiver: NodeId) -> Frame {

@@ -163,6 +163,13 @@ impl Tracer {
         })
     }
 
+    /// Radiotap's TSFT of a frame whose first bit (the PLCP preamble's)
+    /// left or reached the node at `first_bit_ns`: microseconds since the
+    /// run's start when the MPDU's first bit did.
+    fn tsft_us(&self, first_bit_ns: u64) -> u64 {
+        (first_bit_ns + self.params.plcp.as_nanos()) / 1000
+    }
+
     fn in_window(&self, now: SimTime) -> bool {
         self.error.is_none() && now >= self.start && now < self.stop
     }
@@ -173,7 +180,7 @@ impl Tracer {
         if !self.in_window(now) || !self.traced[node.index()] {
             return;
         }
-        let e = encode::encode(frame, now.as_nanos() / 1000, false, &self.params, &mut self.buf);
+        let e = encode::encode(frame, self.tsft_us(now.as_nanos()), false, &self.params, &mut self.buf);
         if let Err(error) = self.main.write(now, &self.buf, e.original_len) {
             self.error = Some(TraceError { path: self.main.target.clone(), error });
         }
@@ -185,10 +192,9 @@ impl Tracer {
         if self.rx.is_empty() || !self.in_window(now) {
             return;
         }
+        let tsft = self.tsft_us(now.as_nanos().saturating_sub(frame.airtime.as_nanos()));
         let Some(file) = &mut self.rx[node.index()] else { return };
-        // TSFT: when the frame's first bit reached the node.
-        let first_bit = now.as_nanos().saturating_sub(frame.airtime.as_nanos());
-        let e = encode::encode(frame, first_bit / 1000, !decoded, &self.params, &mut self.buf);
+        let e = encode::encode(frame, tsft, !decoded, &self.params, &mut self.buf);
         if let Err(error) = file.write(now, &self.buf, e.original_len) {
             self.error = Some(TraceError { path: file.target.clone(), error });
         }

@@ -10,7 +10,7 @@
 //! | 1 | 1 | pad |
 //! | 2 | 2 | header length (22) |
 //! | 4 | 4 | present: TSFT, Flags, Rate, Channel (bits 0-3: 0x0000000f) |
-//! | 8 | 8 | TSFT: microseconds, first bit of the frame (8-aligned) |
+//! | 8 | 8 | TSFT: microseconds, first bit of the MPDU (8-aligned) |
 //! | 16 | 1 | Flags: 0x10 FCS at end, 0x40 bad FCS |
 //! | 17 | 1 | Rate: 500 kbit/s units |
 //! | 18 | 2 | Channel frequency, MHz |
@@ -41,8 +41,8 @@ pub const CHANNEL_900MHZ: u16 = 0x1000;
 /// What a radiotap header says of one frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Radiotap {
-    /// TSFT: microseconds since the run's start when the frame's first bit
-    /// left (or reached) the node.
+    /// TSFT: microseconds since the run's start when the MPDU's first bit
+    /// (after the PLCP preamble and header) left (or reached) the node.
     pub tsft_us: u64,
     pub flags: u8,
     /// Rate in 500 kbit/s units.

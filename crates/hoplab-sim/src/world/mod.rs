@@ -249,6 +249,7 @@ impl World {
             data_rate: crate::trace::radiotap::rate_units(radio.data_rate_mbps),
             channel_mhz,
             channel_flags,
+            plcp: self.timing.plcp,
             segment_bytes: self.flows.iter().map(|f| f.packet_bytes).collect(),
             payload: scenario.trace.payload,
         };
