@@ -33,7 +33,9 @@ impl std::fmt::Display for ApiError {
 
 impl From<crate::trace::TraceError> for ApiError {
     fn from(e: crate::trace::TraceError) -> Self {
-        ApiError::Output { path: e.path.display().to_string(), errno: e.error.raw_os_error(), message: e.error.to_string() }
+        // An error of hoplab's own (no OS number): ENOENT for a missing directory.
+        let errno = e.error.raw_os_error().or((e.error.kind() == std::io::ErrorKind::NotFound).then_some(2));
+        ApiError::Output { path: e.path.display().to_string(), errno, message: e.error.to_string() }
     }
 }
 

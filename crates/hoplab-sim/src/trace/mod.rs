@@ -72,7 +72,7 @@ impl TraceFile {
     fn create(target: PathBuf) -> Result<TraceFile, TraceError> {
         let fail = |error: io::Error| TraceError { path: target.clone(), error };
         if target.is_dir() {
-            return Err(fail(io::Error::new(io::ErrorKind::IsADirectory, "is a directory")));
+            return Err(fail(io::Error::new(io::ErrorKind::InvalidInput, "is a directory, not a file")));
         }
         let Some(name) = target.file_name() else {
             return Err(fail(io::Error::new(io::ErrorKind::InvalidInput, "names no file")));
