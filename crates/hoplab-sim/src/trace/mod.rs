@@ -174,7 +174,9 @@ impl Tracer {
         self.error.is_none() && now >= self.start && now < self.stop
     }
 
-    /// `node` starts transmitting `frame` at `now`.
+    /// `node` starts transmitting `frame` at `now`. Cold and out of line:
+    /// the simulator's hot path only tests the `Option` it is held in.
+    #[cold]
     #[inline(never)]
     pub fn transmitted(&mut self, now: SimTime, node: NodeId, frame: &Frame) {
         if !self.in_window(now) || !self.traced[node.index()] {
@@ -187,6 +189,7 @@ impl Tracer {
     }
 
     /// `node`'s PHY finished receiving `frame` at `now`, decoded or not.
+    #[cold]
     #[inline(never)]
     pub fn received(&mut self, now: SimTime, node: NodeId, frame: &Frame, decoded: bool) {
         if self.rx.is_empty() || !self.in_window(now) {
