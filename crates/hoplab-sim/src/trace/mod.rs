@@ -141,8 +141,12 @@ impl Tracer {
     /// `nodes` nodes, as `[trace]` says. The files are made under
     /// temporary names; [`Tracer::finish`] gives them their names.
     pub fn create(path: &Path, config: &TraceConfig, nodes: usize, params: EncodeParams) -> Result<Tracer, TraceError> {
-        let traced: Vec<bool> =
-            if config.nodes.is_empty() { vec![true; nodes] } else { (0..nodes as u32).map(|n| config.nodes.contains(&n)).collect() };
+        let mut traced = vec![config.nodes.is_empty(); nodes];
+        for &n in &config.nodes {
+            if let Some(t) = traced.get_mut(n as usize) {
+                *t = true;
+            }
+        }
         let main = TraceFile::create(path.to_path_buf())?;
         let mut rx = Vec::new();
         if config.receptions {
