@@ -27,7 +27,7 @@ Schema = dict[str, Any]
 
 #: The tables in the order a scenario file usually has them; a table the
 #: core adds and this list lacks still appears (after these, by name).
-TABLE_ORDER = ["topology", "radio", "mac", "routing", "mobility", "errors", "flows", "tcp", "semitcp", "stats"]
+TABLE_ORDER = ["topology", "radio", "mac", "routing", "mobility", "errors", "flows", "tcp", "semitcp", "stats", "trace"]
 
 #: The unit a key's name ends with (longest suffix first), as the type column shows it.
 UNITS = [

@@ -4,6 +4,8 @@ Checked against the built module by `python -m mypy.stubtest hoplab._core`
 (tests/test_stubs.py).
 """
 
+import os
+
 __all__ = [
     "ScenarioError",
     "SimulationError",
@@ -44,9 +46,17 @@ def scenario_schema() -> str:
     """The JSON Schema (draft 7) of a scenario file, pretty-printed: every
     key, its type, default, choices and description."""
 
-def simulate(config_json: str, seed: int | None = None, series: bool = False, wall_limit_s: float | None = None) -> str:
+def simulate(
+    config_json: str,
+    seed: int | None = None,
+    series: bool = False,
+    wall_limit_s: float | None = None,
+    pcap: str | os.PathLike[str] | None = None,
+) -> str:
     """Run a scenario (JSON); return the run report as JSON; give it up
-    (SimulationError) after `wall_limit_s` wall-clock seconds."""
+    (SimulationError) after `wall_limit_s` wall-clock seconds; write a
+    packet trace to `pcap` (OSError if it cannot be written; nothing is
+    left of it on any failure)."""
 
 def bench_engine(events: int) -> dict[str, str | int | float]:
     """Engine micro-benchmark: schedule, cancel and pop `events` events."""

@@ -25,7 +25,7 @@ from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
 from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, DEFAULT_REPEAT, run_benchmarks
 from hoplab.executors import ExecutorError
-from hoplab.paths import OutputPathError
+from hoplab.paths import OutputPathError, check_output_file
 from hoplab.run import run as run_scenario
 from hoplab.scenario import Scenario, check_seed, load_scenario, parse_value
 
@@ -154,12 +154,18 @@ def run(
         "--seed", metavar="N", help="Run seed, an integer in 0..2^64-1 (overrides the file's seed).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the run report as JSON.")] = False,
     series: Annotated[bool, typer.Option("--series", help="Include the time series in the JSON.")] = False,
+    pcap: Annotated[str | None, typer.Option(
+        "--pcap", metavar="PATH",
+        help="Write a packet trace (pcap, radiotap + 802.11) of every frame put on the air; the scenario's "
+             "[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")] = None,
 ) -> None:
     """Run one scenario and print a summary (or the JSON report)."""
     # `--seed X` is read as `--set seed=X` is, so the same X gets the same words.
     seed_value = check_seed(parse_value(seed.strip())) if seed is not None else None
     loaded = _read_scenario(scenario, set_ or [])
-    result = run_scenario(loaded, seed=seed_value, series=series)
+    if pcap is not None:
+        check_output_file(pcap, "--pcap")
+    result = run_scenario(loaded, seed=seed_value, series=series, pcap=pcap)
     if json_:
         sys.stdout.write(result.to_json() + "\n")
     else:

@@ -5,7 +5,8 @@ cannot write (a file where a directory should be, a read-only place, a
 missing parent that cannot be made) must be found before the first run,
 not after the last. `check_output_dir` proves a directory can be made and
 written by doing it, then removes everything it made, so a refused
-command leaves nothing behind.
+command leaves nothing behind; `check_output_file` does the same for one
+file (a packet trace) in a directory that must exist.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["OutputPathError", "check_output_dir"]
+__all__ = ["OutputPathError", "check_output_dir", "check_output_file"]
 
 
 class OutputPathError(ValueError):
-    """An output directory that cannot be used. `.key` names the option or
-    argument (`--out`, `--store`, `store`, `out`); the message is
+    """An output directory or file that cannot be used. `.key` names the
+    option or argument (`--out`, `--store`, `store`, `out`, `--pcap`, `pcap`); the message is
     "<key>: <path>: <what is wrong>"."""
 
     def __init__(self, key: str, path: str | os.PathLike[str], problem: str) -> None:
@@ -76,3 +77,26 @@ def check_output_dir(path: str | os.PathLike[str], key: str, subdirs: Iterable[s
                 directory.rmdir()
             except OSError:  # someone else wrote into it meanwhile: theirs now
                 pass
+
+
+def check_output_file(path: str | os.PathLike[str], key: str) -> None:
+    """Raise OutputPathError unless a file can be written at `path`: not a
+    directory, in a directory that exists and that this process can write
+    into (proved by making and removing a file there; `path` itself is not
+    touched)."""
+    target = Path(path)
+    if str(path) == "" or target.name in ("", ".", ".."):
+        raise OutputPathError(key, path, "names no file")
+    if target.is_dir():
+        raise OutputPathError(key, path, "is a directory, not a file")
+    parent = target.absolute().parent
+    if not parent.exists():
+        raise OutputPathError(key, path, f"its directory {str(target.parent)!r} does not exist")
+    if not parent.is_dir():
+        raise OutputPathError(key, path, f"{str(target.parent)!r} is a file, not a directory")
+    try:
+        handle, probe = tempfile.mkstemp(dir=parent, prefix=".hoplab-write-check-")
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as e:
+        raise OutputPathError(key, path, f"cannot write into its directory: {_reason(e)}") from None

@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hoplab import _core
+from hoplab.paths import check_output_file
 from hoplab.scenario import Scenario, check_seed, load_scenario
 
 if TYPE_CHECKING:
@@ -200,6 +201,7 @@ def run(
     seed: int | None = None,
     series: bool = False,
     wall_limit_s: float | None = None,
+    pcap: str | os.PathLike[str] | None = None,
 ) -> RunResult:
     """Run one scenario and return its RunResult.
 
@@ -208,9 +210,13 @@ def run(
     same scenario and seed give the same report, byte for byte, except
     `wall_seconds`. `series` adds the time series. `wall_limit_s` gives the
     run up after that many wall-clock seconds (SimulationError; ValueError
-    naming `wall_limit_s` unless it is a positive number). Raises ScenarioError
-    (naming the key) for an invalid scenario and SimulationError if the
-    simulation fails.
+    naming `wall_limit_s` unless it is a positive number). `pcap` writes a
+    packet trace of the run to that file (pcap, radiotap + 802.11;
+    docs/traces.md), holding what the scenario's `[trace]` section selects;
+    the file appears only if the run succeeds (OutputPathError naming
+    `pcap` if it cannot be written there, OSError if writing fails).
+    Raises ScenarioError (naming the key) for an invalid scenario and
+    SimulationError if the simulation fails.
     """
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario)
@@ -220,4 +226,7 @@ def run(
         check_seed(seed)
     if "seed" in scenario.data:
         check_seed(scenario.data["seed"])
-    return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s))
+    if pcap is None:
+        return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s))
+    check_output_file(pcap, "pcap")
+    return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s, pcap=os.fspath(pcap)))

@@ -10,7 +10,7 @@
 
 use hoplab_sim::api::{self, ApiError, BenchFigure, RunOptions};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -60,6 +60,8 @@ fn to_pyerr(py: Python<'_>, failure: Failure) -> PyErr {
             err
         }
         Failure::Api(error @ ApiError::Simulation(_)) => SimulationError::new_err(error.to_string()),
+        // errno 5 (EIO) when the error has no OS number.
+        Failure::Api(ApiError::Output { path, errno, message }) => PyOSError::new_err((errno.unwrap_or(5), message, path)),
         Failure::Panic(message) => SimulationError::new_err(format!("internal error (panic): {message}")),
     }
 }
@@ -106,17 +108,25 @@ fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> {
 /// Run a scenario given as JSON; return the run report as JSON. `seed`
 /// overrides the scenario's seed; `series` adds the time series;
 /// `wall_limit_s` gives the run up (SimulationError) after that many
-/// wall-clock seconds.
+/// wall-clock seconds; `pcap` writes a packet trace to that path (OSError
+/// if it cannot be written; nothing is left of it on any failure).
 #[pyfunction]
-#[pyo3(signature = (config_json, seed=None, series=false, wall_limit_s=None))]
-fn simulate(py: Python<'_>, config_json: &str, seed: Option<u64>, series: bool, wall_limit_s: Option<f64>) -> PyResult<String> {
+#[pyo3(signature = (config_json, seed=None, series=false, wall_limit_s=None, pcap=None))]
+fn simulate(
+    py: Python<'_>,
+    config_json: &str,
+    seed: Option<u64>,
+    series: bool,
+    wall_limit_s: Option<f64>,
+    pcap: Option<std::path::PathBuf>,
+) -> PyResult<String> {
     let wall_limit = match wall_limit_s {
         None => None,
         Some(s) if s.is_finite() && s > 0.0 && s < 1e9 => Some(std::time::Duration::from_secs_f64(s)),
         Some(s) => return Err(PyValueError::new_err(format!("wall_limit_s: must be a positive number of seconds, got {s}"))),
     };
     let config_json = config_json.to_owned();
-    detached(py, move || api::simulate_json(&config_json, seed, RunOptions { series, wall_limit })).map_err(|f| to_pyerr(py, f))
+    detached(py, move || api::simulate_json(&config_json, seed, RunOptions { series, wall_limit, pcap })).map_err(|f| to_pyerr(py, f))
 }
 
 /// The engine micro-benchmark (schedule, cancel, pop `events` events).

@@ -15,6 +15,10 @@ pub enum ApiError {
     Config(ConfigError),
     /// The simulation itself failed (an internal error; reported, never a panic).
     Simulation(String),
+    /// An output file (a packet trace) could not be written: its path, the
+    /// OS error number if there is one, and what went wrong. Nothing of it
+    /// is left behind.
+    Output { path: String, errno: Option<i32>, message: String },
 }
 
 impl std::fmt::Display for ApiError {
@@ -22,7 +26,16 @@ impl std::fmt::Display for ApiError {
         match self {
             ApiError::Config(e) => write!(f, "{e}"),
             ApiError::Simulation(m) => write!(f, "simulation failed: {m}"),
+            ApiError::Output { path, message, .. } => write!(f, "cannot write {path:?}: {message}"),
         }
+    }
+}
+
+impl From<crate::trace::TraceError> for ApiError {
+    fn from(e: crate::trace::TraceError) -> Self {
+        // An error of hoplab's own (no OS number): ENOENT for a missing directory.
+        let errno = e.error.raw_os_error().or((e.error.kind() == std::io::ErrorKind::NotFound).then_some(2));
+        ApiError::Output { path: e.path.display().to_string(), errno, message: e.error.to_string() }
     }
 }
 
@@ -33,7 +46,7 @@ impl From<ConfigError> for ApiError {
 }
 
 /// Options that change what a run reports, not what it simulates.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct RunOptions {
     /// Include the long-format time series in the report.
     pub series: bool,
@@ -42,6 +55,10 @@ pub struct RunOptions {
     /// run either completes, identical to an unlimited one, or reports
     /// nothing.
     pub wall_limit: Option<std::time::Duration>,
+    /// Write a packet trace of the run to this file (pcap, radiotap +
+    /// 802.11; what it holds: the scenario's `[trace]`). The file, and the
+    /// receive traces beside it, appear only if the run succeeds.
+    pub pcap: Option<std::path::PathBuf>,
 }
 
 /// Parse and validate a scenario; return it normalised (all defaults filled)

@@ -26,7 +26,8 @@
 //! - Wiring: [`topology`] (placement), [`scenario`] (the validated
 //!   configuration), [`world`] (the engine and the dispatch between
 //!   layers), [`stats`] (the run report), [`api`] (the JSON facade the
-//!   Python binding calls).
+//!   Python binding calls), [`trace`] (packet traces: pcap with radiotap
+//!   and 802.11, written as frames go on the air).
 pub mod api;
 pub mod app;
 pub mod config;
@@ -42,6 +43,7 @@ pub mod scenario;
 pub mod stats;
 pub mod time;
 pub mod topology;
+pub mod trace;
 pub mod transport;
 pub mod wire;
 pub mod world;

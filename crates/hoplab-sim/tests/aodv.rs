@@ -390,20 +390,20 @@ fn conservation_and_determinism_with_aodv_and_mobility() {
     };
     let options = RunOptions { series: true, ..Default::default() };
     for json in [mobile_48(20.0, 30.0), dense.to_string()] {
-        let a = strip(simulate_json(&json, Some(11), options).unwrap());
-        let b = strip(simulate_json(&json, Some(11), options).unwrap());
-        let c = strip(simulate_json(&json, Some(12), options).unwrap());
+        let a = strip(simulate_json(&json, Some(11), options.clone()).unwrap());
+        let b = strip(simulate_json(&json, Some(11), options.clone()).unwrap());
+        let c = strip(simulate_json(&json, Some(12), options.clone()).unwrap());
         assert_eq!(a, b, "same seed, same bytes");
         assert_ne!(a, c);
         for seed in [11, 12, 13] {
-            let r = simulate(&json, Some(seed), options).unwrap();
+            let r = simulate(&json, Some(seed), options.clone()).unwrap();
             conserved(&r);
             assert!(r.routing.route_discoveries >= 3, "{:?}", r.routing);
             let series = r.series.unwrap();
             assert!(series.iter().any(|s| s.metric == "route_discoveries"));
         }
     }
-    let r = simulate(dense, Some(11), options).unwrap();
+    let r = simulate(dense, Some(11), options.clone()).unwrap();
     assert!(r.flows[0].acks_delivered > 0 && r.flows[2].delivered > 0, "{:?}", r.flows);
 }
 

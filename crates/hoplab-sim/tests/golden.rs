@@ -106,7 +106,7 @@ fn record(scenario_json: &str, seed: u64) -> String {
             e.routing.unwrap_or("-")
         ));
     }
-    let mut report = world.report(0.0, RunOptions { series: true, wall_limit: None });
+    let mut report = world.report(0.0, RunOptions { series: true, ..Default::default() });
     let series = report.series.take().unwrap_or_default();
     let mut value = serde_json::to_value(&report).unwrap();
     let map = value.as_object_mut().unwrap();

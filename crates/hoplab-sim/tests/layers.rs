@@ -1,7 +1,8 @@
 //! The layers' imports go downward only (docs/architecture.md, "The layers"):
 //! each layer's source names no module above it. Layers, bottom up:
 //! time, config, loss, wire, engine, mobility (positions over time), phy,
-//! queue, mac and link (the interfaces), net (routing), transport, app; the
+//! queue, mac and link (the interfaces), net (routing), transport, app;
+//! trace (packet traces: wire formats to pcap bytes, beside the stack); the
 //! top (topology, scenario, world, stats, api) wires them. Checked on the
 //! source text: every `crate::<module>` a layer's files name.
 
@@ -24,6 +25,7 @@ const MODULES: &[&str] = &[
     "stats",
     "time",
     "topology",
+    "trace",
     "transport",
     "wire",
     "world",
@@ -44,6 +46,9 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("net", &["time", "config", "loss", "wire", "engine"]),
     ("transport", &["time", "config", "wire", "engine"]),
     ("app", &["time", "wire"]),
+    // Packet traces: the wire formats on the bytes of a pcap file, beside
+    // the stack (the world calls the tracer; it calls no layer).
+    ("trace", &["time", "config", "wire"]),
 ];
 
 fn src() -> PathBuf {

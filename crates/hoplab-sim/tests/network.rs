@@ -90,9 +90,9 @@ fn same_seed_same_bytes_other_seed_other_result() {
         v.to_string()
     };
     let options = RunOptions { series: true, ..Default::default() };
-    let a = strip(simulate_json(json, Some(7), options).unwrap());
-    let b = strip(simulate_json(json, Some(7), options).unwrap());
-    let c = strip(simulate_json(json, Some(8), options).unwrap());
+    let a = strip(simulate_json(json, Some(7), options.clone()).unwrap());
+    let b = strip(simulate_json(json, Some(7), options.clone()).unwrap());
+    let c = strip(simulate_json(json, Some(8), options.clone()).unwrap());
     assert_eq!(a, b);
     assert_ne!(a, c);
 }

@@ -28,6 +28,7 @@ pub use crate::mobility::config::{MobilityConfig, RandomWaypointConfig};
 pub use crate::net::config::{RoutingConfig, RoutingProtocol};
 pub use crate::phy::config::{Propagation, RadioConfig, Reception};
 pub use crate::phy::error_model::{ErrorModelConfig, UniformErrors};
+pub use crate::trace::TraceConfig;
 pub use crate::transport::tcp::config::TcpConfig;
 pub use flows::{AppKind, FlowConfig, RateControlKind, Transport};
 pub use preset::Preset;
@@ -111,6 +112,10 @@ pub struct Scenario {
     /// The end-to-end flows, one `[[flows]]` table each.
     #[serde(default)]
     pub flows: Vec<FlowConfig>,
+    /// What a packet trace holds (written only with `--pcap PATH`); changes
+    /// no result, and is left out of `config_hash`.
+    #[serde(default)]
+    pub trace: TraceConfig,
 }
 
 impl Scenario {
@@ -164,12 +169,15 @@ impl Scenario {
         serde_json::to_string(self).expect("scenario serialises")
     }
 
-    /// SHA-256 of the normalised scenario without its seed, first 16 hex
-    /// digits: what identifies a run's configuration (with its seed).
+    /// SHA-256 of the normalised scenario without its seed and its
+    /// `[trace]` section (which selects what a packet trace holds and
+    /// changes no result), first 16 hex digits: what identifies a run's
+    /// configuration (with its seed).
     pub fn config_hash(&self) -> String {
         let mut value = serde_json::to_value(self).expect("scenario serialises");
         if let Some(map) = value.as_object_mut() {
             map.remove("seed");
+            map.remove("trace");
         }
         let digest = Sha256::digest(value.to_string().as_bytes());
         digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
@@ -205,6 +213,7 @@ impl Scenario {
         for (i, flow) in self.flows.iter().enumerate() {
             flow.validate(i, n, self.duration_s)?;
         }
+        self.trace.validate(n, self.duration_s)?;
         Ok(())
     }
 }

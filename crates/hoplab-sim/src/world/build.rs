@@ -232,6 +232,7 @@ impl World {
             series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
             series: Vec::new(),
             trace: None,
+            pcap: None,
             hop_dirty: Vec::new(),
             link_failure_by_channel_error: false,
             ll_transit: Default::default(),

@@ -26,6 +26,7 @@ use crate::scenario::{AppKind, Scenario, Transport};
 use crate::stats::report::{RunReport, SeriesRow};
 use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
+use crate::trace::{EncodeParams, Tracer};
 use crate::transport::semitcp::connection::SemiTcpConnection;
 use crate::transport::semitcp::sink::AckQueue;
 use crate::transport::tcp::connection::TcpConnection;
@@ -208,6 +209,9 @@ pub struct World {
     pub series_interval: SimDuration,
     pub series: Vec<SeriesRow>,
     pub trace: Option<Vec<TraceEntry>>,
+    /// The packet trace being written (`RunOptions::pcap`); none: the hot
+    /// path only checks this.
+    pub pcap: Option<Box<Tracer>>,
     /// Nodes whose semi-TCP congestion state is to be re-evaluated at the
     /// end of the current event.
     pub hop_dirty: Vec<NodeId>,
@@ -238,6 +242,32 @@ impl World {
     /// Record every frame transmission and reception from now on.
     pub fn enable_trace(&mut self) {
         self.trace = Some(Vec::new());
+    }
+
+    /// Write a packet trace of the run to `path`, as the scenario's
+    /// `[trace]` says (the files appear at [`World::finish_pcap`]).
+    pub fn enable_pcap(&mut self, scenario: &Scenario, path: &std::path::Path) -> Result<(), ApiError> {
+        let radio = &scenario.radio;
+        let (channel_mhz, channel_flags) = crate::trace::radiotap::channel(radio.frequency_hz, radio.data_rate_mbps);
+        let params = EncodeParams {
+            basic_rate: crate::trace::radiotap::rate_units(radio.basic_rate_mbps),
+            data_rate: crate::trace::radiotap::rate_units(radio.data_rate_mbps),
+            channel_mhz,
+            channel_flags,
+            plcp: self.timing.plcp,
+            segment_bytes: self.flows.iter().map(|f| f.packet_bytes).collect(),
+            payload: scenario.trace.payload,
+        };
+        self.pcap = Some(Box::new(Tracer::create(path, &scenario.trace, self.nodes.len(), params)?));
+        Ok(())
+    }
+
+    /// Close the packet trace and give its files their names; the paths.
+    pub fn finish_pcap(&mut self) -> Result<Vec<std::path::PathBuf>, ApiError> {
+        match self.pcap.take() {
+            Some(tracer) => Ok(tracer.finish()?),
+            None => Ok(Vec::new()),
+        }
     }
 
     pub fn now(&self) -> SimTime {
@@ -346,8 +376,11 @@ impl World {
 }
 
 /// Build and run a scenario to its end.
-pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<RunReport, ApiError> {
+pub fn run_scenario(scenario: &Scenario, mut options: RunOptions) -> Result<RunReport, ApiError> {
     let mut world = World::build(scenario, scenario.seed)?;
+    if let Some(path) = options.pcap.take() {
+        world.enable_pcap(scenario, &path)?;
+    }
     let started = std::time::Instant::now();
     let end = world.end;
     match options.wall_limit {
@@ -364,5 +397,7 @@ pub fn run_scenario(scenario: &Scenario, options: RunOptions) -> Result<RunRepor
         }
     }
     let wall_seconds = started.elapsed().as_secs_f64();
-    Ok(world.report(wall_seconds, options))
+    let report = world.report(wall_seconds, options);
+    world.finish_pcap()?;
+    Ok(report)
 }

@@ -75,6 +75,9 @@ impl World {
                 let what = if error.is_none() { TraceWhat::RxOk } else { TraceWhat::RxError };
                 trace.push(TraceEntry::of(self.queue.now(), node, what, frame));
             }
+            if let Some(pcap) = &mut self.pcap {
+                pcap.received(self.queue.now(), node, frame, error.is_none());
+            }
             received = Some(at);
         }
         self.mac_step(node, MacInput::Phy(indication), received);
@@ -117,6 +120,9 @@ impl World {
         let airtime = frame.airtime;
         if let Some(trace) = &mut self.trace {
             trace.push(TraceEntry::of(now, node, TraceWhat::Tx, frame));
+        }
+        if let Some(pcap) = &mut self.pcap {
+            pcap.transmitted(now, node, frame);
         }
         self.phy_input(node, PhyInput::Transmit { airtime });
         // Moving nodes: the receivers and their links as of now, kept with
