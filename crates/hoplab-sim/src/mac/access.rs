@@ -163,17 +163,10 @@ impl Mac {
             // 10.3.2.5: the RTS reserves CTS + DATA + ACK and three SIFS.
             let duration = timing.sifs * 3 + timing.cts_airtime() + data_airtime + timing.ack_airtime();
             Frame {
-                kind: FrameKind::Rts,
-                transmitter: node,
-                receiver: op.item.next_hop,
-                duration,
-                airtime: timing.rts_airtime(),
-                sequence: 0,
-                retry: false,
-                packet: None,
                 congestion_mark,
                 needs_no_buffer,
                 control_packet: op.item.packet.is_control(),
+                ..Frame::new(FrameKind::Rts, node, op.item.next_hop, duration, timing.rts_airtime())
             }
         } else {
             self.exchange = Exchange::WaitAck;
@@ -186,16 +179,9 @@ impl Mac {
 
 pub(crate) fn data_frame(node: crate::wire::NodeId, op: &super::TxOp, airtime: SimDuration, duration: SimDuration) -> Frame {
     Frame {
-        kind: FrameKind::Data,
-        transmitter: node,
-        receiver: op.item.next_hop,
-        duration,
-        airtime,
         sequence: op.sequence,
         retry: op.data_attempts > 1,
         packet: Some(op.item.packet),
-        congestion_mark: false,
-        needs_no_buffer: false,
-        control_packet: false,
+        ..Frame::new(FrameKind::Data, node, op.item.next_hop, duration, airtime)
     }
 }

@@ -224,19 +224,7 @@ impl Mac {
                 if self.awaiting_data.take().is_some() {
                     self.cancel(MacTimer::DataWait, ctx); // the CTSC was used
                 }
-                let ack = Frame {
-                    kind: FrameKind::Ack,
-                    transmitter: self.node,
-                    receiver: frame.transmitter,
-                    duration: SimDuration::ZERO,
-                    airtime: ctx.timing.ack_airtime(),
-                    sequence: 0,
-                    retry: false,
-                    packet: None,
-                    congestion_mark: false,
-                    needs_no_buffer: false,
-                    control_packet: false,
-                };
+                let ack = Frame::new(FrameKind::Ack, self.node, frame.transmitter, SimDuration::ZERO, ctx.timing.ack_airtime());
                 self.respond_after_sifs(now, Response::Send(ack), ctx);
                 let duplicate = frame.retry && self.last_received_sequence.get(&frame.transmitter) == Some(&frame.sequence);
                 self.last_received_sequence.insert(frame.transmitter, frame.sequence);
@@ -318,17 +306,5 @@ impl Mac {
 /// the RTS's minus SIFS and its own airtime (10.3.2.6).
 fn cts_answering(rts: &Frame, congestion_mark: bool, node: NodeId, ctx: &MacContext) -> Frame {
     let airtime = ctx.timing.cts_airtime();
-    Frame {
-        kind: FrameKind::Cts,
-        transmitter: node,
-        receiver: rts.transmitter,
-        duration: rts.duration - ctx.timing.sifs - airtime,
-        airtime,
-        sequence: 0,
-        retry: false,
-        packet: None,
-        congestion_mark,
-        needs_no_buffer: false,
-        control_packet: false,
-    }
+    Frame { congestion_mark, ..Frame::new(FrameKind::Cts, node, rts.transmitter, rts.duration - ctx.timing.sifs - airtime, airtime) }
 }

@@ -334,19 +334,8 @@ mod tests {
         use crate::wire::ieee80211::Frame;
         let c = ErrorModelConfig::GilbertElliott(config(0.5, 1.0));
         let mut m = c.build(RngStreams::new(1).stream(StreamPurpose::ErrorModel, 0));
-        let mut frame = Frame {
-            kind: FrameKind::Data,
-            transmitter: NodeId(1),
-            receiver: NodeId(0),
-            duration: crate::time::SimDuration::ZERO,
-            airtime: crate::time::SimDuration::ZERO,
-            sequence: 0,
-            retry: false,
-            packet: None,
-            congestion_mark: false,
-            needs_no_buffer: false,
-            control_packet: false,
-        };
+        let zero = crate::time::SimDuration::ZERO;
+        let mut frame = Frame::new(FrameKind::Data, NodeId(1), NodeId(0), zero, zero);
         let data_losses = (0..1000).filter(|_| m.corrupts(NodeId(0), &frame)).count();
         assert!(data_losses > 300, "{data_losses}");
         frame.receiver = NodeId(7);

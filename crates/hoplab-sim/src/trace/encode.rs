@@ -178,17 +178,9 @@ mod tests {
 
     fn data_frame(packet: Packet, receiver: NodeId) -> Frame {
         Frame {
-            kind: FrameKind::Data,
-            transmitter: NodeId(1),
-            receiver,
-            duration: SimDuration::ZERO,
-            airtime: SimDuration::from_nanos(1),
             sequence: 9,
-            retry: false,
             packet: Some(packet),
-            congestion_mark: false,
-            needs_no_buffer: false,
-            control_packet: false,
+            ..Frame::new(FrameKind::Data, NodeId(1), receiver, SimDuration::ZERO, SimDuration::from_nanos(1))
         }
     }
 

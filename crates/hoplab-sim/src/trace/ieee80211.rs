@@ -142,17 +142,8 @@ mod tests {
 
     fn frame(kind: FrameKind) -> Frame {
         Frame {
-            kind,
-            transmitter: NodeId(0),
-            receiver: NodeId(1),
-            duration: SimDuration::from_nanos(1_234_100),
-            airtime: SimDuration::from_nanos(272_000),
             sequence: 0x123,
-            retry: false,
-            packet: None,
-            congestion_mark: false,
-            needs_no_buffer: false,
-            control_packet: false,
+            ..Frame::new(kind, NodeId(0), NodeId(1), SimDuration::from_nanos(1_234_100), SimDuration::from_nanos(272_000))
         }
     }
 

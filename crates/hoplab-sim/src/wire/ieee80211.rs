@@ -70,6 +70,25 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// A frame of `kind` from `transmitter` to `receiver` carrying no
+    /// packet: sequence 0, no retry, no semi-TCP flags. Callers set the rest
+    /// with struct-update syntax (`Frame { retry: true, ..Frame::new(..) }`).
+    pub fn new(kind: FrameKind, transmitter: NodeId, receiver: NodeId, duration: SimDuration, airtime: SimDuration) -> Frame {
+        Frame {
+            kind,
+            transmitter,
+            receiver,
+            duration,
+            airtime,
+            sequence: 0,
+            retry: false,
+            packet: None,
+            congestion_mark: false,
+            needs_no_buffer: false,
+            control_packet: false,
+        }
+    }
+
     pub fn is_broadcast(&self) -> bool {
         self.receiver == BROADCAST
     }

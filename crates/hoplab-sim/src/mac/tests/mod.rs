@@ -87,19 +87,7 @@ fn packet(uid: u64) -> Packet {
 }
 
 fn rts(from: NodeId, to: NodeId, duration: SimDuration) -> Frame {
-    Frame {
-        kind: FrameKind::Rts,
-        transmitter: from,
-        receiver: to,
-        duration,
-        airtime: RTS_AIR,
-        sequence: 0,
-        retry: false,
-        packet: None,
-        congestion_mark: false,
-        needs_no_buffer: false,
-        control_packet: false,
-    }
+    Frame::new(FrameKind::Rts, from, to, duration, RTS_AIR)
 }
 
 fn cts(from: NodeId, to: NodeId, duration: SimDuration) -> Frame {
