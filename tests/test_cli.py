@@ -105,7 +105,7 @@ BAD_INPUTS = {
     "bad TOML": ("name = \n[topology\n", [], ["invalid TOML", "line"]),
     "unknown key": (SMALL_CHAIN + "\n[mac]\nretry = 3\n", [], ["mac.retry", "unknown key", "short_retry_limit"]),
     "wrong type": (SMALL_CHAIN.replace("nodes = 5", 'nodes = "five"'), [], ["topology.nodes", "must be an integer"]),
-    "out of range": (SMALL_CHAIN + "\n[mac]\nqueue_packets = 0\n", [], ["mac.queue_packets", "at least 1"]),
+    "out of range": (SMALL_CHAIN + "\n[mac]\nqueue_packets = 0\n", [], ["mac.queue_packets", "must be in 1..=1000000"]),
     "no such node": (SMALL_CHAIN.replace("dst = 4", "dst = 9"), [], ["flows[0].dst", "does not exist"]),
     "unreachable flow": (SMALL_CHAIN.replace("spacing_m = 200.0", "spacing_m = 300.0"), [], ["flows[0]"]),
     "missing topology": ('name = "x"\n', [], ["topology"]),

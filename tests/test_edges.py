@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -146,9 +147,9 @@ def test_the_store_is_ready_before_the_first_run(tmp_path: Path, monkeypatch: py
     real = _core.simulate
 
     def checking(config: str, seed: int | None = None, series: bool = False,
-                 wall_limit_s: float | None = None) -> str:
+                 wall_limit_s: float | None = None, **options: Any) -> str:
         seen.append(all((tmp_path / "deep" / "s" / name).is_dir() for name in Store.DIRECTORIES))
-        return real(config, seed, series, wall_limit_s)
+        return real(config, seed, series, wall_limit_s, **options)
 
     monkeypatch.setattr(_core, "simulate", checking)
     frame = sweep(chain, runs=2, store=tmp_path / "deep" / "s", executor="serial")

@@ -42,9 +42,9 @@ def count_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     real = _core.simulate
 
     def counting(config: str, seed: int | None = None, series: bool = False,
-                 wall_limit_s: float | None = None) -> str:
+                 wall_limit_s: float | None = None, **options: Any) -> str:
         calls.append(1)
-        return real(config, seed, series, wall_limit_s)
+        return real(config, seed, series, wall_limit_s, **options)
 
     monkeypatch.setattr(_core, "simulate", counting)
     assert campaign.execute.__globals__["_core"] is _core

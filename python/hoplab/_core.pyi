@@ -13,6 +13,7 @@ __all__ = [
     "bench_scenario",
     "config_hash",
     "drop_causes",
+    "estimate",
     "report_fields",
     "scenario_schema",
     "simulate",
@@ -28,8 +29,14 @@ class ScenarioError(ValueError):
 class SimulationError(RuntimeError):
     """The simulation failed for a reason other than the scenario."""
 
-def validate(config_json: str) -> str:
-    """Validate a scenario (JSON); return it normalised, every default filled."""
+def validate(config_json: str, memory_limit_bytes: int | None = None) -> str:
+    """Validate a scenario (JSON); return it normalised, every default filled.
+    SimulationError if its topology cannot fit in `memory_limit_bytes`."""
+
+def estimate(config_json: str, series: bool = False) -> str:
+    """What a run of the scenario (JSON) will cost, as JSON: `events`,
+    `memory_bytes`, `neighbour_entries`, `neighbours_exact`, `series_rows`
+    and `parts` (what, count, unit, bytes); estimates, not built."""
 
 def config_hash(config_json: str) -> str:
     """The configuration hash of a scenario (JSON), its seed left out: the
@@ -52,9 +59,11 @@ def simulate(
     series: bool = False,
     wall_limit_s: float | None = None,
     pcap: str | os.PathLike[str] | None = None,
+    memory_limit_bytes: int | None = None,
 ) -> str:
     """Run a scenario (JSON); return the run report as JSON; give it up
-    (SimulationError) after `wall_limit_s` wall-clock seconds; write a
+    (SimulationError) after `wall_limit_s` wall-clock seconds, or once what
+    it holds passes `memory_limit_bytes` (naming what grew); write a
     packet trace to `pcap` (OSError if it cannot be written; nothing is
     left of it on any failure)."""
 

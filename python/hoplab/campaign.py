@@ -44,7 +44,15 @@ from typing import TYPE_CHECKING, Any
 import numpy  # noqa: F401 - loaded before workers fork, so no worker pays for it
 
 from hoplab import _core
-from hoplab._core import ScenarioError
+from hoplab._core import ScenarioError, SimulationError
+from hoplab.limits import (
+    AUTO,
+    MIN_MEMORY_LIMIT_BYTES,
+    MemoryLimit,
+    check_memory_limit,
+    default_memory_limit_bytes,
+    resolve_memory_limit,
+)
 from hoplab.run import classified_counts
 from hoplab.scenario import SEED_MAX, Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
 
@@ -252,6 +260,9 @@ class Task:
     series: bool = False
     #: Give the run up after this many wall-clock seconds (None: no limit).
     wall_limit_s: float | None = None
+    #: What the run may hold (bytes; None: no limit; "auto": resolved by
+    #: the worker, `hoplab.limits`).
+    memory_limit_bytes: MemoryLimit = AUTO
 
 
 def check_run_timeout(run_timeout_s: float | None) -> None:
@@ -338,7 +349,8 @@ def execute(task: Task) -> dict[str, Any]:
                            "config_hash": task.config_hash}
     sim_started = time.perf_counter()
     try:
-        text = _core.simulate(task.scenario_json, task.seed, task.series, task.wall_limit_s)
+        text = _core.simulate(task.scenario_json, task.seed, task.series, task.wall_limit_s,
+                              memory_limit_bytes=resolve_memory_limit(task.memory_limit_bytes))
         sim_seconds = time.perf_counter() - sim_started
         report = json.loads(text)
     except (KeyboardInterrupt, SystemExit):
@@ -447,6 +459,7 @@ def expand(
     cases: Mapping[str, Mapping[str, Any]] | None = None,
     series: bool = False,
     wall_limit_s: float | None = None,
+    memory_limit_bytes: MemoryLimit = AUTO,
 ) -> tuple[list[Task], list[str]]:
     """The tasks of a sweep (cases x product(vary) x runs) and the parameter
     column names. An invalid combination still becomes a task: it fails in
@@ -471,7 +484,7 @@ def expand(
                 params[key] = value
             try:
                 normalised: dict[str, Any] | None = point.validate()
-            except ScenarioError:
+            except (ScenarioError, SimulationError):  # a point too large to build fails as a run
                 normalised = None
             for run_number in range(runs):
                 seed = first_seed + run_number
@@ -482,7 +495,8 @@ def expand(
                     chash = "invalid-" + hashlib.sha256(point.to_json().encode()).hexdigest()[:8]
                     scenario_json = point.to_json()
                 run_id = run_identity(version, build, chash, seed)
-                tasks.append(Task(run_id, scenario_json, seed, run_number, params, chash, series, wall_limit_s))
+                tasks.append(Task(run_id, scenario_json, seed, run_number, params, chash, series, wall_limit_s,
+                                  memory_limit_bytes))
     return tasks, param_keys
 
 
@@ -505,6 +519,7 @@ def sweep(
     flush_seconds: float = 2.0,
     stats: SweepStats | None = None,
     run_timeout_s: float | None = None,
+    memory_limit_bytes: MemoryLimit = AUTO,
 ) -> pd.DataFrame:
     """Run a sweep and return its runs, one row per run (also those found in
     the store), with one column per parameter.
@@ -522,6 +537,10 @@ def sweep(
     `run_timeout_s`: give a run up after that many wall-clock seconds; it
     is recorded as failed ("wall-clock limit ... exceeded") and run again
     by the next sweep over the same store (only "ok" runs are kept).
+    `memory_limit_bytes`: what one run may hold (`hoplab.run`); "auto"
+    shares the default among the local workers (half of this machine's
+    memory over `jobs`), and lets each Dask worker take its own default.
+    A run past it is recorded as failed with what grew.
 
     Raises ScenarioError (naming the key) for an unknown parameter, an
     empty range, a bad scenario file, or seeds past 2**64 - 1 (`seed` +
@@ -536,6 +555,13 @@ def sweep(
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise scenario_error("runs", f"--runs: must be a positive integer, got {runs!r}")
     check_run_timeout(run_timeout_s)
+    memory_limit_bytes = check_memory_limit(memory_limit_bytes)
+    if memory_limit_bytes == AUTO and isinstance(executor, str) and executor in ("local", "serial"):
+        from hoplab.executors import default_jobs
+
+        workers = 1 if executor == "serial" else (jobs or default_jobs())
+        default = default_memory_limit_bytes()
+        memory_limit_bytes = None if default is None else max(MIN_MEMORY_LIMIT_BYTES, default // workers)
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario, overrides)
     else:
@@ -550,7 +576,7 @@ def sweep(
     check_seeds(base_seed(scenario), runs)
     points = max(1, len(cases or {})) * math.prod(len(values) for values in normal_vary.values())
     check_size(points, runs)
-    tasks, param_keys = expand(scenario, normal_vary, runs, cases, series, run_timeout_s)
+    tasks, param_keys = expand(scenario, normal_vary, runs, cases, series, run_timeout_s, memory_limit_bytes)
     if check_parameters and tasks and all(t.config_hash.startswith("invalid-") for t in tasks):
         # Not one valid point: bad input, not a sweep of failures.
         try:

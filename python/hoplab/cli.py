@@ -25,6 +25,7 @@ from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
 from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, DEFAULT_REPEAT, run_benchmarks
 from hoplab.executors import ExecutorError
+from hoplab.limits import MemoryLimit
 from hoplab.paths import OutputPathError, check_output_file
 from hoplab.run import run as run_scenario
 from hoplab.scenario import Scenario, check_seed, load_scenario, parse_value
@@ -158,14 +159,21 @@ def run(
         "--pcap", metavar="PATH",
         help="Write a packet trace (pcap, radiotap + 802.11) of every frame put on the air; the scenario's "
              "[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")] = None,
+    memory_limit: MemoryLimitOption = "auto",
+    wall_limit: Annotated[float | None, typer.Option(
+        "--wall-limit", metavar="SECONDS", help="Give the run up after this many wall-clock seconds.")] = None,
 ) -> None:
     """Run one scenario and print a summary (or the JSON report)."""
     # `--seed X` is read as `--set seed=X` is, so the same X gets the same words.
     seed_value = check_seed(parse_value(seed.strip())) if seed is not None else None
+    limit = _memory_limit(memory_limit)
+    if wall_limit is not None and not (math.isfinite(wall_limit) and 0 < wall_limit < 1e9):
+        raise InputError(f"--wall-limit: must be a positive number of seconds, got {wall_limit}")
     loaded = _read_scenario(scenario, set_ or [])
     if pcap is not None:
         check_output_file(pcap, "--pcap")
-    result = run_scenario(loaded, seed=seed_value, series=series, pcap=pcap)
+    result = run_scenario(loaded, seed=seed_value, series=series, pcap=pcap, memory_limit_bytes=limit,
+                          wall_limit_s=wall_limit)
     if json_:
         sys.stdout.write(result.to_json() + "\n")
     else:
@@ -177,9 +185,26 @@ def validate(
     scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
     set_: SetOption = None,
 ) -> None:
-    """Check a scenario and print it normalised (every default filled) as JSON."""
+    """Check a scenario and print it normalised (every default filled) as JSON; on stderr, what a run
+    of it will cost (events and memory, estimated without building it)."""
     loaded = _read_scenario(scenario, set_ or [])
-    sys.stdout.write(json.dumps(loaded.validate(), indent=2) + "\n")
+    normalised = loaded.validate()
+    _print_estimate(loaded.estimate(series=False), loaded.estimate(series=True)["memory_bytes"])
+    sys.stdout.write(json.dumps(normalised, indent=2) + "\n")
+
+
+def _print_estimate(estimate: Mapping[str, Any], with_series_bytes: int) -> None:
+    from hoplab.limits import default_memory_limit_bytes
+
+    def size(n: float) -> str:
+        return f"{n / 1e9:.1f} GB" if n >= 1e9 else f"{n / 1e6:.1f} MB" if n >= 1e6 else f"{max(n, 1e3) / 1e3:.0f} kB"
+
+    parts = ", ".join(f"{p['what']} {size(p['bytes'])}" for p in estimate["parts"])
+    limit = default_memory_limit_bytes()
+    err = Console(stderr=True, soft_wrap=True)
+    err.print(f"estimate: ~{estimate['events']:.1e} events, ~{size(estimate['memory_bytes'])} "
+              f"({parts}; {size(with_series_bytes)} with --series)"
+              + (f"; default memory limit {size(limit)}" if limit else ""), highlight=False)
 
 
 @app.command()
@@ -237,6 +262,21 @@ SchedulerOption = Annotated[str | None, typer.Option(
     "--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786); implies --executor dask.")]
 
 
+MemoryLimitOption = Annotated[str, typer.Option(
+    "--memory-limit", metavar="SIZE",
+    help="What a run may hold in memory: e.g. 2G, 512MiB, 'none', or 'auto' (half of the memory this process may "
+         "use; a sweep shares it among its workers). A run past it stops naming what grew.")]
+
+
+def _memory_limit(text: str) -> MemoryLimit:
+    from hoplab.limits import parse_memory_limit
+
+    try:
+        return parse_memory_limit(text)
+    except ValueError as e:
+        raise InputError(str(e)) from None
+
+
 RunTimeoutOption = Annotated[float | None, typer.Option(
     "--run-timeout", metavar="SECONDS",
     help="Give a run up after this many wall-clock seconds (recorded as failed; retried by the next run of the command).")]
@@ -284,6 +324,7 @@ def sweep(
     metric: Annotated[str, typer.Option(
         "--metric", metavar="COLUMN", help="Headline metric of the summary table (a runs column).")] = "goodput_kbps",
     run_timeout: RunTimeoutOption = None,
+    memory_limit: MemoryLimitOption = "auto",
 ) -> None:
     """Run a scenario over parameter values and runs; store every run; print mean and 95 % CI per point."""
     from hoplab.campaign import SweepStats, default_store_path, parse_vary
@@ -294,6 +335,7 @@ def sweep(
     if runs < 1:
         raise InputError(f"--runs: must be a positive integer, got {runs}")
     _check_run_timeout(run_timeout)
+    limit = _memory_limit(memory_limit)
     specs = [parse_vary(spec) for spec in vary or []]  # syntax errors before anything else
     loaded = _read_scenario(scenario, set_ or [])
     store_path = store if store is not None else str(default_store_path())
@@ -304,7 +346,7 @@ def sweep(
     try:
         frame = run_sweep(loaded, vary=dict(specs), runs=runs, store=store_path, executor=executor, jobs=jobs,
                           scheduler=scheduler, series=series, progress=True, stats=stats,
-                          run_timeout_s=run_timeout)
+                          run_timeout_s=run_timeout, memory_limit_bytes=limit)
     except KeyboardInterrupt:
         _error(f"interrupted: {stats.skipped + stats.executed} of {stats.total} runs are in the store "
                f"{store_path}; run the same command again to run only the missing ones")

@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hoplab import _core
+from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, resolve_memory_limit
 from hoplab.paths import check_output_file
 from hoplab.scenario import Scenario, check_seed, load_scenario
 
@@ -202,6 +203,7 @@ def run(
     series: bool = False,
     wall_limit_s: float | None = None,
     pcap: str | os.PathLike[str] | None = None,
+    memory_limit_bytes: MemoryLimit = AUTO,
 ) -> RunResult:
     """Run one scenario and return its RunResult.
 
@@ -215,6 +217,10 @@ def run(
     docs/traces.md), holding what the scenario's `[trace]` section selects;
     the file appears only if the run succeeds (OutputPathError naming
     `pcap` if it cannot be written there, OSError if writing fails).
+    `memory_limit_bytes` bounds what the run may hold ("auto": half of the
+    memory this process may use, `hoplab.limits`; None: no limit): a run
+    that would not fit fails before it starts, or as it grows, with a
+    SimulationError naming what grew and what to change.
     Raises ScenarioError (naming the key) for an invalid scenario and
     SimulationError if the simulation fails.
     """
@@ -226,7 +232,10 @@ def run(
         check_seed(seed)
     if "seed" in scenario.data:
         check_seed(scenario.data["seed"])
+    memory_limit = resolve_memory_limit(check_memory_limit(memory_limit_bytes))
     if pcap is None:
-        return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s))
+        return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s,
+                                        memory_limit_bytes=memory_limit))
     check_output_file(pcap, "pcap")
-    return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s, pcap=os.fspath(pcap)))
+    return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s, pcap=os.fspath(pcap),
+                                    memory_limit_bytes=memory_limit))

@@ -211,11 +211,26 @@ class Scenario:
 
     def validate(self) -> dict[str, Any]:
         """Validate with the core; return the normalised scenario (defaults
-        filled). Raises ScenarioError naming the key and what is allowed."""
+        filled). Raises ScenarioError naming the key and what is allowed,
+        and SimulationError if its topology cannot fit in the default
+        memory limit (`hoplab.limits`)."""
+        from hoplab.limits import default_memory_limit_bytes
+
         if "seed" in self.data:
             check_seed(self.data["seed"])
-        normalised: dict[str, Any] = json.loads(_core.validate(self.to_json()))
+        normalised: dict[str, Any] = json.loads(_core.validate(self.to_json(), default_memory_limit_bytes()))
         return normalised
+
+    def estimate(self, series: bool = False) -> dict[str, Any]:
+        """What a run will cost, estimated without building it: `events`
+        (order of magnitude), `memory_bytes` (what the run will hold; with
+        its time series if `series`), `neighbour_entries`,
+        `neighbours_exact`, `series_rows` and `parts` (what, count, unit,
+        bytes; largest first). Raises ScenarioError naming the key."""
+        if "seed" in self.data:
+            check_seed(self.data["seed"])
+        estimate: dict[str, Any] = json.loads(_core.estimate(self.to_json(), series))
+        return estimate
 
     def __repr__(self) -> str:
         source = f", source={str(self.source)!r}" if self.source is not None else ""

@@ -77,11 +77,22 @@ fn bench_dict<'py>(py: Python<'py>, figure: BenchFigure) -> PyResult<Bound<'py, 
 }
 
 /// Validate a scenario given as JSON; return it normalised (every default
-/// filled) as JSON. Raises ScenarioError naming the key.
+/// filled) as JSON. Raises ScenarioError naming the key, and
+/// SimulationError if its topology cannot fit in `memory_limit_bytes`.
 #[pyfunction]
-fn validate(py: Python<'_>, config_json: &str) -> PyResult<String> {
+#[pyo3(signature = (config_json, memory_limit_bytes=None))]
+fn validate(py: Python<'_>, config_json: &str, memory_limit_bytes: Option<u64>) -> PyResult<String> {
     let config_json = config_json.to_owned();
-    detached(py, move || api::validate_json(&config_json)).map_err(|f| to_pyerr(py, f))
+    detached(py, move || api::validate_json(&config_json, memory_limit_bytes)).map_err(|f| to_pyerr(py, f))
+}
+
+/// What a run of a scenario given as JSON will cost, as JSON: `events`,
+/// `memory_bytes` and its `parts` (estimates; `series`: with its series).
+#[pyfunction]
+#[pyo3(signature = (config_json, series=false))]
+fn estimate(py: Python<'_>, config_json: &str, series: bool) -> PyResult<String> {
+    let config_json = config_json.to_owned();
+    detached(py, move || api::estimate_json(&config_json, series)).map_err(|f| to_pyerr(py, f))
 }
 
 /// The configuration hash of a scenario given as JSON (its seed left
@@ -109,9 +120,11 @@ fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> {
 /// overrides the scenario's seed; `series` adds the time series;
 /// `wall_limit_s` gives the run up (SimulationError) after that many
 /// wall-clock seconds; `pcap` writes a packet trace to that path (OSError
-/// if it cannot be written; nothing is left of it on any failure).
+/// if it cannot be written; nothing is left of it on any failure);
+/// `memory_limit_bytes` gives it up (SimulationError naming what grew)
+/// once what it holds passes that many bytes.
 #[pyfunction]
-#[pyo3(signature = (config_json, seed=None, series=false, wall_limit_s=None, pcap=None))]
+#[pyo3(signature = (config_json, seed=None, series=false, wall_limit_s=None, pcap=None, memory_limit_bytes=None))]
 fn simulate(
     py: Python<'_>,
     config_json: &str,
@@ -119,6 +132,7 @@ fn simulate(
     series: bool,
     wall_limit_s: Option<f64>,
     pcap: Option<std::path::PathBuf>,
+    memory_limit_bytes: Option<u64>,
 ) -> PyResult<String> {
     let wall_limit = match wall_limit_s {
         None => None,
@@ -126,7 +140,8 @@ fn simulate(
         Some(s) => return Err(PyValueError::new_err(format!("wall_limit_s: must be a positive number of seconds, got {s}"))),
     };
     let config_json = config_json.to_owned();
-    detached(py, move || api::simulate_json(&config_json, seed, RunOptions { series, wall_limit, pcap })).map_err(|f| to_pyerr(py, f))
+    detached(py, move || api::simulate_json(&config_json, seed, RunOptions { series, wall_limit, pcap, memory_limit: memory_limit_bytes }))
+        .map_err(|f| to_pyerr(py, f))
 }
 
 /// The engine micro-benchmark (schedule, cancel, pop `events` events).
@@ -161,6 +176,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(simulate, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate, m)?)?;
     m.add_function(wrap_pyfunction!(config_hash, m)?)?;
     m.add_function(wrap_pyfunction!(drop_causes, m)?)?;
     m.add_function(wrap_pyfunction!(report_fields, m)?)?;

@@ -59,14 +59,33 @@ pub struct RunOptions {
     /// 802.11; what it holds: the scenario's `[trace]`). The file, and the
     /// receive traces beside it, appear only if the run succeeds.
     pub pcap: Option<std::path::PathBuf>,
+    /// Give the run up with `ApiError::Simulation`, naming what grew, once
+    /// what it holds (`World::holdings`) passes this many bytes (None: no
+    /// limit). The check is deterministic: a run either completes,
+    /// identical to an unlimited one, or stops at the same event each time.
+    pub memory_limit: Option<u64>,
 }
 
 /// Parse and validate a scenario; return it normalised (all defaults filled)
-/// as JSON. Also checks what needs the built topology (connectivity, routes).
-pub fn validate_json(config_json: &str) -> Result<String, ApiError> {
+/// as JSON. Also checks what needs the built topology (connectivity,
+/// routes); with a `memory_limit` (bytes), first that the topology fits in
+/// it (`ApiError::Simulation` naming what would not), as a run checks.
+pub fn validate_json(config_json: &str, memory_limit: Option<u64>) -> Result<String, ApiError> {
     let scenario = Scenario::from_json(config_json)?;
+    if let Some(limit) = memory_limit {
+        crate::estimate::estimate(&scenario, false)?.check(limit)?;
+    }
     crate::world::World::build(&scenario, scenario.seed)?;
     Ok(scenario.to_json())
+}
+
+/// What a run of the scenario will cost (events, memory, its parts), as
+/// JSON, estimated without building it (`estimate::Estimate`); `series`:
+/// the run keeps its time series.
+pub fn estimate_json(config_json: &str, series: bool) -> Result<String, ApiError> {
+    let scenario = Scenario::from_json(config_json)?;
+    let estimate = crate::estimate::estimate(&scenario, series)?;
+    serde_json::to_string(&estimate).map_err(|e| ApiError::Simulation(e.to_string()))
 }
 
 /// The configuration hash of a scenario given as JSON (the run report's
@@ -99,6 +118,10 @@ pub fn simulate(config_json: &str, seed: Option<u64>, options: RunOptions) -> Re
     let mut scenario = Scenario::from_json(config_json)?;
     if let Some(seed) = seed {
         scenario.seed = seed;
+    }
+    if let Some(limit) = options.memory_limit {
+        // Before anything is allocated: what the run cannot avoid holding.
+        crate::estimate::estimate(&scenario, options.series)?.check(limit)?;
     }
     let run = std::panic::catch_unwind(|| crate::world::run_scenario(&scenario, options));
     match run {

@@ -83,6 +83,30 @@ pub fn at_least(key: &str, v: u32, min: u32) -> Result<(), ConfigError> {
     }
 }
 
+/// The most packets any one buffer of a scenario may hold (an interface
+/// queue, a routing protocol's buffer, a reserved or ACK buffer, a TCP
+/// window): a million, 20,000 times ns-2's default interface queue, more
+/// than any study needs, and small enough that a buffer filled to it fits
+/// in memory (about 100 MB).
+pub const MAX_PACKETS: u32 = 1_000_000;
+
+/// The most samples a moving window of a rate controller may hold.
+pub const MAX_SAMPLES: u32 = 1_000_000;
+
+/// A count between `min` and `max` inclusive.
+pub fn count_in(key: &str, v: u32, min: u32, max: u32) -> Result<(), ConfigError> {
+    if (min..=max).contains(&v) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(key, format!("must be in {min}..={max}, got {v}")))
+    }
+}
+
+/// A number of packets a buffer may hold: 1..=[`MAX_PACKETS`].
+pub fn packets(key: &str, v: u32) -> Result<(), ConfigError> {
+    count_in(key, v, 1, MAX_PACKETS)
+}
+
 /// A duration that must not be zero.
 pub fn positive_duration(key: &str, d: SimDuration) -> Result<(), ConfigError> {
     if d > SimDuration::ZERO {

@@ -191,7 +191,7 @@ fn mobility_keys_are_validated_by_name() {
     assert_eq!(e.key, "routing.protocol");
     // Nodes must start inside the area (a 3-node chain spans 400 m).
     let small = with(r#"{"model": "random_waypoint", "max_speed_mps": 5, "width_m": 300, "height_m": 100}"#, "aodv");
-    let e = hoplab_sim::api::validate_json(&small).unwrap_err();
+    let e = hoplab_sim::api::validate_json(&small, None).unwrap_err();
     assert!(e.to_string().starts_with("mobility.width_m: node 2 starts at (400, 0)"), "{e}");
     // A zero minimum speed runs, with a warning in the report.
     let r = simulate(&with(&rwp(r#", "max_speed_mps": 5"#), "aodv"), None, RunOptions::default()).unwrap();

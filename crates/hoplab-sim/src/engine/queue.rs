@@ -91,6 +91,16 @@ impl<E> EventQueue<E> {
         self.heap.is_empty()
     }
 
+    /// Entries the queue has room for without growing.
+    pub fn capacity(&self) -> usize {
+        self.heap.capacity()
+    }
+
+    /// The size of one entry (an event with its time and sequence number).
+    pub fn entry_bytes(&self) -> usize {
+        std::mem::size_of::<Entry<E>>()
+    }
+
     /// Schedule `event` at `time` (never before now); returns its sequence
     /// number, which identifies it for [`Timer`].
     pub fn schedule(&mut self, time: SimTime, event: E) -> u64 {

@@ -1,7 +1,7 @@
 //! A wired link's parameters (`topology.links[]`, and the links of a
 //! `wired_cum_wireless` topology).
 
-use crate::config::{at_least, non_negative, positive, probability, ConfigError};
+use crate::config::{non_negative, packets, positive, probability, ConfigError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -44,7 +44,7 @@ impl LinkConfig {
         }
         positive(&format!("{key}.rate_mbps"), self.rate_mbps)?;
         non_negative(&format!("{key}.delay_ms"), self.delay_ms)?;
-        at_least(&format!("{key}.queue_packets"), self.queue_packets, 1)?;
+        packets(&format!("{key}.queue_packets"), self.queue_packets)?;
         probability(&format!("{key}.loss_rate"), self.loss_rate)
     }
 }

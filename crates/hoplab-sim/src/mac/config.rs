@@ -1,6 +1,6 @@
 //! `[mac]`: the DCF's parameters.
 
-use crate::config::{at_least, positive, ConfigError};
+use crate::config::{at_least, packets, positive, ConfigError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -102,7 +102,7 @@ impl MacConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         at_least("mac.short_retry_limit", self.short_retry_limit, 1)?;
         at_least("mac.long_retry_limit", self.long_retry_limit, 1)?;
-        at_least("mac.queue_packets", self.queue_packets, 1)?;
+        packets("mac.queue_packets", self.queue_packets)?;
         positive("mac.slot_us", self.slot_us)?;
         positive("mac.sifs_us", self.sifs_us)?;
         if !(self.ll_delay_us >= 0.0 && self.ll_delay_us.is_finite()) {

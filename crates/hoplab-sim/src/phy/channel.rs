@@ -221,6 +221,11 @@ impl Channel {
         self.positions[node.index()]
     }
 
+    /// Entries of every precomputed neighbour list (the channel's memory).
+    pub fn neighbour_entries(&self) -> usize {
+        self.neighbours.iter().map(Vec::len).sum()
+    }
+
     /// Nodes that feel `node`'s transmissions, in ascending id.
     pub fn neighbours(&self, node: NodeId) -> &[Neighbour] {
         &self.neighbours[node.index()]

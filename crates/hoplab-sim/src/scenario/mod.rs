@@ -41,6 +41,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+/// The longest run a scenario may ask for: 10^9 s (32 years). The clock
+/// counts nanoseconds in 64 bits (1.8 x 10^10 s), so every time a run can
+/// reach stays exact, with room for timers set beyond its end.
+pub const MAX_DURATION_S: f64 = 1e9;
+
 /// `[stats]`: what a run records besides its totals.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
@@ -191,6 +196,12 @@ impl Scenario {
     /// Range and cross-section checks that the types alone cannot express.
     pub fn validate(&self) -> Result<(), ConfigError> {
         positive("duration_s", self.duration_s)?;
+        if self.duration_s > MAX_DURATION_S {
+            return Err(ConfigError::new(
+                "duration_s",
+                format!("must be at most {MAX_DURATION_S:e} s (the clock counts nanoseconds in 64 bits), got {:e}", self.duration_s),
+            ));
+        }
         if !(self.warmup_s >= 0.0 && self.warmup_s < self.duration_s) {
             return Err(ConfigError::new(
                 "warmup_s",

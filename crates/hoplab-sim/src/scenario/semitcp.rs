@@ -2,7 +2,7 @@
 //! transport's (the reserved buffer, Algorithm 1) and its MACs' (the
 //! hop-by-hop rules). The transport also uses the RTO settings of `[tcp]`.
 
-use crate::config::{at_least, ConfigError};
+use crate::config::{packets, ConfigError};
 use crate::mac::hop_control::HopControlConfig;
 use crate::transport::semitcp::rate_control::RateControlConfig;
 use crate::transport::semitcp::sender::LossRecovery;
@@ -98,8 +98,8 @@ impl Default for SemiTcpConfig {
 
 impl SemiTcpConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        at_least("semitcp.reserved_packets", self.reserved_packets, 1)?;
-        at_least("semitcp.sink_ack_queue_packets", self.sink_ack_queue_packets, 1)?;
+        packets("semitcp.reserved_packets", self.reserved_packets)?;
+        packets("semitcp.sink_ack_queue_packets", self.sink_ack_queue_packets)?;
         self.mac.validate("semitcp.mac")?;
         self.rate_control.validate("semitcp.rate_control")
     }

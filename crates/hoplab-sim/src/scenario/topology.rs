@@ -3,7 +3,7 @@
 //! takes, their defaults and the error for a key another kind takes all
 //! come from one definition.
 
-use crate::config::{at_least, nested, non_negative, parse_at, parse_tagged, positive, probability, ConfigError};
+use crate::config::{at_least, nested, non_negative, packets, parse_at, parse_tagged, positive, probability, ConfigError};
 use crate::link::LinkConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -259,7 +259,7 @@ impl TopologyConfig {
                 non_negative("topology.last_hop_delay_ms", w.last_hop_delay_ms)?;
                 probability("topology.last_hop_loss_rate", w.last_hop_loss_rate)?;
                 positive("topology.last_hop_distance_m", w.last_hop_distance_m)?;
-                at_least("topology.queue_packets", w.queue_packets, 1)?;
+                packets("topology.queue_packets", w.queue_packets)?;
             }
         }
         if self.node_count() > MAX_NODES {

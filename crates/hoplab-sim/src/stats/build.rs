@@ -158,11 +158,11 @@ impl World {
             seed: self.seed,
             sim_seconds: self.end.as_secs_f64(),
             wall_seconds,
-            events: self.queue.popped(),
+            events: self.queue.popped() - self.sampling_ticks,
             routing: self.routing_report(),
             flows,
             nodes,
-            series: options.series.then(|| self.series.clone()),
+            series: options.series.then(|| std::mem::take(&mut self.series)),
             warnings: self.warnings.clone(),
         }
     }

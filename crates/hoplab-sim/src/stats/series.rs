@@ -8,11 +8,16 @@
 use super::report::SeriesRow;
 use crate::net::routing::Routing;
 use crate::queue::QueueDisc;
+use crate::time::SimDuration;
 use crate::transport::semitcp::connection::Pacing;
 use crate::world::{Event, Layer, World};
 
 impl World {
     pub(crate) fn sample_series(&mut self) {
+        self.sampling_ticks += 1;
+        if self.series_interval == SimDuration::ZERO {
+            return; // the run does not keep its series (`World::drop_series`)
+        }
         let now = self.now();
         let interval_s = self.series_interval.as_secs_f64();
         for flow in &mut self.flows {

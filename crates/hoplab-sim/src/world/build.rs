@@ -231,6 +231,7 @@ impl World {
             warmup: SimTime::from_secs_f64(scenario.warmup_s),
             series_interval: SimDuration::from_secs_f64(scenario.stats.series_interval_s),
             series: Vec::new(),
+            sampling_ticks: 0,
             trace: None,
             pcap: None,
             hop_dirty: Vec::new(),

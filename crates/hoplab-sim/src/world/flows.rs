@@ -319,6 +319,12 @@ impl World {
             let waiting = self.waiting_of_flow(src, flow);
             let Some(header) = self.semitcp(flow).next_segment(now, waiting) else { break };
             self.tcp_send(flow, src, dst, header);
+            if self.waiting_of_flow(src, flow) <= waiting {
+                // The segment did not stay below the transport (dropped on
+                // the spot, or it pushed out one of its own): the buffer
+                // cannot fill now, and refilling again would loop forever.
+                break;
+            }
         }
         self.semitcp_sync_timers(flow);
     }

@@ -32,6 +32,7 @@ use crate::transport::semitcp::sink::AckQueue;
 use crate::transport::tcp::connection::TcpConnection;
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod budget;
 pub mod build;
 pub mod flows;
 pub mod links;
@@ -208,6 +209,9 @@ pub struct World {
     pub warmup: SimTime,
     pub series_interval: SimDuration,
     pub series: Vec<SeriesRow>,
+    /// Series sampling events so far: the report's `events` leaves them
+    /// out, so it is the same whether or not the run keeps its series.
+    pub sampling_ticks: u64,
     pub trace: Option<Vec<TraceEntry>>,
     /// The packet trace being written (`RunOptions::pcap`); none: the hot
     /// path only checks this.
@@ -239,6 +243,14 @@ pub struct World {
 }
 
 impl World {
+    /// Sample no time series (a run whose report leaves them out): they
+    /// cost memory in proportion to the run's length and change nothing
+    /// simulated.
+    pub fn drop_series(&mut self) {
+        self.series_interval = SimDuration::ZERO;
+        self.series = Vec::new();
+    }
+
     /// Record every frame transmission and reception from now on.
     pub fn enable_trace(&mut self) {
         self.trace = Some(Vec::new());
@@ -288,10 +300,16 @@ impl World {
         }
     }
 
-    /// `run_until`, giving up (false) once the wall clock passes `deadline`.
-    /// The clock is read every 65536 events (about 3 ms of work), so the
-    /// check costs nothing measurable and never changes what is simulated.
-    pub fn run_until_deadline(&mut self, until: SimTime, deadline: std::time::Instant) -> bool {
+    /// `run_until`, giving up once the wall clock passes `deadline` or the
+    /// run's holdings ([`World::holdings`]) exceed `memory_limit_bytes`.
+    /// Both are read every 65536 events (about 3 ms of work), so the checks
+    /// cost nothing measurable and never change what is simulated.
+    pub fn run_within(
+        &mut self,
+        until: SimTime,
+        deadline: Option<std::time::Instant>,
+        memory_limit_bytes: Option<u64>,
+    ) -> Result<(), Stop> {
         const CHECK_EVERY: u32 = 1 << 16;
         let mut since_check = 0;
         while let Some((_, seq, event)) = self.queue.pop_until(until) {
@@ -299,12 +317,15 @@ impl World {
             since_check += 1;
             if since_check == CHECK_EVERY {
                 since_check = 0;
-                if std::time::Instant::now() >= deadline {
-                    return false;
+                if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                    return Err(Stop::WallClock);
+                }
+                if let Some(message) = memory_limit_bytes.and_then(|limit| self.over_memory_limit(limit)) {
+                    return Err(Stop::Memory(message));
                 }
             }
         }
-        true
+        Ok(())
     }
 
     fn dispatch(&mut self, seq: u64, event: Event) {
@@ -375,25 +396,38 @@ impl World {
     }
 }
 
+/// Why a run stopped before its end ([`World::run_within`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stop {
+    WallClock,
+    /// What grew past the memory limit, and what to change.
+    Memory(String),
+}
+
 /// Build and run a scenario to its end.
 pub fn run_scenario(scenario: &Scenario, mut options: RunOptions) -> Result<RunReport, ApiError> {
+    // The wall-clock limit covers the build too (a large topology's
+    // neighbour lists take seconds).
+    let started = std::time::Instant::now();
     let mut world = World::build(scenario, scenario.seed)?;
+    if !options.series {
+        world.drop_series();
+    }
     if let Some(path) = options.pcap.take() {
         world.enable_pcap(scenario, &path)?;
     }
-    let started = std::time::Instant::now();
     let end = world.end;
-    match options.wall_limit {
-        None => world.run_until(end),
-        Some(limit) => {
-            if !world.run_until_deadline(end, started + limit) {
-                return Err(ApiError::Simulation(format!(
-                    "wall-clock limit of {:.3} s exceeded at simulated time {:.3} s of {:.3} s",
-                    limit.as_secs_f64(),
-                    world.now().as_secs_f64(),
-                    end.as_secs_f64()
-                )));
-            }
+    let deadline = options.wall_limit.map(|limit| started + limit);
+    match world.run_within(end, deadline, options.memory_limit) {
+        Ok(()) => {}
+        Err(Stop::Memory(message)) => return Err(ApiError::Simulation(message)),
+        Err(Stop::WallClock) => {
+            return Err(ApiError::Simulation(format!(
+                "wall-clock limit of {:.3} s exceeded at simulated time {:.3} s of {:.3} s",
+                options.wall_limit.unwrap_or_default().as_secs_f64(),
+                world.now().as_secs_f64(),
+                end.as_secs_f64()
+            )))
         }
     }
     let wall_seconds = started.elapsed().as_secs_f64();

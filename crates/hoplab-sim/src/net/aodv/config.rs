@@ -9,7 +9,7 @@
 //! MAX_REPAIR_TTL) are derived unless given. RING_TRAVERSAL_TIME depends on
 //! the TTL of each attempt and is always derived.
 
-use crate::config::{positive_duration, ConfigError};
+use crate::config::{packets, positive_duration, ConfigError};
 use crate::time::SimDuration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -235,9 +235,7 @@ impl AodvConfig {
         if let Some(v) = self.max_repair_ttl {
             ttl("max_repair_ttl", v, 1)?;
         }
-        if self.request_queue_packets < 1 {
-            return Err(ConfigError::new(key("request_queue_packets"), "must be at least 1"));
-        }
+        packets(&key("request_queue_packets"), self.request_queue_packets)?;
         positive_duration(&key("request_queue_timeout_s"), self.request_queue_timeout_s)
     }
 

@@ -39,7 +39,7 @@
 //! (`sendRTS`: head of queue, or a DATA retry) to its ACK; hoplab's is
 //! head of queue to ACK: the same for the smallest, which has no retry.
 
-use crate::config::{at_least, join, positive, ConfigError};
+use crate::config::{at_least, count_in, join, positive, ConfigError, MAX_SAMPLES};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -110,8 +110,8 @@ impl MatcpConfig {
     pub fn validate(&self, prefix: &str) -> Result<(), ConfigError> {
         let key = |k: &str| join(prefix, k);
         at_least(&key("sample_frames"), self.sample_frames, 1)?;
-        at_least(&key("history_samples"), self.history_samples, 1)?;
-        at_least(&key("tick_history"), self.tick_history, 1)?;
+        count_in(&key("history_samples"), self.history_samples, 1, MAX_SAMPLES)?;
+        count_in(&key("tick_history"), self.tick_history, 1, MAX_SAMPLES)?;
         positive(&key("band_low_fraction"), self.band_low_fraction)?;
         if self.band_high_fraction <= self.band_low_fraction {
             return Err(ConfigError::new(

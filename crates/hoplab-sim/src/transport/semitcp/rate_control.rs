@@ -77,7 +77,7 @@
 //!   `restart_during_search = true` applies it there too.
 
 use super::matcp::MatcpConfig;
-use crate::config::{at_least, join, non_negative, positive, ConfigError};
+use crate::config::{at_least, count_in, join, non_negative, positive, ConfigError, MAX_SAMPLES};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
@@ -150,7 +150,7 @@ impl RateControlConfig {
     /// Range checks; errors name `<prefix>.<key>`.
     pub fn validate(&self, prefix: &str) -> Result<(), ConfigError> {
         let key = |k: &str| join(prefix, k);
-        at_least(&key("window_samples"), self.window_samples, 1)?;
+        count_in(&key("window_samples"), self.window_samples, 1, MAX_SAMPLES)?;
         at_least(&key("frames_per_sample"), self.frames_per_sample, 1)?;
         positive(&key("low_apr"), self.low_apr)?;
         positive(&key("too_high_fraction"), self.too_high_fraction)?;

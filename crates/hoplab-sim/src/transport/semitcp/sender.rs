@@ -71,6 +71,11 @@ pub struct SemiTcpSender {
 }
 
 impl SemiTcpSender {
+    /// Segments sent and not yet acknowledged (what the sender remembers).
+    pub fn outstanding_segments(&self) -> usize {
+        self.outstanding.len()
+    }
+
     pub fn new(config: &TcpConfig, total_segments: Option<u64>) -> Self {
         SemiTcpSender {
             next_new: 0,

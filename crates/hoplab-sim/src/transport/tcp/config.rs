@@ -2,7 +2,7 @@
 //! semi-TCP's transport uses). Defaults are the papers' ns-2 settings
 //! (SPEC.md section 1) unless noted.
 
-use crate::config::{at_least, positive_duration, ConfigError};
+use crate::config::{at_least, packets, positive_duration, ConfigError};
 use crate::time::SimDuration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -84,7 +84,7 @@ impl TcpConfig {
         if !(self.initial_cwnd_segments >= 1.0 && self.initial_cwnd_segments.is_finite()) {
             return Err(ConfigError::new("tcp.initial_cwnd_segments", "must be at least 1"));
         }
-        at_least("tcp.rwnd_segments", self.rwnd_segments, 1)?;
+        packets("tcp.rwnd_segments", self.rwnd_segments)?;
         positive_duration("tcp.initial_rto_ms", self.initial_rto_ms)?;
         positive_duration("tcp.max_rto_ms", self.max_rto_ms)?;
         if self.max_rto_ms < self.min_rto_ms {

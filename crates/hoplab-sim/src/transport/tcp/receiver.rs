@@ -86,6 +86,11 @@ pub struct Receiver {
 }
 
 impl Receiver {
+    /// Runs of out-of-order segments held (what the receiver remembers).
+    pub fn out_of_order_runs(&self) -> usize {
+        self.out_of_order.len()
+    }
+
     pub fn new(delayed_ack: bool, delayed_ack_segments: u32, delayed_ack_timeout: SimDuration) -> Receiver {
         Receiver {
             rcv_nxt: 0,

@@ -128,6 +128,11 @@ pub struct Sender {
 }
 
 impl Sender {
+    /// Segments in flight the sender keeps a record of.
+    pub fn records_kept(&self) -> usize {
+        self.records.len()
+    }
+
     pub fn new(cc: Box<dyn CongestionControl>, config: TcpConfig, mss_bytes: u32, total_segments: Option<u64>) -> Sender {
         let rtt = RttEstimator::new(config.initial_rto_ms, config.min_rto_ms, config.max_rto_ms, config.clock_granularity_ms);
         let state = TcpState::new(config.initial_cwnd_segments, config.rwnd_segments as f64, mss_bytes, rtt.rto());
