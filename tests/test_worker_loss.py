@@ -33,3 +33,20 @@ def test_a_lost_worker_costs_no_result(make: Callable[[], Any], tmp_path: Path) 
         results = dict(executor.map_unordered(square_dying_once, tasks))
     assert (tmp_path / "died-3").exists(), "the worker really died"
     assert results == {i: i * i for i in range(6)}
+
+
+def square_unless_fatal(x: int) -> int:
+    """Square x; x = 5 kills its worker every time (a run that always aborts)."""
+    if x == 5:
+        os._exit(134)
+    return x * x
+
+
+def test_a_run_that_always_kills_its_worker_fails_alone() -> None:
+    """The runs in flight beside it are retried alone and finish; only the
+    run that kills its worker comes back as an error, after retries + 1
+    deaths, saying so."""
+    with LocalExecutor(jobs=2, retries=2) as executor:
+        results = dict(executor.map_unordered(square_unless_fatal, list(range(10))))
+    assert {i: v for i, v in results.items() if i != 5} == {i: i * i for i in range(10) if i != 5}
+    assert isinstance(results[5], RuntimeError) and "died 3 times running this run" in str(results[5])

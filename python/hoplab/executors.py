@@ -9,8 +9,10 @@ outcome (see `hoplab.campaign.execute`), so one bad run never stops a sweep.
 - `LocalExecutor`: worker processes on this machine (all cores by default).
   Workers ignore SIGINT, so Ctrl-C reaches only the sweep, which records
   what finished and cancels the rest. If a worker process dies, the pool is
-  restarted and the unfinished tasks are submitted again (up to `retries`
-  times; after that they come back as errors).
+  restarted and the unfinished tasks are submitted again; the tasks that
+  were running then run alone afterwards, so the one that kills its worker
+  is found (after `retries` + 1 deaths it comes back as an error) and the
+  others finish.
 - `DaskExecutor`: the same tasks on a Dask distributed cluster: the
   scheduler at `scheduler` ("tcp://host:8786"), or a LocalCluster of
   `jobs` single-threaded worker processes. Each task is submitted with
@@ -95,6 +97,19 @@ class SerialExecutor(Executor):
             yield index, fn(task)
 
 
+def _tracked(call: tuple[Callable[[Any], Any], str, int, Any]) -> Any:
+    """Run `fn(task)` with a marker file named by its index in `directory`
+    while it runs: a worker that dies leaves it behind (LocalExecutor)."""
+    fn, directory, index, task = call
+    marker = os.path.join(directory, str(index))
+    with open(marker, "w", encoding="utf-8"):
+        pass
+    try:
+        return fn(task)
+    finally:
+        os.remove(marker)
+
+
 def _ignore_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
@@ -137,44 +152,56 @@ class LocalExecutor(Executor):
         return ProcessPoolExecutor(max_workers=self._jobs, mp_context=context, initializer=_ignore_sigint)
 
     def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """When a worker dies, the pool breaks and every unfinished task comes
+        back. The tasks that were running then (each leaves a marker file
+        while it runs) get a strike; a task with a strike runs alone
+        afterwards, so the one that kills its worker is found and the runs
+        beside it finish. A task that dies `retries` + 1 times comes back as
+        an error naming that."""
+        import tempfile
         from concurrent.futures import FIRST_COMPLETED, Future, wait
         from concurrent.futures.process import BrokenProcessPool
 
-        pending_indices = list(range(len(tasks)))
-        breaks = 0
-        while pending_indices:
-            pool, self._ready = (self._ready or self._pool()), None
-            futures: dict[Future[Any], int] = {}
-            broken = False
-            try:
-                for index in pending_indices:
-                    futures[pool.submit(fn, tasks[index])] = index
-                not_done: set[Future[Any]] = set(futures)
+        pending = list(range(len(tasks)))
+        strikes: dict[int, int] = {}
+        with tempfile.TemporaryDirectory(prefix="hoplab-running-") as running:
+            while pending:
+                struck = [i for i in pending if strikes.get(i)]
+                batch = struck[:1] if struck else pending
+                pool, self._ready = (self._ready or self._pool()), None
+                futures: dict[Future[Any], int] = {}
+                broken = False
                 finished: set[int] = set()
-                while not_done:
-                    done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        index = futures[future]
-                        error = future.exception()
-                        if isinstance(error, BrokenProcessPool):
-                            broken = True
-                            continue
-                        finished.add(index)
-                        yield index, (error if error is not None else future.result())
-                    if broken:
-                        break
-                pending_indices = [i for i in pending_indices if i not in finished]
-                if broken:
-                    breaks += 1
-                    if breaks > self.retries:
-                        for index in pending_indices:
-                            yield index, RuntimeError(
-                                f"worker process died {breaks} times (killed, out of memory, or crashed)")
-                        return
-                else:
-                    pending_indices = []
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+                try:
+                    for index in batch:
+                        futures[pool.submit(_tracked, (fn, running, index, tasks[index]))] = index
+                    not_done: set[Future[Any]] = set(futures)
+                    while not_done and not broken:
+                        done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
+                        for future in done:
+                            index = futures[future]
+                            error = future.exception()
+                            if isinstance(error, BrokenProcessPool):
+                                broken = True
+                                continue
+                            finished.add(index)
+                            yield index, (error if error is not None else future.result())
+                finally:
+                    pool.shutdown(wait=True, cancel_futures=True)
+                pending = [i for i in pending if i not in finished]
+                if not broken:
+                    continue
+                # The runs in flight when the pool broke (a worker that died
+                # outside any run leaves no marker: then the whole batch).
+                died = [int(name) for name in os.listdir(running)]
+                for name in os.listdir(running):
+                    os.remove(os.path.join(running, name))
+                for index in died or [i for i in batch if i not in finished]:
+                    strikes[index] = strikes.get(index, 0) + 1
+                    if strikes[index] > self.retries:
+                        pending.remove(index)
+                        yield index, RuntimeError(f"worker process died {strikes[index]} times running this run "
+                                                  "(killed, out of memory, or crashed)")
 
 
 class DaskExecutor(Executor):

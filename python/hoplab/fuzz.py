@@ -26,6 +26,7 @@ parallel workers, and writes the counts (README, "Fuzzing").
 from __future__ import annotations
 
 import copy
+import faulthandler
 import json
 import math
 import multiprocessing
@@ -287,6 +288,9 @@ def run_case(case: Case, wall_limit_s: float = WALL_LIMIT_S,
 
 
 def _worker(connection: Connection, address_space_bytes: int) -> None:
+    # A worker that dies is a finding the parent reports; its Python
+    # traceback dump (pytest turns faulthandler on) would only be noise.
+    faulthandler.disable()
     resource.setrlimit(resource.RLIMIT_AS, (address_space_bytes, address_space_bytes))
     while True:
         try:

@@ -177,3 +177,12 @@ fn estimated_events_are_within_a_factor_of_six_of_the_examples() {
         assert!((1.0 / 6.0..=6.0).contains(&ratio), "{name}: estimated {estimated} events, ran {actual}");
     }
 }
+
+#[test]
+fn a_vast_mobility_area_gets_few_large_cells() {
+    // Found by the fuzzer (seed 1, case 13634): a 10^12 m wide area used to
+    // ask for one grid cell per 600 m, 261 GB, and abort.
+    let json = example("semitcp-mobile-48", &[("duration_s", float(5.0)), ("warmup_s", float(0.0)), ("topology.width_m", float(1e12))]);
+    let r = simulate(&json, None, RunOptions::default()).expect("runs");
+    assert_conserved(&r);
+}

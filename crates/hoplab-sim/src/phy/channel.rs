@@ -51,7 +51,9 @@ pub struct Channel {
 struct Motion {
     model: RandomWaypoint,
     has_radio: Vec<bool>,
-    cell_m: f64,
+    /// A cell's width and height: each at least one carrier-sense range
+    /// (plus the distance a node covers between re-binnings).
+    cell_m: [f64; 2],
     columns: usize,
     rows: usize,
     /// Node ids per cell, row-major; each cell ascending.
@@ -65,8 +67,8 @@ struct Motion {
 
 impl Motion {
     fn cell_of(&self, p: [f64; 2]) -> (usize, usize) {
-        let cx = (p[0] / self.cell_m).floor().clamp(0.0, (self.columns - 1) as f64) as usize;
-        let cy = (p[1] / self.cell_m).floor().clamp(0.0, (self.rows - 1) as f64) as usize;
+        let cx = (p[0] / self.cell_m[0]).floor().clamp(0.0, (self.columns - 1) as f64) as usize;
+        let cy = (p[1] / self.cell_m[1]).floor().clamp(0.0, (self.rows - 1) as f64) as usize;
         (cx, cy)
     }
 
@@ -117,10 +119,20 @@ impl Channel {
         let cs_range = self.radio.cs_range_m().max(1.0);
         let speed = model.max_speed_mps().max(1e-9);
         let refresh_s = (0.1 * cs_range / speed).clamp(0.1, 10.0);
-        let cell_m = cs_range + speed * refresh_s;
         let params = model.params().clone();
-        let columns = ((params.width_m / cell_m).floor() as usize + 1).max(1);
-        let rows = ((params.height_m / cell_m).floor() as usize + 1).max(1);
+        // Cells wider than needed stay correct (the 3 x 3 search still
+        // covers the range), so a vast, sparse area gets fewer, larger
+        // cells: at most 4 per node (and 1024), never one per 600 m of a
+        // 10^12 m wide area.
+        let max_cells = (4 * model.node_count()).max(1024) as f64;
+        let mut cell_m = [cs_range + speed * refresh_s; 2];
+        let count = |size: f64, cell: f64| (size / cell).floor() + 1.0;
+        while count(params.width_m, cell_m[0]) * count(params.height_m, cell_m[1]) > max_cells {
+            let axis = usize::from(count(params.width_m, cell_m[0]) < count(params.height_m, cell_m[1]));
+            cell_m[axis] *= 2.0;
+        }
+        let columns = count(params.width_m, cell_m[0]) as usize;
+        let rows = count(params.height_m, cell_m[1]) as usize;
         let mut motion = Motion {
             model,
             has_radio: self.has_radio.clone(),
