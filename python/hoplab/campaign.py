@@ -483,8 +483,11 @@ def expand(
                 point.set(key, value)
                 params[key] = value
             try:
+                # Within the default budget whatever the runs get: building a
+                # point must not kill this process; one too large to build
+                # here is left to its worker, which runs it with its limit.
                 normalised: dict[str, Any] | None = point.validate()
-            except (ScenarioError, SimulationError):  # a point too large to build fails as a run
+            except (ScenarioError, SimulationError):
                 normalised = None
             for run_number in range(runs):
                 seed = first_seed + run_number

@@ -48,9 +48,9 @@ class InputError(Exception):
     """Bad input that is not about a scenario key (e.g. an unreadable file)."""
 
 
-def _read_scenario(path: str, overrides: Sequence[str]) -> Scenario:
+def _read_scenario(path: str, overrides: Sequence[str], memory_limit: MemoryLimit = "auto") -> Scenario:
     try:
-        return load_scenario(path, overrides)
+        return load_scenario(path, overrides, memory_limit)
     except IsADirectoryError:
         raise InputError(f"cannot read scenario file {path!r}: it is a directory (give a .toml file)") from None
     except UnicodeDecodeError:
@@ -169,7 +169,7 @@ def run(
     limit = _memory_limit(memory_limit)
     if wall_limit is not None and not (math.isfinite(wall_limit) and 0 < wall_limit < 1e9):
         raise InputError(f"--wall-limit: must be a positive number of seconds, got {wall_limit}")
-    loaded = _read_scenario(scenario, set_ or [])
+    loaded = _read_scenario(scenario, set_ or [], limit)
     if pcap is not None:
         check_output_file(pcap, "--pcap")
     result = run_scenario(loaded, seed=seed_value, series=series, pcap=pcap, memory_limit_bytes=limit,
@@ -184,11 +184,12 @@ def run(
 def validate(
     scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
     set_: SetOption = None,
+    memory_limit: MemoryLimitOption = "auto",
 ) -> None:
     """Check a scenario and print it normalised (every default filled) as JSON; on stderr, what a run
     of it will cost (events and memory, estimated without building it)."""
-    loaded = _read_scenario(scenario, set_ or [])
-    normalised = loaded.validate()
+    loaded = _read_scenario(scenario, set_ or [], _memory_limit(memory_limit))
+    normalised = loaded.validate(_memory_limit(memory_limit))
     _print_estimate(loaded.estimate(series=False), loaded.estimate(series=True)["memory_bytes"])
     sys.stdout.write(json.dumps(normalised, indent=2) + "\n")
 

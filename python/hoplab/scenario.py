@@ -27,6 +27,7 @@ from typing import Any
 
 from hoplab import _core
 from hoplab._core import ScenarioError
+from hoplab.limits import MemoryLimit
 
 __all__ = ["SEED_MAX", "Scenario", "ScenarioError", "check_seed", "load_scenario", "parse_override", "parse_value"]
 
@@ -209,16 +210,18 @@ class Scenario:
         _check_json_value(self.data, ())
         return json.dumps(self.data, allow_nan=False)
 
-    def validate(self) -> dict[str, Any]:
+    def validate(self, memory_limit_bytes: MemoryLimit = "auto") -> dict[str, Any]:
         """Validate with the core; return the normalised scenario (defaults
         filled). Raises ScenarioError naming the key and what is allowed,
-        and SimulationError if its topology cannot fit in the default
-        memory limit (`hoplab.limits`)."""
-        from hoplab.limits import default_memory_limit_bytes
+        and SimulationError if its topology cannot fit in
+        `memory_limit_bytes` (as `hoplab.run` takes it; the check builds
+        the topology)."""
+        from hoplab.limits import check_memory_limit, resolve_memory_limit
 
         if "seed" in self.data:
             check_seed(self.data["seed"])
-        normalised: dict[str, Any] = json.loads(_core.validate(self.to_json(), default_memory_limit_bytes()))
+        limit = resolve_memory_limit(check_memory_limit(memory_limit_bytes))
+        normalised: dict[str, Any] = json.loads(_core.validate(self.to_json(), limit))
         return normalised
 
     def estimate(self, series: bool = False) -> dict[str, Any]:
@@ -237,7 +240,8 @@ class Scenario:
         return f"Scenario(name={self.name!r}{source})"
 
 
-def load_scenario(path: str | os.PathLike[str], overrides: Iterable[str] = ()) -> Scenario:
+def load_scenario(path: str | os.PathLike[str], overrides: Iterable[str] = (),
+                  memory_limit_bytes: MemoryLimit = "auto") -> Scenario:
     """Read a scenario file (TOML), apply `KEY=VALUE` overrides, validate.
 
     Raises OSError if the file cannot be read and ScenarioError if it is
@@ -246,5 +250,5 @@ def load_scenario(path: str | os.PathLike[str], overrides: Iterable[str] = ()) -
     source = Path(path)
     text = source.read_text(encoding="utf-8")
     scenario = Scenario.from_toml(text, source).apply_overrides(overrides)
-    scenario.validate()
+    scenario.validate(memory_limit_bytes)
     return scenario
