@@ -97,12 +97,14 @@ impl QueueConfig {
     }
 
     /// Something about the discipline on `interface` worth a warning: PI's
-    /// reference queue at or above the capacity (it can never act).
+    /// reference queue at or above the capacity (only its proportional
+    /// part, on the queue's growth, can ever raise the probability).
     pub fn warning(&self, interface: &Interface, at: &str) -> Option<String> {
         match self {
             QueueConfig::Pi(c) if c.qref_packets >= interface.capacity_packets as f64 => Some(format!(
-                "{at}.qref_packets = {} is not below the queue's capacity ({} packets): PI never sees its queue above the \
-                 reference and drops no packet early (it behaves as drop-tail); set qref_packets below the capacity",
+                "{at}.qref_packets = {} is not below the queue's capacity ({} packets): PI's integral action never sees the \
+                 queue above its reference, so it cannot hold the queue there and drops few packets early (almost drop-tail); \
+                 set qref_packets below the capacity",
                 c.qref_packets, interface.capacity_packets
             )),
             _ => None,

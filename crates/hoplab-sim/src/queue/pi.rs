@@ -11,9 +11,10 @@
 //! ns-2's defaults, a = 1.822e-5, b = 1.816e-5, w = 170 Hz, q_ref = 50
 //! packets, are the paper's design example (N = 60 flows, C = 3750
 //! packets/s, R+ = 0.246 s). q_ref must lie below the queue's capacity for
-//! the controller ever to see a positive error; with ns-2's 50-packet
-//! default queue it never does, and PI behaves as drop-tail (a run says so
-//! in its warnings).
+//! the integral action, `(a - b)(q - q_ref)` per sample, ever to raise p;
+//! with ns-2's 50-packet default queue it never does, only the
+//! proportional part `b (q - q_old)` moves p while the queue grows, and PI
+//! drops few packets early (a run says so in its warnings).
 //!
 //! The samples fall at k/w from time 0 (ns-2 computes p at reset and
 //! re-arms its timer each time); hoplab runs them lazily when the queue is

@@ -107,7 +107,10 @@ impl Config {
             }
         }
         if self.min_thresh_packets > 0.0 && self.max_thresh_packets > 0.0 && self.max_thresh_packets <= self.min_thresh_packets {
-            return Err(ConfigError::new(key("max_thresh_packets"), format!("must be above min_thresh_packets ({})", self.min_thresh_packets)));
+            return Err(ConfigError::new(
+                key("max_thresh_packets"),
+                format!("must be above min_thresh_packets ({})", self.min_thresh_packets),
+            ));
         }
         let w = self.q_weight;
         if !(w == -1.0 || w == -2.0 || (0.0..=1.0).contains(&w)) {
@@ -480,10 +483,10 @@ mod tests {
 
     #[test]
     fn routing_packets_with_priority_are_never_dropped_early() {
-        let mut red = Red::new(&Config { queue_in_bytes: false, bytes: false, ..Config::default() }, &Interface {
-            priority_control: true,
-            ..interface(3)
-        });
+        let mut red = Red::new(
+            &Config { queue_in_bytes: false, bytes: false, ..Config::default() },
+            &Interface { priority_control: true, ..interface(3) },
+        );
         red.avg = 1e9;
         red.old = true;
         let mut rng = stream(4);

@@ -68,7 +68,10 @@ impl Config {
         positive(&format!("{at}.tau_s"), self.tau_s)?;
         let m = self.virtual_sample_divisor;
         if !(m >= 2.0 && m.is_finite()) {
-            return Err(ConfigError::new(format!("{at}.virtual_sample_divisor"), format!("must be at least 2 (sampling theorem), got {m}")));
+            return Err(ConfigError::new(
+                format!("{at}.virtual_sample_divisor"),
+                format!("must be at least 2 (sampling theorem), got {m}"),
+            ));
         }
         Ok(())
     }
