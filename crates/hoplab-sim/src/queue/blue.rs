@@ -1,7 +1,7 @@
 //! BLUE (Feng, Shin, Kandlur, Saha, "The BLUE active queue management
 //! algorithms", IEEE/ACM ToN 10(4), 2002): one drop probability p_m, moved
 //! by packet loss and link idle events rather than by the queue length
-//! (section IV, Fig. 3):
+//! (the paper's algorithm, as it gives it in pseudo-code):
 //!
 //! ```text
 //! upon packet loss (or Qlen > L) event:
@@ -14,7 +14,7 @@
 //! packet loss is an arrival at a full queue (`queue_overflow`); the link
 //! is idle when a dequeue finds the queue empty. p_m stays in [0, 1].
 //! ns-2 has no BLUE; the defaults, d1 = 0.0025, d2 = 0.00025 (d1 an order
-//! of magnitude above d2, as section IV advises) and freeze_time = 100 ms,
+//! of magnitude above d2, as the paper advises) and freeze_time = 100 ms,
 //! are those of Feng's ns BLUE scripts (`increment 0.0025`, `decrement
 //! 0.00025`, hold times 100 ms), within the range the paper evaluates.
 //! `queue_threshold_packets` is the optional L (0: off, the loss event
@@ -28,7 +28,7 @@ use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// BLUE parameters (Feng et al. 2002, Fig. 3).
+/// BLUE parameters (Feng et al. 2002).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 #[schemars(rename = "BlueParams")]

@@ -2,12 +2,17 @@
 //! controllers for AQM routers supporting TCP flows", IEEE INFOCOM 2001),
 //! as ns-2's `Queue/PI` (ns-2.35 `queue/pi.cc`) runs it, with its defaults.
 //!
-//! The drop probability is updated at the sampling frequency w (section
-//! IV: the discretised controller `p(kT) = a (q(kT) - q_ref) - b (q((k-1)T)
-//! - q_ref) + p((k-1)T)`, T = 1/w; `PIQueue::calculate_p`, pi.cc:148-166),
+//! The drop probability is updated at the sampling frequency w (the
+//! paper's discretised controller, T = 1/w; `PIQueue::calculate_p`,
+//! pi.cc:161-184):
+//!
+//! ```text
+//! p(kT) = a (q(kT) - q_ref) - b (q((k-1)T) - q_ref) + p((k-1)T)
+//! ```
+//!
 //! clamped to [0, 1]; each arrival is dropped with it (scaled by size /
-//! mean with `bytes`; `drop_early`, pi.cc:168-186), early drops being
-//! `aqm_drop`; an arrival at a full queue is an overflow (pi.cc:118).
+//! mean with `bytes`; `drop_early`, pi.cc:186-210), early drops being
+//! `aqm_drop`; an arrival at a full queue is an overflow (pi.cc:123).
 //! ns-2's defaults, a = 1.822e-5, b = 1.816e-5, w = 170 Hz, q_ref = 50
 //! packets, are the paper's design example (N = 60 flows, C = 3750
 //! packets/s, R+ = 0.246 s). q_ref must lie below the queue's capacity for

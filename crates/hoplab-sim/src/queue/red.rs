@@ -8,21 +8,21 @@
 //! - the average: `avg = avg (1 - w)^(m+1) + w q`, q the queue before the
 //!   arrival (bytes with `queue_in_bytes`), m = 0 unless the queue was idle,
 //!   then m = floor(ptc x idle time), ptc = rate / (8 x mean_packet_bytes)
-//!   packets per second (the packets the link could have sent: section 11
-//!   of the paper; `estimator`, red.cc:392-410);
+//!   packets per second (the packets the link could have sent: the
+//!   paper's detailed algorithm; `estimator`, red.cc:386-405, the idle m at red.cc:651);
 //! - below `min_thresh` nothing is dropped (and `count` restarts); from it
-//!   (with more than one packet, or byte, queued: red.cc:680) the first
+//!   (with more than one packet, or byte, queued: red.cc:691) the first
 //!   arrival only arms the count (`old`), later ones are dropped with
 //!   probability p: `p_b = max_p (avg - min_thresh) / (max_thresh -
 //!   min_thresh)`, gentle from `max_thresh` to twice it `p_b = max_p + (1 -
 //!   max_p)(avg - max_thresh)/max_thresh`, 1 above (non-gentle: 1 from
-//!   `max_thresh`) (`calculate_p_new`, red.cc:457-483); spread uniformly
-//!   over the arrivals since the last drop (`modify_p`, red.cc:498-524):
+//!   `max_thresh`) (`calculate_p_new`, red.cc:436-459); spread uniformly
+//!   over the arrivals since the last drop (`modify_p`, red.cc:478-505):
 //!   with `wait`, 0 while count x p_b < 1, p_b / (2 - count x p_b) below 2,
 //!   then 1; without, p_b / (1 - count x p_b); in byte mode count is in
 //!   mean-sized packets and p scaled by size / mean_packet_bytes;
 //! - an arrival at a full queue (`q >= limit`; in bytes, limit x
-//!   mean_packet_bytes, red.cc:673) is an overflow whatever the early
+//!   mean_packet_bytes, red.cc:687, 714) is an overflow whatever the early
 //!   decision, and restarts the count.
 //!
 //! Early drops are `aqm_drop`; ns-2 also calls "forced" a drop when avg
@@ -30,7 +30,7 @@
 //! default (`use_mark_p_ true`) sends those through the same probability
 //! (then 1), so every drop decided from the average is early here.
 //!
-//! Automatic parameters (`REDQueue::initialize_params`, red.cc:176-222):
+//! Automatic parameters (`REDQueue::initialize_params`, red.cc:172-224):
 //! `min_thresh_packets = 0`: max(5, target_delay x ptc / 2);
 //! `max_thresh_packets = 0`: 3 x min; `q_weight = -1`: 1 - exp(-1 / (10 x
 //! RTT x ptc)), RTT = max(0.1 s, 3 (delay + 1/ptc)); `0`: 1 - exp(-1/ptc);
@@ -168,14 +168,16 @@ impl Red {
             min_pkts = (config.target_delay_ms / 1e3 * ptc / 2.0).max(5.0);
         }
         let max_pkts = if config.max_thresh_packets == 0.0 { 3.0 * min_pkts } else { config.max_thresh_packets };
-        let q_weight = match config.q_weight {
-            w if w == 0.0 => 1.0 - (-1.0 / ptc).exp(),
-            w if w == -1.0 => {
-                let rtt_s = (3.0 * (interface.delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
-                1.0 - (-1.0 / (10.0 * rtt_s * ptc)).exp()
-            }
-            w if w == -2.0 => 1.0 - (-10.0 / ptc).exp(),
-            w => w,
+        let w = config.q_weight;
+        let q_weight = if w == 0.0 {
+            1.0 - (-1.0 / ptc).exp()
+        } else if w == -1.0 {
+            let rtt_s = (3.0 * (interface.delay.as_secs_f64() + 1.0 / ptc)).max(0.1);
+            1.0 - (-1.0 / (10.0 * rtt_s * ptc)).exp()
+        } else if w == -2.0 {
+            1.0 - (-10.0 / ptc).exp()
+        } else {
+            w
         };
         let unit = if config.queue_in_bytes { mean } else { 1.0 };
         Red {

@@ -3,8 +3,8 @@
 //! (ns-2.35 `queue/rem.cc`) runs it, with its defaults.
 //!
 //! Every `update_interval_ms` the link's "price" moves with the mismatch
-//! of input rate and capacity and of backlog and target (section "REM",
-//! eq. 1; `REMQueue::run_updaterule`, rem.cc:140-180):
+//! of input rate and capacity and of backlog and target (the paper's
+//! price update; `REMQueue::run_updaterule`, rem.cc:142-192, the price at 180):
 //!
 //! ```text
 //! x    = (1 - input_weight) x + input_weight (arrivals in the interval)
@@ -17,13 +17,13 @@
 //! x mean_packet_bytes) the packets the link can send in one interval, and
 //! alpha 0.1 (a constant in rem.cc). Each arrival is dropped with
 //! probability `prob` (scaled by size / mean with `queue_in_bytes`;
-//! `REMQueue::enque`, rem.cc:230-262); early drops are `aqm_drop`.
+//! `REMQueue::enque`, rem.cc:231-271); early drops are `aqm_drop`.
 //!
 //! The updates fall at k x interval from time 0 (ns-2 arms the timer at
 //! reset). hoplab runs them lazily, when the queue is next touched: the
 //! backlog and the arrival count cannot have changed in between, so the
 //! result is the timer's. An arrival at a full queue is an overflow; ns-2
-//! drops when the queue *with* the arrival reaches the limit (rem.cc:246),
+//! drops when the queue *with* the arrival reaches the limit (rem.cc:250),
 //! holding one packet less than its limit: hoplab holds the interface's
 //! capacity, as its other disciplines do.
 
@@ -168,14 +168,14 @@ impl Rem {
             if self.price == 0.0 && self.input == 0.0 && arrivals == 0.0 && mismatch <= 0.0 {
                 // Idle at price 0: every update until `now` leaves it there.
                 let behind = now.since(self.next_update).as_nanos() / self.interval.as_nanos();
-                self.next_update = self.next_update + self.interval * (behind + 1);
+                self.next_update += self.interval * (behind + 1);
                 break;
             }
             self.input = (1.0 - c.input_weight) * self.input + c.input_weight * arrivals;
             self.price = (self.price + c.gamma * (self.input + mismatch)).max(0.0);
             self.probability = 1.0 - c.phi.powf(-self.price);
             self.arrivals = 0.0;
-            self.next_update = self.next_update + self.interval;
+            self.next_update += self.interval;
         }
     }
 }

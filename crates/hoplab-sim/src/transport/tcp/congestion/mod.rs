@@ -166,7 +166,7 @@ pub trait CongestionControl: Send {
 
     /// A duplicate ACK arrived (before the socket counts it toward a fast
     /// retransmit, in recovery too). TCP Westwood counts it as a segment
-    /// delivered (Mascolo et al. 2001 section 2.2).
+    /// delivered (Mascolo et al. 2001, `AckedCount`).
     fn dup_ack(&mut self, _state: &TcpState) {}
 
     /// The congestion state changes.

@@ -4,7 +4,7 @@
 //! TCPW BR against. Westwood+ (`westwood_plus.rs`) is its later per-RTT
 //! variant.
 //!
-//! **Bandwidth estimate** (MobiCom 2001 section 2.1): every ACK, new or
+//! **Bandwidth estimate** (MobiCom 2001, section 2): every ACK, new or
 //! duplicate, gives a sample `b_k = d_k / Δ_k`, `d_k` the bytes it reports
 //! delivered and `Δ_k = t_k - t_{k-1}` the time since the previous ACK; the
 //! samples are filtered by the discrete (Tustin, bilinear) form of a
@@ -16,7 +16,7 @@
 //!
 //! The filter must be sampled faster than twice its cut-off: when no ACK
 //! comes for τ/m (m >= 2), a virtual sample b = 0 is taken at each τ/m
-//! (section 2.1). Reading: the virtual samples fall at `t_{k-1} + j τ/m`
+//! (ibid.). Reading: the virtual samples fall at `t_{k-1} + j τ/m`
 //! strictly before the ACK, so the ACK's own sample spans what is left,
 //! in (0, τ/m]; every Δ is then at most τ/2 and the first coefficient
 //! stays positive. (The UCLA ns-2 agent, `tcp-westwood.cc` v1.3 filter 3,
@@ -24,14 +24,14 @@
 //! τ/2.) The first ACK only starts the clock. ACKs at the same instant
 //! (Δ = 0) are merged into the next sample.
 //!
-//! `d_k` counts segments (section 2.2, procedure `AckedCount`): a duplicate
+//! `d_k` counts segments (the paper's procedure `AckedCount`): a duplicate
 //! ACK counts 1 segment (one more left the network) and is remembered as
 //! "accounted for"; a cumulative ACK of n > 1 segments then counts 1 if the
 //! duplicates already accounted for n or more (their count falls by n),
 //! else n minus those (and none are left). ns-3's `TcpWestwood` (Westwood
 //! mode) is the same procedure.
 //!
-//! **Loss** (section 2.3): on 3 duplicate ACKs, ssthresh = BWE x RTT_min /
+//! **Loss** (the paper's pseudo-code): on 3 duplicate ACKs, ssthresh = BWE x RTT_min /
 //! MSS and cwnd = min(cwnd, ssthresh); on a timeout, the same ssthresh and
 //! cwnd = 1 (the socket). ssthresh is at least 2 segments (the paper's
 //! timeout rule; the UCLA agent applies it to duplicate ACKs too). Window
@@ -43,7 +43,7 @@ use crate::time::SimTime;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// TCP Westwood parameters (MobiCom 2001 section 2.1).
+/// TCP Westwood parameters (MobiCom 2001, section 2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 #[schemars(rename = "WestwoodParams")]
@@ -52,7 +52,7 @@ pub struct Config {
     /// 1/τ). Default 1.0 (the UCLA ns-2 agent's `tau_`).
     pub tau_s: f64,
     /// m: a virtual null sample every τ/m without an ACK; at least 2 (the
-    /// sampling theorem, section 2.1). Default 2 (the UCLA ns-2 agent).
+    /// sampling theorem). Default 2 (the UCLA ns-2 agent).
     pub virtual_sample_divisor: f64,
 }
 
@@ -142,7 +142,7 @@ impl Estimator {
         self.last_at = Some(now);
     }
 
-    /// MobiCom 2001 section 2.2, `AckedCount`: the segments this ACK
+    /// MobiCom 2001, `AckedCount`: the segments this ACK
     /// reports delivered.
     fn acked_count(&mut self, new_segments: u64) -> u64 {
         if new_segments == 0 {
