@@ -30,7 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "docs" / "timings.md"
-PAPERS = ("semitcp-2018", "scalable-manet", "tcp-ra-2009")
+PAPERS = ("semitcp-2018", "scalable-manet", "tcp-ra-2009", "tcpw-br")
 BENCH_NAMES = {
     "engine": "engine: schedule / cancel / pop",
     "bench-chain15-udp": "15-node chain, saturated UDP",

@@ -47,7 +47,7 @@ def drop_causes() -> list[str]:
 
 def report_fields() -> dict[str, list[str]]:
     """The field names of each part of the run report: "run" (top level),
-    "routing", "flows", "nodes", "series"."""
+    "routing", "flows", "nodes", "queues", "series"."""
 
 def scenario_schema() -> str:
     """The JSON Schema (draft 7) of a scenario file, pretty-printed: every

@@ -18,6 +18,11 @@ as a dict (`to_dict`) and as pandas DataFrames:
   rule), `frames_sent` becomes `frames_sent_<kind>` columns and
   `routing_messages_sent` `routing_sent_<message>` columns (AODV: `rreq`,
   `rrep`, `rerr`, `hello`; none under static routing).
+- `queues`: one row per interface queue (each 802.11 interface's, each
+  direction of each wired link's): `node`, `to` (nullable integer: <NA>
+  for an 802.11 interface), `discipline`, `mean_packets`, `early_drops`,
+  `overflow_drops`, and the discipline's parameters in effect as
+  `param_<name>` float columns (NaN where a discipline has none).
 - `series`: the long-format time series, one row per
   (time_s, entity, id, metric, value); empty (with those columns) unless
   the run was made with `series=True`.
@@ -93,7 +98,7 @@ def classified_counts(row: Mapping[str, Any]) -> dict[str, int]:
 
 
 #: The field names of each part of the report ("run", "routing", "flows",
-#: "nodes", "series"), as the core reports them.
+#: "nodes", "queues", "series"), as the core reports them.
 REPORT_FIELDS: dict[str, list[str]] = _core.report_fields()
 
 
@@ -121,6 +126,22 @@ def _flatten(rows: list[dict[str, Any]], part: str) -> pd.DataFrame:
     for field in tables:
         for column in _TABLES[field][2]:
             frame[column] = pd.Series([c.get(column) if c else None for c in counts], dtype="Int64")
+    return frame
+
+
+def _queue_frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The report's `queues` as a DataFrame (see module doc)."""
+    import pandas as pd
+
+    scalars = [f for f in REPORT_FIELDS["queues"] if f != "params"]
+    frame = pd.DataFrame([{k: row.get(k) for k in scalars} for row in rows], columns=scalars)
+    frame["to"] = pd.Series([row.get("to") for row in rows], dtype="Int64")
+    for column in ("node", "early_drops", "overflow_drops"):
+        frame[column] = frame[column].astype("int64")
+    frame["mean_packets"] = frame["mean_packets"].astype("float64")
+    names = sorted(set().union(*(row.get("params", {}).keys() for row in rows)))
+    for name in names:
+        frame[f"param_{name}"] = pd.Series([row.get("params", {}).get(name) for row in rows], dtype="float64")
     return frame
 
 
@@ -170,6 +191,11 @@ class RunResult:
     def nodes(self) -> pd.DataFrame:
         """One row per node; `drops` as `drop_<cause>`, `frames_sent` as `frames_sent_<kind>`."""
         return _flatten(self._report["nodes"], "nodes")
+
+    @property
+    def queues(self) -> pd.DataFrame:
+        """One row per interface queue; `params` as `param_<name>` float columns."""
+        return _queue_frame(self._report.get("queues") or [])
 
     @property
     def series(self) -> pd.DataFrame:

@@ -260,7 +260,8 @@ pub fn parse_at<T: DeserializeOwned>(value: serde_json::Value, prefix: &str) -> 
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let key = if path == "." { prefix.to_string() } else { join(prefix, &path) };
-        plain_error(key, &e.into_inner().to_string())
+        // A tagged table inside (a link's `queue`) reports its own key.
+        unnest(key, &e.into_inner().to_string())
     })
 }
 

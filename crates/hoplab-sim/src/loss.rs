@@ -6,7 +6,8 @@
 /// Why a packet was lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DropCause {
-    /// The interface queue was full (drop-tail).
+    /// The interface queue was full (drop-tail, and any discipline's hard
+    /// limit), or a routing packet pushed the last data packet out.
     QueueOverflow,
     /// The MAC gave up after its retry limit (collisions, hidden terminals).
     RetryLimit,
@@ -27,11 +28,14 @@ pub enum DropCause {
     /// ns-2's `TcpSink`) had its ACK queue full: the oldest held ACK is
     /// dropped (ns-2: "ACK_Q_FULL").
     AckQueueOverflow,
+    /// Active queue management (RED, REM, PI, BLUE) dropped the packet
+    /// early, before the queue was full: a congestion signal.
+    AqmDrop,
 }
 
 impl DropCause {
     /// Every cause, in report order.
-    pub const ALL: [DropCause; 7] = [
+    pub const ALL: [DropCause; 8] = [
         DropCause::QueueOverflow,
         DropCause::RetryLimit,
         DropCause::ChannelError,
@@ -39,6 +43,7 @@ impl DropCause {
         DropCause::RouteBreak,
         DropCause::Ttl,
         DropCause::AckQueueOverflow,
+        DropCause::AqmDrop,
     ];
 
     /// The name in reports (`losses`, `drops`).
@@ -51,6 +56,7 @@ impl DropCause {
             DropCause::RouteBreak => "route_break",
             DropCause::Ttl => "ttl",
             DropCause::AckQueueOverflow => "ack_queue_overflow",
+            DropCause::AqmDrop => "aqm_drop",
         }
     }
 }

@@ -598,7 +598,7 @@ fn rreq_rate_limit_and_failed_discoveries_drop_with_no_route() {
 fn absurd_aodv_parameters_run_without_overflow() {
     let json = r#"{"duration_s": 10, "routing": {"protocol": "aodv", "aodv": {"node_traversal_time_ms": 1e12,
             "active_route_timeout_s": 1e10, "rreq_retries": 30, "hello": true, "hello_interval_s": 1e9}},
-        "mobility": {"model": "random_waypoint", "min_speed_mps": 0.000001, "max_speed_mps": 1e6, "pause_s": 1e300, "width_m": 2000, "height_m": 100},
+        "mobility": {"model": "random_waypoint", "min_speed_mps": 0.000001, "max_speed_mps": 1000, "pause_s": 1e300, "width_m": 2000, "height_m": 100},
         "topology": {"kind": "chain", "nodes": 6, "spacing_m": 200},
         "flows": [{"src": 0, "dst": 5, "rate_kbps": 50}, {"src": 1, "dst": 4, "transport": "tcp", "app": "bulk"}]}"#;
     let r = simulate(json, Some(1), RunOptions::default()).unwrap();

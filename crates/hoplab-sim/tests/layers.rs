@@ -40,7 +40,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("engine", &["time"]),
     ("mobility", &["time", "config", "engine"]),
     ("phy", &["time", "config", "wire", "engine", "mobility"]),
-    ("queue", &["time", "loss", "wire", "engine"]),
+    ("queue", &["time", "config", "loss", "wire", "engine"]),
     ("mac", &["time", "config", "loss", "wire", "engine", "phy", "queue"]),
     ("link", &["time", "config", "loss", "wire", "engine", "queue"]),
     ("net", &["time", "config", "loss", "wire", "engine"]),

@@ -186,3 +186,15 @@ fn a_vast_mobility_area_gets_few_large_cells() {
     let r = simulate(&json, None, RunOptions::default()).expect("runs");
     assert_conserved(&r);
 }
+
+#[test]
+fn motion_that_would_walk_forever_within_one_event_is_refused() {
+    // Found by the fuzzer (seed 1, case 26862): nodes at 10^300 m/s walk
+    // ~10^297 legs a second, all inside one event, past any wall limit.
+    let fast = example("semitcp-mobile-48", &[("mobility.max_speed_mps", float(1e300))]);
+    assert_eq!(config_key(simulate(&fast, None, RunOptions::default())), "mobility.max_speed_mps");
+    let narrow = example("semitcp-mobile-48", &[("mobility.width_m", float(1e-9))]);
+    assert_eq!(config_key(simulate(&narrow, None, RunOptions::default())), "mobility.width_m");
+    let tries = example("bench-mobile150", &[("topology.nodes", int(100_000)), ("topology.max_tries", int(10_000))]);
+    assert_eq!(config_key(simulate(&tries, None, RunOptions::default())), "topology.max_tries");
+}

@@ -62,6 +62,7 @@ _MODULES: dict[str, str] = {
     "scalable-manet": "hoplab.papers.scalable_manet",
     "semitcp-2018": "hoplab.papers.semitcp_2018",
     "tcp-ra-2009": "hoplab.papers.tcp_ra_2009",
+    "tcpw-br": "hoplab.papers.tcpw_br",
 }
 _EXTRA: dict[str, Paper] = {}
 

@@ -1,6 +1,6 @@
 //! Wired point-to-point links (ns-2 `duplex-link`): full duplex, each
 //! direction with its own queue (a [`QueueDiscipline`]: drop-tail by
-//! default), a transmitter at `rate_mbps` (serialisation delay = size x 8
+//! default, `[queue]` or the link's own `queue` table), a transmitter at `rate_mbps` (serialisation delay = size x 8
 //! / rate) and a propagation delay; an optional uniform loss per packet
 //! (drop cause `channel_error`, the random "wireless" loss of seed 002's
 //! lossy last hop).
@@ -9,6 +9,10 @@
 //! have wired links and an 802.11 radio (a base station); the world picks
 //! the interface by next hop. A link is a sans-IO state machine: it is
 //! given packets and its own timer expiries and writes [`LinkOutput`]s.
+//!
+//! Every packet is offered to the queue, also when the transmitter is
+//! idle (it is then taken out at once), as ns-2's `Queue::recv` does:
+//! active queue management sees every arrival.
 
 pub mod config;
 
@@ -16,7 +20,7 @@ pub use config::LinkConfig;
 
 use crate::engine::{Outputs, Stream};
 use crate::loss::DropCause;
-use crate::queue::{Admission, DropTail, QueueDisc, QueueDiscipline, Queued};
+use crate::queue::{Admission, Interface, QueueConfig, QueueDisc, QueueDiscipline, QueueDrops, Queued};
 use crate::time::{SimDuration, SimTime};
 use crate::wire::{NodeId, Packet};
 use std::collections::VecDeque;
@@ -67,11 +71,15 @@ pub struct LinkDirection {
     /// Integral of the queue length over time (packets x ns).
     pub queue_area: u128,
     pub queue_changed_at: SimTime,
+    /// The queue's drops, early and overflow.
+    pub drops: QueueDrops,
     queue_rng: Stream,
 }
 
 impl LinkDirection {
-    fn queue_changed(&mut self, now: SimTime, old_len: usize) {
+    /// Account the queue's length since the last change (`old_len`) up to
+    /// `now` (the time average).
+    pub fn queue_changed(&mut self, now: SimTime, old_len: usize) {
         self.queue_area += old_len as u128 * now.since(self.queue_changed_at).as_nanos() as u128;
         self.queue_changed_at = now;
     }
@@ -89,15 +97,18 @@ pub struct Link {
 }
 
 impl Link {
-    /// `queue_rngs`: the queue streams of the two directions.
-    pub fn new(config: &LinkConfig, loss_rng: Stream, queue_rngs: [Stream; 2]) -> Link {
+    /// `queue`: the discipline of both directions (the link's own, or
+    /// `[queue]`'s); `queue_rngs`: the queue streams of the two directions.
+    pub fn new(config: &LinkConfig, queue: &QueueConfig, loss_rng: Stream, queue_rngs: [Stream; 2]) -> Link {
+        let interface = Link::interface(config);
         let direction = |queue_rng| LinkDirection {
-            queue: QueueDiscipline::DropTail(DropTail::new(config.queue_packets as usize, false)),
+            queue: queue.build(&interface),
             transmitting: None,
             propagating: VecDeque::new(),
             packets_sent: 0,
             queue_area: 0,
             queue_changed_at: SimTime::ZERO,
+            drops: QueueDrops::default(),
             queue_rng,
         };
         let [r0, r1] = queue_rngs;
@@ -109,6 +120,16 @@ impl Link {
             loss_rate: config.loss_rate,
             directions: [direction(r0), direction(r1)],
             loss_rng,
+        }
+    }
+
+    /// What a direction's queue knows of the link.
+    pub fn interface(config: &LinkConfig) -> Interface {
+        Interface {
+            capacity_packets: config.queue_packets as usize,
+            priority_control: false,
+            rate_bps: config.rate_mbps * 1e6,
+            delay: SimDuration::from_millis_f64(config.delay_ms),
         }
     }
 
@@ -125,22 +146,31 @@ impl Link {
         SimDuration::from_nanos((packet.size_bytes() as f64 * 8.0 * 1e9 / self.rate_bps).ceil() as u64)
     }
 
-    /// A packet to send in `direction`: it starts at once if the
-    /// transmitter is idle, else waits in the queue (or is dropped).
+    /// A packet to send in `direction`: the queue takes it (or drops it);
+    /// it starts at once if the transmitter is idle.
     pub fn enqueue(&mut self, now: SimTime, direction: u8, packet: Packet, out: &mut Outputs<LinkOutput>) {
         let (sender, receiver) = self.ends(direction);
         let d = &mut self.directions[direction as usize];
-        if d.transmitting.is_none() {
-            return self.start(now, direction, packet, out);
-        }
         let old = d.queue.len();
         match d.queue.enqueue(now, Queued { packet, next_hop: receiver }, &mut d.queue_rng) {
             Admission::Queued => d.queue_changed(now, old),
             Admission::QueuedEvicting { evicted, cause } => {
                 d.queue_changed(now, old);
+                d.drops.count(cause);
                 out.push(LinkOutput::Drop { node: sender, packet: evicted.packet, cause });
             }
-            Admission::Dropped { item, cause } => out.push(LinkOutput::Drop { node: sender, packet: item.packet, cause }),
+            Admission::Dropped { item, cause } => {
+                d.drops.count(cause);
+                out.push(LinkOutput::Drop { node: sender, packet: item.packet, cause });
+                return;
+            }
+        }
+        if d.transmitting.is_none() {
+            let old = d.queue.len();
+            if let Some(next) = d.queue.dequeue(now) {
+                d.queue_changed(now, old);
+                self.start(now, direction, next.packet, out);
+            }
         }
     }
 
@@ -212,9 +242,15 @@ mod tests {
     }
 
     fn link(queue_packets: u32, loss_rate: f64) -> Link {
-        let config = LinkConfig { a: 0, b: 1, rate_mbps: 1.0, delay_ms: 10.0, queue_packets, loss_rate };
+        let config = LinkConfig { a: 0, b: 1, rate_mbps: 1.0, delay_ms: 10.0, queue_packets, loss_rate, queue: None };
         let s = RngStreams::new(1);
-        Link::new(&config, s.stream(StreamPurpose::LinkLoss, 0), [s.stream(StreamPurpose::Queue, 0), s.stream(StreamPurpose::Queue, 1)])
+        let queue = QueueConfig::DropTail;
+        Link::new(
+            &config,
+            &queue,
+            s.stream(StreamPurpose::LinkLoss, 0),
+            [s.stream(StreamPurpose::Queue, 0), s.stream(StreamPurpose::Queue, 1)],
+        )
     }
 
     #[test]

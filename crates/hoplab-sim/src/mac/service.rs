@@ -22,8 +22,12 @@ impl Mac {
     pub(crate) fn enqueue(&mut self, now: SimTime, item: Queued, ctx: &mut MacContext, out: &mut MacOutputs) {
         let evicted = match self.queue.enqueue(now, item, &mut self.queue_rng) {
             Admission::Queued => None,
-            Admission::QueuedEvicting { evicted, cause } => Some((evicted, cause)),
+            Admission::QueuedEvicting { evicted, cause } => {
+                self.stats.queue_drops.count(cause);
+                Some((evicted, cause))
+            }
             Admission::Dropped { item, cause } => {
+                self.stats.queue_drops.count(cause);
                 let packet = out.packet(item.packet);
                 out.indicate(MacIndication::Dropped { packet, cause });
                 return;

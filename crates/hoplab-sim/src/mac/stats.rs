@@ -2,6 +2,7 @@
 //! 2): frames sent by kind, attempts per packet, service time, retry-limit
 //! drops, queue length over time.
 
+use crate::queue::QueueDrops;
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Debug, Clone, Default)]
@@ -22,6 +23,8 @@ pub struct MacStats {
     pub queue_area: u128,
     pub queue_len: u64,
     pub queue_changed_at: SimTime,
+    /// The interface queue's drops, early and overflow.
+    pub queue_drops: QueueDrops,
     pub tx_time_ns: u64,
     /// Figures since the last series sample.
     pub interval: IntervalStats,

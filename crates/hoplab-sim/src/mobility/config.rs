@@ -5,6 +5,12 @@ use crate::config::{nested, non_negative, parse_at, parse_tagged, positive, Conf
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 
+/// The fastest a node may move: a kilometre a second, beyond any aircraft.
+pub const MAX_SPEED_MPS: f64 = 1000.0;
+
+/// The narrowest side of the area nodes move in.
+pub const MIN_SIDE_M: f64 = 1.0;
+
 /// `[mobility]`: how nodes move. `model` picks the model and its keys.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema, Default)]
 #[serde(tag = "model", rename_all = "snake_case")]
@@ -79,9 +85,18 @@ impl MobilityConfig {
     /// Range checks. `default_area`: the random topology's area, if the
     /// topology is random (else the area is required); `wired`: the
     /// topology has wired links (moving nodes are not supported there).
+    /// Range checks. The speed and the area are bounded because the model
+    /// walks every leg (a node at 1000 m/s in a 1 m area still takes only
+    /// ~2000 legs a second).
     pub fn validate(&self, default_area: Option<(f64, f64)>, wired: bool) -> Result<(), ConfigError> {
         let MobilityConfig::RandomWaypoint(w) = self else { return Ok(()) };
         positive("mobility.max_speed_mps", w.max_speed_mps)?;
+        if w.max_speed_mps > MAX_SPEED_MPS {
+            return Err(ConfigError::new(
+                "mobility.max_speed_mps",
+                format!("must be at most {MAX_SPEED_MPS} m/s (the model walks every leg), got {}", w.max_speed_mps),
+            ));
+        }
         non_negative("mobility.min_speed_mps", w.min_speed_mps)?;
         if w.min_speed_mps > w.max_speed_mps {
             return Err(ConfigError::new(
@@ -98,8 +113,13 @@ impl MobilityConfig {
             ));
         }
         for (key, v) in [("width_m", w.width_m), ("height_m", w.height_m)] {
-            match v {
-                Some(v) => positive(&format!("mobility.{key}"), v)?,
+            let inherited = default_area.map(|(width, height)| if key == "width_m" { width } else { height });
+            match v.or(inherited) {
+                Some(side) if !(side >= MIN_SIDE_M && side.is_finite()) => {
+                    let whose = if v.is_some() { "" } else { " (the random topology's)" };
+                    return Err(ConfigError::new(format!("mobility.{key}"), format!("must be at least {MIN_SIDE_M} m{whose}, got {side}")));
+                }
+                Some(_) => {}
                 None if default_area.is_none() => {
                     return Err(ConfigError::new(
                         format!("mobility.{key}"),

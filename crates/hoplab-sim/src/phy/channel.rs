@@ -225,6 +225,11 @@ impl Channel {
         self.radio.received_power_w(distance_m(p, q)) >= self.radio.rx_threshold_w
     }
 
+    /// Node `node` has an 802.11 interface.
+    pub fn has_radio(&self, node: NodeId) -> bool {
+        self.has_radio[node.index()]
+    }
+
     pub fn node_count(&self) -> usize {
         self.positions.len()
     }

@@ -4,11 +4,21 @@
 //! go ahead of data, and one that finds the queue full pushes out the last
 //! data packet instead (ns-2 `PriQueue::recvHighPriority`); it is dropped
 //! only if the queue holds nothing but routing packets.
+//!
+//! `[queue] discipline = "drop_tail"` has no parameters: the capacity is
+//! the interface's (`mac.queue_packets`, a link's `queue_packets`).
 
 use super::{Admission, Fifo, QueueDisc, Queued};
 use crate::engine::Stream;
-use crate::loss::DropCause;
 use crate::time::SimTime;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Drop-tail has no parameters of its own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+#[schemars(rename = "DropTailParams")]
+pub struct Config {}
 
 #[derive(Debug, Clone)]
 pub struct DropTail {
@@ -19,7 +29,7 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(capacity: usize, priority_control: bool) -> DropTail {
-        DropTail { fifo: Fifo::with_capacity(capacity), capacity, priority_control }
+        DropTail { fifo: Fifo::new(), capacity, priority_control }
     }
 
     pub fn is_full(&self) -> bool {
@@ -29,30 +39,8 @@ impl DropTail {
 
 impl QueueDisc for DropTail {
     fn enqueue(&mut self, _now: SimTime, item: Queued, _rng: &mut Stream) -> Admission {
-        if item.packet.is_control() && self.priority_control {
-            let evicted = if self.is_full() {
-                match self.fifo.pop_last_data() {
-                    Some(last) => Some(last),
-                    None => return Admission::Dropped { item, cause: DropCause::QueueOverflow },
-                }
-            } else {
-                None
-            };
-            self.fifo.push_control(item);
-            return match evicted {
-                Some(evicted) => Admission::QueuedEvicting { evicted, cause: DropCause::QueueOverflow },
-                None => Admission::Queued,
-            };
-        }
-        if self.is_full() {
-            return Admission::Dropped { item, cause: DropCause::QueueOverflow };
-        }
-        if item.packet.is_control() {
-            self.fifo.push_control(item);
-        } else {
-            self.fifo.push_data(item);
-        }
-        Admission::Queued
+        let full = self.is_full();
+        self.fifo.admit(item, full, self.priority_control)
     }
 
     fn dequeue(&mut self, _now: SimTime) -> Option<Queued> {
@@ -66,12 +54,17 @@ impl QueueDisc for DropTail {
     fn fifo_mut(&mut self) -> &mut Fifo {
         &mut self.fifo
     }
+
+    fn name(&self) -> &'static str {
+        "drop_tail"
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::{RngStreams, StreamPurpose};
+    use crate::loss::DropCause;
     use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader};
 
     fn item(uid: u64, kind: PacketKind) -> Queued {

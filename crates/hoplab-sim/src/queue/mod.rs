@@ -6,22 +6,51 @@
 //! routing packets ahead of data when it gives them priority (ns-2's
 //! PriQueue), so they share one store ([`Fifo`]) and differ in their
 //! admission rule. Enqueue gets the time and a random stream, which active
-//! queue management (RED, REM, PI, BLUE) needs.
+//! queue management needs; dequeue gets the time (an empty queue is the
+//! "link idle" event RED and BLUE react to).
 //!
 //! - [`drop_tail`]: a capacity in packets (ns-2 `Queue/DropTail`, and
 //!   `Queue/DropTail/PriQueue` for 802.11 interfaces).
+//! - [`red`]: Random Early Detection (Floyd & Jacobson 1993), ns-2's
+//!   `Queue/RED` with its defaults (gentle, byte mode, automatic
+//!   thresholds and weight).
+//! - [`rem`]: Random Exponential Marking (Athuraliya, Li, Low, Yin 2001),
+//!   ns-2's `Queue/REM`.
+//! - [`pi`]: the PI controller (Hollot, Misra, Towsley, Gong 2001), ns-2's
+//!   `Queue/PI`.
+//! - [`blue`]: BLUE (Feng, Shin, Kandlur, Saha 2002).
 //!
-//! **Adding a discipline**: one file here implementing [`QueueDisc`], a
+//! An active discipline's early drops have the cause `aqm_drop`; a packet
+//! that finds the queue full is a `queue_overflow`, as with drop-tail. On
+//! an interface that gives routing packets priority, a routing packet is
+//! never dropped early: it goes ahead of data and, at capacity, pushes out
+//! the last data packet (PriQueue), whatever the discipline. Parameters
+//! come from the `[queue]` table (`config.rs`), per link from
+//! `topology.links[].queue`.
+//!
+//! **Adding a discipline**: one file here implementing [`QueueDisc`] with
+//! its parameters (a serde `Config` with `Default` citing every default), a
 //! variant of [`QueueDiscipline`] (with its arm in each method of the impl
-//! below), and its scenario keys.
+//! below) and of [`QueueConfig`] (its name, parsing, schema, building and
+//! checks in `config.rs`).
 
+pub mod blue;
+pub mod config;
 pub mod drop_tail;
+pub mod pi;
+pub mod red;
+pub mod rem;
 
+pub use blue::Blue;
+pub use config::QueueConfig;
 pub use drop_tail::DropTail;
+pub use pi::Pi;
+pub use red::Red;
+pub use rem::Rem;
 
 use crate::engine::Stream;
 use crate::loss::DropCause;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::wire::{NodeId, Packet};
 use std::collections::VecDeque;
 
@@ -53,14 +82,17 @@ pub enum Admission {
 pub struct Fifo {
     control: VecDeque<Queued>,
     data: VecDeque<Queued>,
+    /// Bytes of every packet held (IP size), for the disciplines that
+    /// measure the queue in bytes.
+    bytes: u64,
 }
 
 impl Fifo {
     /// Room for the data packets is made as they arrive (and kept): a
     /// queue of a million packets costs nothing until it fills, and a
     /// network of 100,000 nodes whose queues stay empty holds none.
-    pub fn with_capacity(_capacity: usize) -> Fifo {
-        Fifo { control: VecDeque::new(), data: VecDeque::new() }
+    pub fn new() -> Fifo {
+        Fifo { control: VecDeque::new(), data: VecDeque::new(), bytes: 0 }
     }
 
     pub fn len(&self) -> usize {
@@ -71,21 +103,32 @@ impl Fifo {
         self.len() == 0
     }
 
+    /// Bytes held (IP packet sizes).
+    pub fn bytes(&self) -> u64 {
+        self.bytes
+    }
+
     pub fn push_control(&mut self, item: Queued) {
+        self.bytes += item.packet.size_bytes() as u64;
         self.control.push_back(item);
     }
 
     pub fn push_data(&mut self, item: Queued) {
+        self.bytes += item.packet.size_bytes() as u64;
         self.data.push_back(item);
     }
 
     /// The last data packet (the one a priority packet pushes out).
     pub fn pop_last_data(&mut self) -> Option<Queued> {
-        self.data.pop_back()
+        let item = self.data.pop_back()?;
+        self.bytes -= item.packet.size_bytes() as u64;
+        Some(item)
     }
 
     pub fn pop(&mut self) -> Option<Queued> {
-        self.control.pop_front().or_else(|| self.data.pop_front())
+        let item = self.control.pop_front().or_else(|| self.data.pop_front())?;
+        self.bytes -= item.packet.size_bytes() as u64;
+        Some(item)
     }
 
     /// In service order.
@@ -104,7 +147,75 @@ impl Fifo {
                 *q = keep;
             }
         }
+        self.bytes -= taken.iter().map(|i| i.packet.size_bytes() as u64).sum::<u64>();
         taken
+    }
+
+    /// Admit `item` by the capacity rule alone, `full` saying whether the
+    /// queue is at capacity: drop-tail, and ns-2's PriQueue when
+    /// `priority_control` (a routing packet goes ahead of data and, at
+    /// capacity, pushes out the last data packet, `PriQueue::recvHighPriority`;
+    /// it is dropped only if the queue holds nothing but routing packets).
+    pub fn admit(&mut self, item: Queued, full: bool, priority_control: bool) -> Admission {
+        if item.packet.is_control() && priority_control {
+            let evicted = if full {
+                match self.pop_last_data() {
+                    Some(last) => Some(last),
+                    None => return Admission::Dropped { item, cause: DropCause::QueueOverflow },
+                }
+            } else {
+                None
+            };
+            self.push_control(item);
+            return match evicted {
+                Some(evicted) => Admission::QueuedEvicting { evicted, cause: DropCause::QueueOverflow },
+                None => Admission::Queued,
+            };
+        }
+        if full {
+            return Admission::Dropped { item, cause: DropCause::QueueOverflow };
+        }
+        if item.packet.is_control() {
+            self.push_control(item);
+        } else {
+            self.push_data(item);
+        }
+        Admission::Queued
+    }
+}
+
+/// What a discipline knows of its interface.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interface {
+    /// Capacity, packets (`mac.queue_packets`, a link's `queue_packets`).
+    pub capacity_packets: usize,
+    /// Routing packets go first (the 802.11 interface queue, ns-2 PriQueue).
+    pub priority_control: bool,
+    /// The rate the queue drains at, bits per second (a link's rate, the
+    /// radio's data rate): RED's and REM's "packet time constant".
+    pub rate_bps: f64,
+    /// The link's propagation delay (none for a radio): RED's automatic
+    /// weight.
+    pub delay: SimDuration,
+}
+
+/// Packets an interface's queue dropped, by kind.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct QueueDrops {
+    /// Active queue management's early drops (`aqm_drop`).
+    pub early: u64,
+    /// Arrivals at a full queue, and data pushed out by a routing packet
+    /// (`queue_overflow`).
+    pub overflow: u64,
+}
+
+impl QueueDrops {
+    /// Count a drop of the queue's with this cause.
+    pub fn count(&mut self, cause: DropCause) {
+        match cause {
+            DropCause::AqmDrop => self.early += 1,
+            _ => self.overflow += 1,
+        }
     }
 }
 
@@ -117,6 +228,13 @@ pub trait QueueDisc {
     /// The packets waiting, in service order.
     fn fifo(&self) -> &Fifo;
     fn fifo_mut(&mut self) -> &mut Fifo;
+    /// The discipline's name in scenarios and reports (`"red"`).
+    fn name(&self) -> &'static str;
+    /// The parameters in effect, automatic ones resolved (reported with
+    /// the queue).
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        Vec::new()
+    }
     fn len(&self) -> usize {
         self.fifo().len()
     }
@@ -129,27 +247,78 @@ pub trait QueueDisc {
 #[derive(Debug, Clone)]
 pub enum QueueDiscipline {
     DropTail(DropTail),
+    Red(Red),
+    Rem(Rem),
+    Pi(Pi),
+    Blue(Blue),
+}
+
+/// `$q` bound to the discipline inside, for each variant.
+macro_rules! each {
+    ($self:expr, $q:ident => $body:expr) => {
+        match $self {
+            QueueDiscipline::DropTail($q) => $body,
+            QueueDiscipline::Red($q) => $body,
+            QueueDiscipline::Rem($q) => $body,
+            QueueDiscipline::Pi($q) => $body,
+            QueueDiscipline::Blue($q) => $body,
+        }
+    };
 }
 
 impl QueueDisc for QueueDiscipline {
     fn enqueue(&mut self, now: SimTime, item: Queued, rng: &mut Stream) -> Admission {
-        match self {
-            QueueDiscipline::DropTail(q) => q.enqueue(now, item, rng),
-        }
+        each!(self, q => q.enqueue(now, item, rng))
     }
     fn dequeue(&mut self, now: SimTime) -> Option<Queued> {
-        match self {
-            QueueDiscipline::DropTail(q) => q.dequeue(now),
-        }
+        each!(self, q => q.dequeue(now))
     }
     fn fifo(&self) -> &Fifo {
-        match self {
-            QueueDiscipline::DropTail(q) => q.fifo(),
-        }
+        each!(self, q => q.fifo())
     }
     fn fifo_mut(&mut self) -> &mut Fifo {
-        match self {
-            QueueDiscipline::DropTail(q) => q.fifo_mut(),
-        }
+        each!(self, q => q.fifo_mut())
+    }
+    fn name(&self) -> &'static str {
+        each!(self, q => q.name())
+    }
+    fn params(&self) -> Vec<(&'static str, f64)> {
+        each!(self, q => q.params())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_support {
+    //! Packets and streams for the disciplines' unit tests.
+    use super::Queued;
+    use crate::engine::{RngStreams, Stream, StreamPurpose};
+    use crate::time::SimTime;
+    use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader};
+
+    /// A packet of `bytes` bytes (IP size).
+    pub fn item_of(uid: u64, kind: PacketKind, bytes: u32) -> Queued {
+        let packet = Packet {
+            uid,
+            kind,
+            flow: 0,
+            sequence: uid,
+            src: NodeId(0),
+            dst: NodeId(2),
+            payload_bytes: bytes - 40,
+            header_bytes: 40,
+            created: SimTime::ZERO,
+            ttl: 64,
+            transport: TransportHeader::Udp,
+            routing: RoutingHeader::None,
+        };
+        Queued { packet, next_hop: NodeId(1) }
+    }
+
+    pub fn data(uid: u64, bytes: u32) -> Queued {
+        item_of(uid, PacketKind::Data, bytes)
+    }
+
+    pub fn stream(seed: u64) -> Stream {
+        RngStreams::new(seed).stream(StreamPurpose::Queue, 0)
     }
 }

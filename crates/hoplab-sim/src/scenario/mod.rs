@@ -4,7 +4,7 @@
 //! Each section's type belongs to the layer it configures (`[radio]`:
 //! `phy::config`, `[mac]`: `mac::config`, `[routing]`: `net::config`,
 //! `[mobility]`: `mobility::config`, `[errors]`: `phy::error_model`,
-//! `[tcp]`: `transport::tcp::config`); this module assembles them with the
+//! `[queue]`: `queue::config`, `[tcp]`: `transport::tcp::config`); this module assembles them with the
 //! sections that span layers (`topology`, `flows`, `semitcp`, `stats`).
 //! `Default` is the only source of each default.
 //!
@@ -28,6 +28,7 @@ pub use crate::mobility::config::{MobilityConfig, RandomWaypointConfig};
 pub use crate::net::config::{RoutingConfig, RoutingProtocol};
 pub use crate::phy::config::{Propagation, RadioConfig, Reception};
 pub use crate::phy::error_model::{ErrorModelConfig, UniformErrors};
+pub use crate::queue::QueueConfig;
 pub use crate::trace::TraceConfig;
 pub use crate::transport::tcp::config::TcpConfig;
 pub use flows::{AppKind, FlowConfig, RateControlKind, Transport};
@@ -93,6 +94,11 @@ pub struct Scenario {
     /// The 802.11 DCF of every node.
     #[serde(default)]
     pub mac: MacConfig,
+    /// The discipline of every interface queue (802.11 interfaces and wired
+    /// links): drop-tail unless given (then left out of the normalised
+    /// scenario).
+    #[serde(default, skip_serializing_if = "QueueConfig::is_drop_tail")]
+    pub queue: QueueConfig,
     /// Where the nodes are, and the wired links.
     pub topology: TopologyConfig,
     /// The routing protocol.
@@ -210,6 +216,7 @@ impl Scenario {
         }
         self.radio.validate()?;
         self.mac.validate()?;
+        self.queue.validate("queue")?;
         self.tcp.validate()?;
         self.semitcp.validate()?;
         self.topology.validate()?;

@@ -98,11 +98,12 @@ mod tests {
     }
 
     /// A scenario with every section and kind of table: explicit topology
-    /// with a link, AODV, random waypoint, errors, a TCP flow with its
-    /// controller's parameters and a semi-TCP one.
+    /// with a link, AODV, random waypoint, errors, a queue discipline, a
+    /// TCP flow with its controller's parameters and a semi-TCP one.
     fn every_section() -> Scenario {
         let mut scenario = Scenario::from_json(
             r#"{"topology": {"kind": "explicit", "positions": [[0, 0], [200, 0], [400, 0]]},
+                "queue": {"discipline": "red", "linterm": 5},
                 "routing": {"protocol": "aodv"},
                 "mobility": {"model": "random_waypoint", "max_speed_mps": 5, "width_m": 500, "height_m": 300},
                 "errors": {"model": "uniform", "packet_error_rate": 0.01},
@@ -133,7 +134,15 @@ mod tests {
         )
         .expect("valid scenario");
         wired.normalize();
-        for scenario in [every_section(), wired] {
+        // A link with its own queue discipline.
+        let mut links: Scenario = Scenario::from_json(
+            r#"{"topology": {"kind": "explicit", "positions": [[0, 0], [200, 0]], "wired_nodes": [0, 1],
+                             "links": [{"a": 0, "b": 1, "rate_mbps": 5, "delay_ms": 1, "queue": {"discipline": "pi", "qref_packets": 20}}]},
+                "flows": [{"src": 0, "dst": 1, "transport": "tcp", "app": "bulk"}]}"#,
+        )
+        .expect("valid scenario");
+        links.normalize();
+        for scenario in [every_section(), wired, links] {
             let mut missing = Vec::new();
             unnamed_keys(&schema, &schema, &serde_json::to_value(&scenario).expect("serialises"), "", &mut missing);
             assert!(missing.is_empty(), "keys the schema does not name: {missing:?}");
@@ -186,7 +195,9 @@ mod tests {
     #[test]
     fn a_tag_with_a_default_may_be_left_out() {
         let schema = scenario_schema().to_value();
-        for (definition, tag, default) in [("MobilityConfig", "model", "static"), ("ErrorModelConfig", "model", "none")] {
+        for (definition, tag, default) in
+            [("MobilityConfig", "model", "static"), ("ErrorModelConfig", "model", "none"), ("QueueConfig", "discipline", "drop_tail")]
+        {
             let variants = schema["definitions"][definition]["oneOf"].as_array().expect("variants");
             let variant = variants.iter().find(|v| v["properties"][tag]["const"] == default).expect("default variant");
             assert!(!variant["required"].as_array().is_some_and(|r| r.contains(&Value::from(tag))), "{definition}");

@@ -145,3 +145,54 @@ fn a_range_and_a_threshold_that_disagree_are_an_error_naming_the_range() {
     assert_eq!(e.key, "radio.cs_range_m");
     assert!(e.message.starts_with("carrier sense must reach at least as far as decoding: 280"), "{e}");
 }
+
+const WIRED: &str = r#""topology": {"kind": "explicit", "positions": [[0, 0], [200, 0], [400, 0]], "wired_nodes": [0, 1, 2],
+    "links": [{"a": 0, "b": 1, "rate_mbps": 10, "delay_ms": 1}, {"a": 1, "b": 2, "rate_mbps": 5, "delay_ms": 1, "queue": QUEUE}]}"#;
+
+fn with_queues(queue: &str, link_queue: &str) -> Result<Scenario, ConfigError> {
+    parse(&format!("{{{}, \"queue\": {queue}}}", WIRED.replace("QUEUE", link_queue)))
+}
+
+#[test]
+fn queue_table_and_per_link_override_parse_with_every_default() {
+    let s = with_queues(r#"{"discipline": "red", "linterm": 5}"#, r#"{"discipline": "pi", "qref_packets": 20}"#).unwrap();
+    let QueueConfig::Red(red) = &s.queue else { panic!("{:?}", s.queue) };
+    assert_eq!((red.linterm, red.mean_packet_bytes, red.gentle), (5.0, 500, true));
+    let TopologyConfig::Explicit(e) = &s.topology else { unreachable!() };
+    assert_eq!(e.links[0].queue, None, "the first link takes [queue]'s");
+    assert!(matches!(&e.links[1].queue, Some(QueueConfig::Pi(pi)) if pi.qref_packets == 20.0 && pi.sampling_frequency_hz == 170.0));
+    // The normalised scenario names every parameter (what `hoplab validate` prints).
+    let json: serde_json::Value = serde_json::from_str(&s.to_json()).unwrap();
+    assert_eq!(json["queue"]["discipline"], "red");
+    assert_eq!(json["queue"]["q_weight"], -1.0);
+    assert_eq!(json["topology"]["links"][1]["queue"]["a"], 1.822e-5);
+}
+
+#[test]
+fn drop_tail_is_left_out_of_the_normalised_scenario_so_config_hashes_stay() {
+    let plain = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}}"#).unwrap();
+    let explicit = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "queue": {"discipline": "drop_tail"}}"#).unwrap();
+    assert!(!plain.to_json().contains("\"queue\""));
+    assert_eq!(plain.config_hash(), explicit.config_hash());
+    let red = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}, "queue": {"discipline": "red"}}"#).unwrap();
+    assert_ne!(plain.config_hash(), red.config_hash());
+}
+
+#[test]
+fn queue_errors_name_the_key() {
+    let dt = r#"{"discipline": "drop_tail"}"#;
+    let cases = [
+        (r#"{"discipline": "fq_codel"}"#, dt, "queue.discipline"),
+        (r#"{"discipline": "red", "phi": 2}"#, dt, "queue.phi"),
+        (r#"{"discipline": "red", "linterm": "ten"}"#, dt, "queue.linterm"),
+        (r#"{"discipline": "red", "q_weight": 3}"#, dt, "queue.q_weight"),
+        (r#"{"discipline": "blue", "freeze_time_ms": -5}"#, dt, "queue.freeze_time_ms"),
+        (dt, r#"{"discipline": "rem", "gamma": 0}"#, "topology.links[1].queue.gamma"),
+        (dt, r#"{"discipline": "pi", "bogus": 1}"#, "topology.links[1].queue.bogus"),
+        (dt, r#"{"discipline": "tail"}"#, "topology.links[1].queue.discipline"),
+    ];
+    for (queue, link_queue, key) in cases {
+        let e = with_queues(queue, link_queue).unwrap_err();
+        assert_eq!(e.key, key, "{queue} / {link_queue}: {e}");
+    }
+}

@@ -3,7 +3,7 @@
 //! takes, their defaults and the error for a key another kind takes all
 //! come from one definition.
 
-use crate::config::{at_least, nested, non_negative, packets, parse_at, parse_tagged, positive, probability, ConfigError};
+use crate::config::{at_least, count_in, nested, non_negative, packets, parse_at, parse_tagged, positive, probability, ConfigError};
 use crate::link::LinkConfig;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -54,7 +54,8 @@ pub struct Random {
     pub width_m: f64,
     /// Height of the area, metres.
     pub height_m: f64,
-    /// Draws of the positions before giving up on a connected network.
+    /// Draws of the positions before giving up on a connected network
+    /// (1..=10000).
     #[serde(default = "Random::default_max_tries")]
     pub max_tries: u32,
 }
@@ -224,7 +225,21 @@ impl TopologyConfig {
                 at_least("topology.nodes", r.nodes, 2)?;
                 positive("topology.width_m", r.width_m)?;
                 positive("topology.height_m", r.height_m)?;
-                at_least("topology.max_tries", r.max_tries, 1)?;
+                count_in("topology.max_tries", r.max_tries, 1, 10_000)?;
+                // Each draw of a static network checks its connectivity
+                // (O(nodes)): bounded so that a network that never connects
+                // gives up in seconds, not hours.
+                if u64::from(r.max_tries) * u64::from(r.nodes) > 100_000_000 {
+                    return Err(ConfigError::new(
+                        "topology.max_tries",
+                        format!(
+                            "max_tries x nodes must be at most 10^8 ({} nodes: at most {} draws), got {}",
+                            r.nodes,
+                            100_000_000 / r.nodes.max(1),
+                            r.max_tries
+                        ),
+                    ));
+                }
             }
             TopologyConfig::Explicit(e) => {
                 if e.positions.len() < 2 {

@@ -4,7 +4,7 @@
 //! protocol's ([`RoutingCounters`](crate::net::routing::RoutingCounters)),
 //! the transports', and the world's flow and drop counters.
 
-use super::report::{FlowReport, NodeReport, RunReport};
+use super::report::{FlowReport, NodeReport, QueueReport, RunReport};
 use crate::api::RunOptions;
 use crate::loss::DropCause;
 use crate::mac::hop_control::HopControl;
@@ -151,6 +151,7 @@ impl World {
                 }
             })
             .collect();
+        let queues = self.queue_reports(run_ns);
         RunReport {
             name: self.name.clone(),
             version: crate::api::version().to_string(),
@@ -162,9 +163,44 @@ impl World {
             routing: self.routing_report(),
             flows,
             nodes,
+            queues,
             series: options.series.then(|| std::mem::take(&mut self.series)),
             warnings: self.warnings.clone(),
         }
+    }
+}
+
+impl World {
+    /// One entry per interface queue (802.11 interfaces of the nodes with a
+    /// radio, both directions of every link), by node then next node.
+    fn queue_reports(&mut self, run_ns: f64) -> Vec<QueueReport> {
+        let report = |node: NodeId, to: Option<NodeId>, queue: &dyn QueueDisc, area: u128, drops: crate::queue::QueueDrops| QueueReport {
+            node: node.0,
+            to: to.map(|n| n.0),
+            discipline: queue.name().to_string(),
+            mean_packets: area as f64 / run_ns,
+            early_drops: drops.early,
+            overflow_drops: drops.overflow,
+            params: queue.params().into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        };
+        let mut queues: Vec<QueueReport> = self
+            .nodes
+            .iter()
+            .filter(|n| self.channel.has_radio(n.id))
+            .map(|n| report(n.id, None, &n.mac.queue, n.mac.stats.queue_area, n.mac.stats.queue_drops))
+            .collect();
+        let end = self.end;
+        for link in &mut self.links {
+            for direction in 0..2u8 {
+                let (from, to) = link.ends(direction);
+                let d = &mut link.directions[direction as usize];
+                let len = d.queue.len();
+                d.queue_changed(end, len);
+                queues.push(report(from, Some(to), &d.queue, d.queue_area, d.drops));
+            }
+        }
+        queues.sort_by_key(|q| (q.node, q.to));
+        queues
     }
 }
 

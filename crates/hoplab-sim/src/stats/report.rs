@@ -25,6 +25,9 @@ pub struct RunReport {
     pub routing: RoutingReport,
     pub flows: Vec<FlowReport>,
     pub nodes: Vec<NodeReport>,
+    /// Every interface queue: each 802.11 interface's and each direction
+    /// of each wired link's, by node then next node.
+    pub queues: Vec<QueueReport>,
     /// Long-format series: one row per (time, flow or node, metric).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub series: Option<Vec<SeriesRow>>,
@@ -195,6 +198,31 @@ pub struct NodeReport {
     pub routing_drops: u64,
 }
 
+/// One interface queue: a node's 802.11 interface queue, or one direction
+/// of a wired link's.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct QueueReport {
+    /// The node whose queue it is.
+    pub node: u32,
+    /// The wired link's far end; None (null) for the 802.11 interface.
+    pub to: Option<u32>,
+    /// "drop_tail", "red", "rem", "pi" or "blue".
+    pub discipline: String,
+    /// Time-averaged packets waiting (the one being sent excluded), whole
+    /// run; for an 802.11 interface the node's `queue_mean`.
+    pub mean_packets: f64,
+    /// Packets active queue management dropped early (`aqm_drop`), routing
+    /// packets included.
+    pub early_drops: u64,
+    /// Packets that found the queue full, or were pushed out by a routing
+    /// packet (`queue_overflow`), routing packets included.
+    pub overflow_drops: u64,
+    /// The discipline's parameters in effect, automatic ones resolved (RED:
+    /// `min_thresh_packets`, `max_thresh_packets`, `q_weight`, `max_p`,
+    /// `packet_time_constant_per_s`); empty for drop-tail.
+    pub params: BTreeMap<String, f64>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct SeriesRow {
     pub time_s: f64,
@@ -206,7 +234,8 @@ pub struct SeriesRow {
 }
 
 /// The field names of each part of the report, as the JSON spells them
-/// (sorted): "run" (the top level), "routing", "flows", "nodes", "series".
+/// (sorted): "run" (the top level), "routing", "flows", "nodes", "queues",
+/// "series".
 /// What the Python side reads instead of keeping its own list.
 pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
     fn keys<T: Serialize>(value: &T) -> Vec<String> {
@@ -222,6 +251,7 @@ pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
         ("routing", keys(&RoutingReport::default())),
         ("flows", keys(&FlowReport::default())),
         ("nodes", keys(&NodeReport::default())),
+        ("queues", keys(&QueueReport::default())),
         ("series", keys(&SeriesRow::default())),
     ])
 }

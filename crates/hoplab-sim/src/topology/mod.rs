@@ -52,6 +52,7 @@ pub fn place(topology: &TopologyConfig, radio: &RadioModel, streams: &RngStreams
                 delay_ms,
                 queue_packets: w.queue_packets,
                 loss_rate,
+                queue: None,
             };
             for sender in 0..w.senders as usize {
                 links.push(link(sender, router, w.access_rate_mbps, w.access_delay_ms, 0.0));

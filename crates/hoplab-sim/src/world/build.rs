@@ -16,7 +16,7 @@ use crate::net::StaticRoutes;
 use crate::phy::air::OnAir;
 use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
 use crate::phy::{Channel, Phy, RadioModel};
-use crate::queue::{DropTail, QueueDiscipline};
+use crate::queue::Interface;
 use crate::scenario::{ConfigError, MobilityConfig, RateControlKind, Scenario, Transport};
 use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
@@ -55,6 +55,7 @@ impl World {
         if let Some(model) = motion {
             channel.set_motion(model);
         }
+        let mut queue_warnings = BTreeSet::new();
         let links: Vec<Link> = layout
             .links
             .iter()
@@ -62,7 +63,12 @@ impl World {
             .map(|(i, config)| {
                 // Queue streams after the nodes' (index = node count + 2 x link + direction).
                 let queue = |d: u64| streams.stream(StreamPurpose::Queue, channel.node_count() as u64 + 2 * i as u64 + d);
-                Link::new(config, streams.stream(StreamPurpose::LinkLoss, i as u64), [queue(0), queue(1)])
+                let (discipline, key) = match &config.queue {
+                    Some(own) => (own, format!("topology.links[{i}].queue")),
+                    None => (&scenario.queue, "queue".to_string()),
+                };
+                queue_warnings.extend(discipline.warning(&Link::interface(config), &key));
+                Link::new(config, discipline, streams.stream(StreamPurpose::LinkLoss, i as u64), [queue(0), queue(1)])
             })
             .collect();
         let mut wired_interfaces = BTreeMap::new();
@@ -190,6 +196,18 @@ impl World {
             }
         };
         let hop_control = scenario.semitcp.hop_control && scenario.flows.iter().any(|f| f.transport == Transport::Semitcp);
+        // Every 802.11 interface queue: routing packets first (PriQueue);
+        // AQM's packet time is the data rate's.
+        let mac_interface = Interface {
+            capacity_packets: scenario.mac.queue_packets as usize,
+            priority_control: true,
+            rate_bps: scenario.radio.data_rate_mbps * 1e6,
+            delay: SimDuration::ZERO,
+        };
+        if layout.has_radio.iter().any(|&r| r) {
+            queue_warnings.extend(scenario.queue.warning(&mac_interface, "queue"));
+        }
+        warnings.extend(queue_warnings);
         let capture_ratio = channel.radio.capture_ratio;
         let nodes = (0..channel.node_count() as u32)
             .map(|i| {
@@ -198,7 +216,7 @@ impl World {
                 let reception = ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio));
                 let hop =
                     if hop_control { HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone())) } else { HopControlKind::Off };
-                let queue = QueueDiscipline::DropTail(DropTail::new(scenario.mac.queue_packets as usize, true));
+                let queue = scenario.queue.build(&mac_interface);
                 Node {
                     id,
                     phy: Phy::new(id, reception, errors),

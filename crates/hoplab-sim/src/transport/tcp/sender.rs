@@ -438,6 +438,7 @@ impl Sender {
     fn on_duplicate_ack(&mut self, now: SimTime) {
         self.dupacks += 1;
         self.sync_state(now);
+        self.cc.dup_ack(&self.state);
         if self.state.cong_state == CongState::Recovery {
             if !self.config.sack {
                 self.state.cwnd += 1.0; // inflation (RFC 6582 3.2 step 3)

@@ -30,6 +30,8 @@ pub mod tcp_ra;
 pub mod test_sender;
 pub mod vegas;
 pub mod veno;
+pub mod westwood;
+pub mod westwood_br;
 pub mod westwood_plus;
 
 use crate::config::{parse_at, ConfigError};
@@ -162,6 +164,11 @@ pub trait CongestionControl: Send {
     /// one. Called before `increase_window`, in recovery too.
     fn pkts_acked(&mut self, _state: &TcpState, _segments_acked: u32, _rtt: Option<SimDuration>) {}
 
+    /// A duplicate ACK arrived (before the socket counts it toward a fast
+    /// retransmit, in recovery too). TCP Westwood counts it as a segment
+    /// delivered (Mascolo et al. 2001, `AckedCount`).
+    fn dup_ack(&mut self, _state: &TcpState) {}
+
     /// The congestion state changes.
     fn state_set(&mut self, _state: &TcpState, _new_state: CongState) {}
 
@@ -202,6 +209,8 @@ pub fn reno_increase(state: &mut TcpState, segments_acked: u32) {
 pub enum CcConfig {
     NewReno(newreno::Config),
     WestwoodPlus(westwood_plus::Config),
+    Westwood(westwood::Config),
+    WestwoodBr(westwood_br::Config),
     Veno(veno::Config),
     Vegas(vegas::Config),
     Bic(bic::Config),
@@ -213,7 +222,8 @@ pub enum CcConfig {
 }
 
 /// Every controller's name, for error messages and `hoplab` listings.
-pub const NAMES: &[&str] = &["newreno", "westwood_plus", "veno", "vegas", "bic", "cubic", "scalable", "few", "afw", "tcp_ra"];
+pub const NAMES: &[&str] =
+    &["newreno", "westwood_plus", "westwood", "westwood_br", "veno", "vegas", "bic", "cubic", "scalable", "few", "afw", "tcp_ra"];
 
 impl Default for CcConfig {
     fn default() -> Self {
@@ -226,6 +236,8 @@ impl CcConfig {
         match self {
             CcConfig::NewReno(_) => "newreno",
             CcConfig::WestwoodPlus(_) => "westwood_plus",
+            CcConfig::Westwood(_) => "westwood",
+            CcConfig::WestwoodBr(_) => "westwood_br",
             CcConfig::Veno(_) => "veno",
             CcConfig::Vegas(_) => "vegas",
             CcConfig::Bic(_) => "bic",
@@ -246,6 +258,8 @@ impl CcConfig {
         Ok(match name {
             "newreno" => CcConfig::NewReno(parse_at(params, at)?),
             "westwood_plus" => CcConfig::WestwoodPlus(parse_at(params, at)?),
+            "westwood" => CcConfig::Westwood(parse_at(params, at)?),
+            "westwood_br" => CcConfig::WestwoodBr(parse_at(params, at)?),
             "veno" => CcConfig::Veno(parse_at(params, at)?),
             "vegas" => CcConfig::Vegas(parse_at(params, at)?),
             "bic" => CcConfig::Bic(parse_at(params, at)?),
@@ -264,6 +278,8 @@ impl CcConfig {
         Some(match name {
             "newreno" => generator.subschema_for::<newreno::Config>(),
             "westwood_plus" => generator.subschema_for::<westwood_plus::Config>(),
+            "westwood" => generator.subschema_for::<westwood::Config>(),
+            "westwood_br" => generator.subschema_for::<westwood_br::Config>(),
             "veno" => generator.subschema_for::<veno::Config>(),
             "vegas" => generator.subschema_for::<vegas::Config>(),
             "bic" => generator.subschema_for::<bic::Config>(),
@@ -281,6 +297,8 @@ impl CcConfig {
         let value = match self {
             CcConfig::NewReno(c) => serde_json::to_value(c),
             CcConfig::WestwoodPlus(c) => serde_json::to_value(c),
+            CcConfig::Westwood(c) => serde_json::to_value(c),
+            CcConfig::WestwoodBr(c) => serde_json::to_value(c),
             CcConfig::Veno(c) => serde_json::to_value(c),
             CcConfig::Vegas(c) => serde_json::to_value(c),
             CcConfig::Bic(c) => serde_json::to_value(c),
@@ -298,6 +316,8 @@ impl CcConfig {
         match self.clone() {
             CcConfig::NewReno(c) => Box::new(newreno::NewReno::from(c)),
             CcConfig::WestwoodPlus(c) => Box::new(westwood_plus::WestwoodPlus::from(c)),
+            CcConfig::Westwood(c) => Box::new(westwood::Westwood::from(c)),
+            CcConfig::WestwoodBr(c) => Box::new(westwood_br::WestwoodBr::from(c)),
             CcConfig::Veno(c) => Box::new(veno::Veno::from(c)),
             CcConfig::Vegas(c) => Box::new(vegas::Vegas::from(c)),
             CcConfig::Bic(c) => Box::new(bic::Bic::from(c)),
@@ -323,6 +343,8 @@ impl CcConfig {
     pub fn validate(&self, at: &str) -> Result<(), ConfigError> {
         match self {
             CcConfig::TcpRa(c) => c.validate(at),
+            CcConfig::Westwood(c) => c.validate(at),
+            CcConfig::WestwoodBr(c) => c.validate(at),
             _ => Ok(()),
         }
     }
