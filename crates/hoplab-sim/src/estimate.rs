@@ -27,7 +27,7 @@ use crate::mac::MacTiming;
 use crate::phy::channel::Neighbour;
 use crate::phy::RadioModel;
 use crate::scenario::{AppKind, Scenario, Transport};
-use crate::world::budget::{format_bytes, with_commas, Holding, RECORD_BYTES, SERIES_ROW_BYTES};
+use crate::world::budget::{format_bytes, with_commas, RECORD_BYTES, SERIES_ROW_BYTES};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -62,12 +62,6 @@ pub struct EstimatePart {
     pub bytes: u64,
     #[serde(skip)]
     pub remedy: &'static str,
-}
-
-impl From<Holding> for EstimatePart {
-    fn from(h: Holding) -> Self {
-        EstimatePart { what: h.what, count: h.count, unit: h.unit, bytes: h.bytes, remedy: h.remedy }
-    }
 }
 
 /// Estimate a validated scenario's events and memory; `series`: the run
@@ -110,7 +104,9 @@ pub fn estimate(scenario: &Scenario, series: bool) -> Result<Estimate, ApiError>
         .min(path_capacity_pps);
         let active_s = flow.stop_s.unwrap_or(scenario.duration_s) - flow.start_s;
         let frames_per_packet = if rts { 4.0 } else { 2.0 };
-        // TCP and semi-TCP: an ACK per segment (delayed ACKs halve it).
+        // TCP and semi-TCP: an ACK per segment, its frames counted as the
+        // data's (an order-of-magnitude estimate: delayed ACKs and ACKs
+        // below the RTS threshold would make it fewer).
         let acks = if flow.transport == Transport::Udp { 0.0 } else { 1.0 };
         let packets = pps * active_s.max(0.0) / scenario.duration_s;
         if wired {
