@@ -45,14 +45,7 @@ import numpy  # noqa: F401 - loaded before workers fork, so no worker pays for i
 
 from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
-from hoplab.limits import (
-    AUTO,
-    MIN_MEMORY_LIMIT_BYTES,
-    MemoryLimit,
-    check_memory_limit,
-    default_memory_limit_bytes,
-    resolve_memory_limit,
-)
+from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, per_worker_limit, resolve_memory_limit
 from hoplab.run import classified_counts
 from hoplab.scenario import SEED_MAX, Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
 
@@ -558,13 +551,7 @@ def sweep(
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise scenario_error("runs", f"--runs: must be a positive integer, got {runs!r}")
     check_run_timeout(run_timeout_s)
-    memory_limit_bytes = check_memory_limit(memory_limit_bytes)
-    if memory_limit_bytes == AUTO and isinstance(executor, str) and executor in ("local", "serial"):
-        from hoplab.executors import default_jobs
-
-        workers = 1 if executor == "serial" else (jobs or default_jobs())
-        default = default_memory_limit_bytes()
-        memory_limit_bytes = None if default is None else max(MIN_MEMORY_LIMIT_BYTES, default // workers)
+    memory_limit_bytes = per_worker_limit(check_memory_limit(memory_limit_bytes), executor, jobs)
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario, overrides)
     else:

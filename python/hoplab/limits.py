@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Literal
 
 __all__ = ["AUTO", "MemoryLimit", "check_memory_limit", "default_memory_limit_bytes", "parse_memory_limit",
-           "resolve_memory_limit"]
+           "per_worker_limit", "resolve_memory_limit"]
 
 #: The default budget, resolved where the run executes (a sweep's workers may
 #: run on other machines).
@@ -80,6 +80,19 @@ def check_memory_limit(value: object, key: str = "memory_limit_bytes") -> Memory
 def resolve_memory_limit(value: MemoryLimit) -> int | None:
     """The limit in bytes the core gets: "auto" becomes the default here."""
     return default_memory_limit_bytes() if value == AUTO or isinstance(value, str) else value
+
+
+def per_worker_limit(value: MemoryLimit, executor: object, jobs: int | None) -> MemoryLimit:
+    """A sweep's limit per run: "auto" on local workers is the default
+    shared among them (`jobs`, default all cores); a Dask worker resolves
+    "auto" on its own machine; anything else stands."""
+    if value != AUTO or not (isinstance(executor, str) and executor in ("local", "serial")):
+        return value
+    from hoplab.executors import default_jobs
+
+    workers = 1 if executor == "serial" else (jobs or default_jobs())
+    default = default_memory_limit_bytes()
+    return None if default is None else max(MIN_MEMORY_LIMIT_BYTES, default // workers)
 
 
 def parse_memory_limit(text: str, key: str = "--memory-limit") -> MemoryLimit:

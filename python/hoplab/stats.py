@@ -9,7 +9,7 @@ quantile (scipy.stats.t). With one run there is no interval (NaN).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from hoplab.campaign import jain_index
@@ -17,7 +17,7 @@ from hoplab.campaign import jain_index
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["display_frame", "jain", "mean_ci", "pivot", "round_significant", "summarize", "t_quantile", "tidy",
+__all__ = ["display_frame", "fmt", "jain", "mean_ci", "mean_of", "pivot", "round_significant", "summarize", "t_quantile", "tidy",
            "with_ci"]
 
 #: Significant digits of the numbers in the figures' CSV files: more than
@@ -53,6 +53,21 @@ def mean_ci(values: Sequence[float], confidence: float = 0.95) -> tuple[float, f
         return mean, math.nan, math.nan
     std = math.sqrt(sum((v - mean) ** 2 for v in clean) / (n - 1))
     return mean, std, t_quantile(confidence, n - 1) * std / math.sqrt(n)
+
+
+def mean_of(values: Mapping[int, float]) -> float:
+    """The mean of per-run values (NaN for none)."""
+    return mean_ci(list(values.values()))[0]
+
+
+def fmt(values: Mapping[int, float] | Sequence[float], unit: str = "", digits: int = 1) -> str:
+    """"mean ± 95 % half-width unit" of per-run values ("-" for none)."""
+    vals = list(values.values()) if isinstance(values, Mapping) else list(values)
+    mean, _, half = mean_ci(vals)
+    if math.isnan(mean):
+        return "-"
+    text = f"{mean:.{digits}f}" + ("" if math.isnan(half) else f" ± {half:.{digits}f}")
+    return text + (f" {unit}" if unit else "")
 
 
 def jain(values: Sequence[float]) -> float:

@@ -4,32 +4,16 @@ interval as text, and saving a figure drawn with `hoplab.plots.draw_figure`
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hoplab.stats import mean_ci
+from hoplab.stats import fmt, mean_of
 
 if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["fmt", "mean_of", "save_figure"]
 
-
-def mean_of(values: Mapping[int, float]) -> float:
-    """The mean of per-run values (NaN for none)."""
-    return mean_ci(list(values.values()))[0]
-
-
-def fmt(values: Mapping[int, float] | Sequence[float], unit: str = "", digits: int = 1) -> str:
-    """"mean ± 95 % half-width unit" of per-run values ("-" for none)."""
-    vals = list(values.values()) if isinstance(values, Mapping) else list(values)
-    mean, _, half = mean_ci(vals)
-    if math.isnan(mean):
-        return "-"
-    text = f"{mean:.{digits}f}" + ("" if math.isnan(half) else f" ± {half:.{digits}f}")
-    return text + (f" {unit}" if unit else "")
 
 
 def save_figure(fig: Any, stem: Path, data: pd.DataFrame) -> dict[str, Path]:

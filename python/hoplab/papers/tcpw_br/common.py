@@ -4,13 +4,12 @@ styles."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from hoplab.papers import ExperimentData
 from hoplab.papers.tcpw_br.experiments import BR, NEWRENO, TCPW
-from hoplab.stats import mean_ci
+from hoplab.stats import fmt, mean_of
 
 __all__ = ["STYLES", "fmt", "mean_of", "per_point", "per_run", "ratios"]
 
@@ -45,17 +44,3 @@ def ratios(x: Mapping[int, float], y: Mapping[int, float]) -> dict[int, float]:
     """x[r] / y[r] over the runs both have (y > 0)."""
     return {r: x[r] / y[r] for r in sorted(set(x) & set(y)) if y[r] > 0}
 
-
-def mean_of(values: Mapping[int, float]) -> float:
-    """The mean of per-run values (NaN for none)."""
-    return mean_ci(list(values.values()))[0]
-
-
-def fmt(values: Mapping[int, float] | Sequence[float], unit: str = "", digits: int = 1) -> str:
-    """"mean ± 95 % half-width unit" of per-run values ("-" for none)."""
-    vals = list(values.values()) if isinstance(values, Mapping) else list(values)
-    mean, _, half = mean_ci(vals)
-    if math.isnan(mean):
-        return "-"
-    text = f"{mean:.{digits}f}" + ("" if math.isnan(half) else f" ± {half:.{digits}f}")
-    return text + (f" {unit}" if unit else "")
