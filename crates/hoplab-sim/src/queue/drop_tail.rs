@@ -65,24 +65,11 @@ mod tests {
     use super::*;
     use crate::engine::{RngStreams, StreamPurpose};
     use crate::loss::DropCause;
-    use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader};
+    use crate::wire::{NodeId, PacketKind};
 
+    /// A 540-byte packet (512 B payload, UDP + IP headers).
     fn item(uid: u64, kind: PacketKind) -> Queued {
-        let packet = Packet {
-            uid,
-            kind,
-            flow: 0,
-            sequence: uid,
-            src: NodeId(0),
-            dst: NodeId(2),
-            payload_bytes: 512,
-            header_bytes: 28,
-            created: SimTime::ZERO,
-            ttl: 64,
-            transport: TransportHeader::Udp,
-            routing: RoutingHeader::None,
-        };
-        Queued { packet, next_hop: NodeId(1) }
+        super::super::test_support::item_of(uid, kind, 540)
     }
 
     fn uids(q: &DropTail) -> Vec<u64> {
