@@ -75,7 +75,7 @@ def check_settings(paper: Paper, quick: bool, runs: int | None) -> None:
     for experiment in paper.experiments:
         scenario_data, vary, n_runs = experiment.settings(quick, runs)
         check_seeds(base_seed(Scenario(scenario_data)), n_runs)
-        check_size(max(1, len(experiment.cases or {})) * math.prod(len(v) for v in vary.values()), n_runs)
+        check_size(max(1, len(experiment.cases_for(quick) or {})) * math.prod(len(v) for v in vary.values()), n_runs)
 
 
 def reproduce(
@@ -128,7 +128,7 @@ def reproduce(
             say(f"{experiment.name}: {experiment.description}")
             experiment_stats = SweepStats()
             frame = sweep(
-                Scenario(scenario_data), vary=dict(vary), runs=n_runs, cases=experiment.cases, store=store,
+                Scenario(scenario_data), vary=dict(vary), runs=n_runs, cases=experiment.cases_for(quick), store=store,
                 executor=executor_obj, jobs=jobs, scheduler=scheduler, series=experiment.series,
                 name=f"{paper.id}/{experiment.name}", progress=progress, check_parameters=False,
                 stats=experiment_stats, run_timeout_s=run_timeout_s,
@@ -214,7 +214,9 @@ def _experiment_rows(result: ReproduceResult, quick: bool, runs: int | None) -> 
             continue
         _, vary, n_runs = experiment.settings(quick, runs)
         s = result.stats[experiment.name]
-        cases = ", ".join(experiment.cases) if experiment.cases else "-"
+        names = list(experiment.cases_for(quick) or {})
+        cases = ", ".join(names) if len(names) <= 8 else f"{len(names)}: {', '.join(names[:3])}, ..., {names[-1]}"
+        cases = cases or "-"
         varied = "; ".join(f"{k} = {', '.join(str(v) for v in values)}" for k, values in vary.items()) or "-"
         duration = experiment.quick_duration_s if quick else experiment.duration_s
         rows.append([experiment.name, experiment.description, cases, varied, str(n_runs), f"{duration:g}",

@@ -59,6 +59,7 @@ __all__ = [
 
 #: Paper id -> module (under hoplab.papers) that defines PAPER.
 _MODULES: dict[str, str] = {
+    "few-afw": "hoplab.papers.few_afw",
     "scalable-manet": "hoplab.papers.scalable_manet",
     "semitcp-2018": "hoplab.papers.semitcp_2018",
     "tcp-ra-2009": "hoplab.papers.tcp_ra_2009",
@@ -88,6 +89,13 @@ class Experiment:
     quick_duration_s: float = 30.0
     quick_warmup_s: float = 5.0
     series: bool = False
+    #: The cases of a `--quick` run (None: `cases`), for experiments whose
+    #: points are cases (e.g. a chain whose nodes and flows change together).
+    quick_cases: Mapping[str, Mapping[str, Any]] | None = None
+
+    def cases_for(self, quick: bool) -> Mapping[str, Mapping[str, Any]] | None:
+        """The cases of a full or quick run."""
+        return self.quick_cases if quick and self.quick_cases is not None else self.cases
 
     def settings(self, quick: bool, runs: int | None = None) -> tuple[dict[str, Any], Mapping[str, Sequence[Any]], int]:
         """(scenario with durations set, vary, runs) for a full or quick run."""
