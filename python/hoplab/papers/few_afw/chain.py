@@ -78,13 +78,18 @@ def _fig4(data: ExperimentData, out: Path, flows: int, stem: str) -> FigureResul
         # "the gap between the throughput of AFW and FeW increases as the number of hops increases"
         short, long_ = points[:len(points) // 3 or 1], points[-(len(points) // 3 or 1):]
         growth = _gap_growth(afw, few, short, long_)
-        checks.append(above("AFW's gain grows with the hop count", f"gain at {hops(long_[0])}-{long_[-1]} minus gain at "
-                            f"{hops(short[0])}-{short[-1]}", growth.values(), 0.0, unit="points", digits=1))
+        checks.append(above("AFW's gain grows with the hop count", f"gain at {_span(long_)} minus gain at {_span(short)}",
+                            growth.values(), 0.0, unit="points", digits=1))
         notes.append("The gap's growth is judged as AFW's gain (in % of FeW's mean) averaged over the longest third "
                      "of the chains minus that over the shortest third, per run.")
     reading = (f"AFW's total throughput over FeW's: {measured:+.1f} % on average over {hops(points[0])}-{points[-1]} "
                f"(the paper: +{FIG4_GAIN[flows]} %)")
     return judged(reading, checks, rows=rows, paths=paths, numbers=numbers, notes=notes)
+
+
+def _span(points: list[str]) -> str:
+    """"10-14 hops", or "4 hops" for one point."""
+    return points[0] if len(points) == 1 else f"{hops(points[0])}-{points[-1]}"
 
 
 def _gap_growth(afw: Mapping[str, PerRun], few: Mapping[str, PerRun], short: list[str], long_: list[str]) -> PerRun:
