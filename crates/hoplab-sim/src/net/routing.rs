@@ -125,7 +125,15 @@ pub trait Routing {
     fn on_heard(&mut self, now: SimTime, from: NodeId);
     /// A unicast packet from `from` to another node was decoded (only when
     /// the MAC listens promiscuously for this protocol).
-    fn on_overheard(&mut self, _now: SimTime, _packet: &Packet, _from: NodeId, _ctx: &mut RoutingContext, _out: &mut Outputs<RoutingOutput>) {}
+    fn on_overheard(
+        &mut self,
+        _now: SimTime,
+        _packet: &Packet,
+        _from: NodeId,
+        _ctx: &mut RoutingContext,
+        _out: &mut Outputs<RoutingOutput>,
+    ) {
+    }
     /// Whether a packet the MAC gave up on is handed to `on_link_failure`
     /// to salvage (`lost` is then its cause if the protocol drops it);
     /// otherwise the world drops it before telling the protocol.

@@ -48,11 +48,21 @@ pub const ADDRESS_BYTES: u32 = 4;
 pub const PROTOCOL_DSR: u8 = 48;
 
 /// A sequence of at most [`MAX_SR_LEN`] node addresses.
-#[derive(Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Default)]
 pub struct Path {
     addrs: [u16; MAX_SR_LEN],
     len: u8,
 }
+
+/// Paths are equal when their addresses are (what lies beyond the length
+/// does not count).
+impl PartialEq for Path {
+    fn eq(&self, other: &Path) -> bool {
+        self.addrs[..self.len()] == other.addrs[..other.len()]
+    }
+}
+
+impl Eq for Path {}
 
 impl std::fmt::Debug for Path {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

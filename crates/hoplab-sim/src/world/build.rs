@@ -227,21 +227,15 @@ impl World {
                     if hop_control { HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone())) } else { HopControlKind::Off };
                 let queue = scenario.queue.build(&mac_interface);
                 let mut mac = Mac::new(
-                        id,
-                        queue,
-                        scenario.mac.cw_min,
-                        hop,
-                        streams.stream(StreamPurpose::Backoff, i as u64),
-                        streams.stream(StreamPurpose::Queue, i as u64),
+                    id,
+                    queue,
+                    scenario.mac.cw_min,
+                    hop,
+                    streams.stream(StreamPurpose::Backoff, i as u64),
+                    streams.stream(StreamPurpose::Queue, i as u64),
                 );
                 mac.promiscuous = promiscuous;
-                Node {
-                    id,
-                    phy: Phy::new(id, reception, errors),
-                    mac,
-                    timers: [Timer::default(); NODE_TIMERS],
-                    drops: BTreeMap::new(),
-                }
+                Node { id, phy: Phy::new(id, reception, errors), mac, timers: [Timer::default(); NODE_TIMERS], drops: BTreeMap::new() }
             })
             .collect();
 

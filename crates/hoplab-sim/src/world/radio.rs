@@ -12,8 +12,8 @@
 use super::{Layer, SlotTimers, TraceEntry, TraceWhat, World};
 use crate::loss::DropCause;
 use crate::mac::hop_control::HopControl;
-use crate::net::routing::Routing;
 use crate::mac::{AttemptLoss, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
+use crate::net::routing::Routing;
 use crate::phy::{FrameRef, PhyIndication, PhyInput, PhyOutputs, RxError};
 use crate::wire::{NodeId, Packet};
 

@@ -178,7 +178,10 @@ impl DsrConfig {
         positive_duration(&key("max_request_period_s"), self.max_request_period_s)?;
         positive_duration(&key("grat_reply_holdoff_s"), self.grat_reply_holdoff_s)?;
         if !(1..=255).contains(&self.discovery_hop_limit) {
-            return Err(ConfigError::new(key("discovery_hop_limit"), format!("must be in 1..=255 (an IP TTL), got {}", self.discovery_hop_limit)));
+            return Err(ConfigError::new(
+                key("discovery_hop_limit"),
+                format!("must be in 1..=255 (an IP TTL), got {}", self.discovery_hop_limit),
+            ));
         }
         if self.max_salvage_count > 15 {
             return Err(ConfigError::new(

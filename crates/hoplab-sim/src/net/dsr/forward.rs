@@ -48,7 +48,14 @@ impl DsrNode {
 
     /// Forward a routing packet that walks a source route (a reply or an
     /// error not for this node): the next hop of its walk.
-    pub(crate) fn forward_control(&mut self, now: SimTime, mut packet: Packet, mut header: DsrHeader, ctx: &mut RoutingContext, out: &mut Out) {
+    pub(crate) fn forward_control(
+        &mut self,
+        now: SimTime,
+        mut packet: Packet,
+        mut header: DsrHeader,
+        ctx: &mut RoutingContext,
+        out: &mut Out,
+    ) {
         let me = ctx.node;
         let Some(next_hop) = header.next_hop().filter(|_| header.hop(header.cur as usize) == me) else {
             return self.control_lost();

@@ -255,7 +255,15 @@ impl DsrNode {
 
     /// Send a control packet to `next_hop` (or broadcast), after a jitter
     /// if asked.
-    pub(crate) fn send_control(&mut self, now: SimTime, packet: Packet, next_hop: NodeId, jitter: bool, ctx: &mut RoutingContext, out: &mut Out) {
+    pub(crate) fn send_control(
+        &mut self,
+        now: SimTime,
+        packet: Packet,
+        next_hop: NodeId,
+        jitter: bool,
+        ctx: &mut RoutingContext,
+        out: &mut Out,
+    ) {
         let delay = if jitter { self.jitter() } else { SimDuration::ZERO };
         if delay > SimDuration::ZERO {
             let slot = self.park(PendingSend { packet, next_hop });
