@@ -37,6 +37,7 @@ BENCH_NAMES = {
     "bench-grid7x7-4flows": "7x7 grid, 4 UDP flows",
     "bench-chain15-tcp": "14-hop chain, TCP NewReno",
     "bench-mobile150": "150 moving nodes, AODV, 8 TCP flows",
+    "dsr-random-150": "150 moving nodes, DSR, 8 TCP flows",
 }
 
 

@@ -35,9 +35,16 @@ def test_ns2_sets_every_rule_and_validate_prints_it(workdir: Path) -> None:
     assert resolved["preset"] == "ns2"
     standard = json.loads(run_cli("validate", AODV_CHAIN, cwd=workdir).stdout)
     assert standard["preset"] == "standard"
+    # DSR's rules apply with routing.protocol = "dsr" only.
+    dsr = ("--set", "routing.protocol=dsr")
+    dsr_resolved = json.loads(run_cli("validate", AODV_CHAIN, *dsr, "--set", "preset=ns2", cwd=workdir).stdout)
+    dsr_standard = json.loads(run_cli("validate", AODV_CHAIN, *dsr, cwd=workdir).stdout)
     for rule in rules:
-        assert _get(resolved, str(rule["key"])) == rule["value"], rule["key"]
-        assert _get(standard, str(rule["key"])) != rule["value"], f"{rule['key']}: the standard default differs"
+        with_dsr = rule["applies"] == 'routing.protocol = "dsr"'
+        ns2, std = (dsr_resolved, dsr_standard) if with_dsr else (resolved, standard)
+        assert _get(ns2, str(rule["key"])) == rule["value"], rule["key"]
+        assert _get(std, str(rule["key"])) != rule["value"], f"{rule['key']}: the standard default differs"
+    assert "dsr" not in resolved["routing"], "DSR's rules only with DSR"
 
 
 def test_a_key_the_scenario_gives_wins_over_the_preset(workdir: Path) -> None:

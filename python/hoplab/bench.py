@@ -1,4 +1,4 @@
-"""Benchmarks (`hoplab bench`): the engine micro-benchmark and two scenarios.
+"""Benchmarks (`hoplab bench`): the engine micro-benchmark and five scenarios.
 
 The scenarios ship inside the package (`hoplab/data/`, copies linked from
 `examples/`), so `hoplab bench` works from any directory. Figures are
@@ -18,7 +18,9 @@ __all__ = [
 ]
 
 #: Scenario benchmarks, by name; each is `hoplab/data/<name>.toml`.
-BENCH_SCENARIOS: tuple[str, ...] = ("bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp", "bench-mobile150")
+BENCH_SCENARIOS: tuple[str, ...] = (
+    "bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp", "bench-mobile150", "dsr-random-150",
+)
 
 #: What each scenario benchmark is (`hoplab bench --help` lists them all).
 BENCH_DESCRIPTIONS: dict[str, str] = {
@@ -26,6 +28,7 @@ BENCH_DESCRIPTIONS: dict[str, str] = {
     "bench-grid7x7-4flows": "a 7x7 grid with four UDP flows",
     "bench-chain15-tcp": "a 15-node chain with one TCP NewReno flow",
     "bench-mobile150": "150 moving nodes with AODV and eight TCP flows",
+    "dsr-random-150": "150 moving nodes with DSR and eight TCP flows (seed 003's field)",
 }
 
 #: Events scheduled (and popped or cancelled) by the engine micro-benchmark.

@@ -158,6 +158,26 @@ pub fn estimate(scenario: &Scenario, series: bool) -> Result<Estimate, ApiError>
             remedy: "use fewer flows",
         },
     ];
+    if let Some(dsr) = scenario.routing.dsr.as_ref() {
+        // DSR allocates as it learns: at most its caches' paths and its
+        // send buffer's packets per node (upper bounds).
+        let paths = nodes.saturating_mul((dsr.primary_cache_paths + dsr.secondary_cache_paths) as u64);
+        parts.push(EstimatePart {
+            what: "route caches",
+            count: paths,
+            unit: "paths",
+            bytes: paths.saturating_mul(crate::world::budget::CACHED_PATH_BYTES),
+            remedy: "use smaller route caches (routing.dsr.primary_cache_paths, secondary_cache_paths)",
+        });
+        let buffered = nodes.saturating_mul(dsr.send_buffer_packets as u64);
+        parts.push(EstimatePart {
+            what: "send buffers",
+            count: buffered,
+            unit: "packets",
+            bytes: buffered.saturating_mul(size_of::<crate::queue::Queued>() as u64),
+            remedy: "use a smaller send buffer (routing.dsr.send_buffer_packets)",
+        });
+    }
     if series {
         parts.push(EstimatePart {
             what: "series",

@@ -457,7 +457,7 @@ fn hundred_seeds_of_the_48_node_mobile_scenario_at_20_mps() {
 fn aodv_keys_are_validated_by_name() {
     let base = |routing: &str| format!(r#"{{"routing": {routing}, "topology": {{"kind": "chain", "nodes": 3, "spacing_m": 200}}}}"#);
     let err = |routing: &str| Scenario::from_json(&base(routing)).unwrap_err();
-    assert_eq!(err(r#"{"protocol": "dsr"}"#).key, "routing.protocol");
+    assert_eq!(err(r#"{"protocol": "olsr"}"#).key, "routing.protocol");
     assert_eq!(err(r#"{"protocol": "aodv", "aodv": {"ttl_start": 0}}"#).key, "routing.aodv.ttl_start");
     assert_eq!(err(r#"{"protocol": "aodv", "aodv": {"net_diameter": 256}}"#).key, "routing.aodv.net_diameter");
     assert_eq!(err(r#"{"protocol": "aodv", "aodv": {"active_route_timeout_s": 0}}"#).key, "routing.aodv.active_route_timeout_s");

@@ -176,6 +176,9 @@ impl Mac {
         if frame.receiver != self.node && !frame.is_broadcast() {
             // Overheard: virtual carrier sense (10.3.2.4).
             self.set_nav(now, now + frame.duration, ctx);
+            if self.promiscuous && frame.kind == FrameKind::Data {
+                out.indicate(MacIndication::Overheard { from: frame.transmitter });
+            }
             return;
         }
         match frame.kind {

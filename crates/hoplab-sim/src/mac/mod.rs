@@ -162,6 +162,9 @@ pub enum MacIndication {
     /// A frame from `from` was decoded (addressed here or overheard): a
     /// sign of life of that neighbour (AODV's HELLO neighbours).
     Heard { from: NodeId },
+    /// A unicast DATA frame from `from` to another node was decoded, its
+    /// packet in [`MacContext::received`] (with `promiscuous`: DSR's tap).
+    Overheard { from: NodeId },
     /// The packet of the frame just received ([`MacContext::received`])
     /// arrived from neighbour `from`.
     Delivered { from: NodeId },
@@ -314,6 +317,9 @@ pub struct Mac {
     /// (`MacTimer::DataWait` runs).
     pub awaiting_data: Option<NodeId>,
     pub hop: HopControlKind,
+    /// Hand unicast DATA frames for other nodes up (promiscuous
+    /// listening, as ns-2's `Mac::installTap` for DSR).
+    pub promiscuous: bool,
     pub stats: MacStats,
     backoff_rng: Stream,
     queue_rng: Stream,
@@ -341,6 +347,7 @@ impl Mac {
             access_defers: false,
             awaiting_data: None,
             hop,
+            promiscuous: false,
             stats: MacStats::default(),
             backoff_rng,
             queue_rng,

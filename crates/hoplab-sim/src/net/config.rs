@@ -4,6 +4,10 @@ use crate::config::ConfigError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// The most nodes DSR takes: its source routes hold 16-bit addresses
+/// (`wire::dsr::Path`), 0xFFFF excluded.
+pub const MAX_DSR_NODES: u32 = 65_535;
+
 /// A routing protocol (`routing.protocol`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
@@ -14,6 +18,8 @@ pub enum RoutingProtocol {
     Static,
     /// AODV (RFC 3561) with link-layer feedback, as ns-2 runs it.
     Aodv,
+    /// DSR (RFC 4728) with ns-2's CMU DSR choices (docs/dsr.md).
+    Dsr,
 }
 
 /// `[routing]`: the routing protocol of every node.
@@ -26,18 +32,26 @@ pub struct RoutingConfig {
     /// `protocol = "aodv"`, where the normalised scenario fills in every default.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub aodv: Option<crate::net::aodv::AodvConfig>,
+    /// DSR's parameters (RFC 4728 section 9) and options. Only with
+    /// `protocol = "dsr"`, where the normalised scenario fills in every default.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dsr: Option<crate::net::dsr::DsrConfig>,
 }
 
 impl RoutingConfig {
     /// Range checks and the cross-section rules: static routes cannot
-    /// follow moving nodes, AODV runs over 802.11 only (`wired`: the
-    /// topology has wired links).
-    pub fn validate(&self, wired: bool, moving: bool) -> Result<(), ConfigError> {
+    /// follow moving nodes, AODV and DSR run over 802.11 only (`wired`: the
+    /// topology has wired links), DSR's 16-bit addresses take at most
+    /// 65,535 nodes.
+    pub fn validate(&self, wired: bool, moving: bool, nodes: u32) -> Result<(), ConfigError> {
+        if self.aodv.is_some() && self.protocol != RoutingProtocol::Aodv {
+            return Err(ConfigError::new("routing.aodv", "only for protocol = \"aodv\""));
+        }
+        if self.dsr.is_some() && self.protocol != RoutingProtocol::Dsr {
+            return Err(ConfigError::new("routing.dsr", "only for protocol = \"dsr\""));
+        }
         match self.protocol {
             RoutingProtocol::Static => {
-                if self.aodv.is_some() {
-                    return Err(ConfigError::new("routing.aodv", "only for protocol = \"aodv\""));
-                }
                 if moving {
                     return Err(ConfigError::new(
                         "routing.protocol",
@@ -53,15 +67,32 @@ impl RoutingConfig {
                     return Err(ConfigError::new("routing.protocol", "aodv runs over 802.11 only; wired links need protocol = \"static\""));
                 }
             }
+            RoutingProtocol::Dsr => {
+                if let Some(dsr) = &self.dsr {
+                    dsr.validate()?;
+                }
+                if wired {
+                    return Err(ConfigError::new("routing.protocol", "dsr runs over 802.11 only; wired links need protocol = \"static\""));
+                }
+                if nodes > MAX_DSR_NODES {
+                    return Err(ConfigError::new(
+                        "routing.protocol",
+                        format!("dsr takes at most {MAX_DSR_NODES} nodes (16-bit addresses in source routes), got {nodes}"),
+                    ));
+                }
+            }
         }
         Ok(())
     }
 
-    /// Fill AODV's parameters when it is the protocol, so that the
-    /// normalised scenario names every value used.
+    /// Fill AODV's or DSR's parameters when it is the protocol, so that
+    /// the normalised scenario names every value used.
     pub fn normalize(&mut self) {
         if self.protocol == RoutingProtocol::Aodv && self.aodv.is_none() {
             self.aodv = Some(Default::default());
+        }
+        if self.protocol == RoutingProtocol::Dsr && self.dsr.is_none() {
+            self.dsr = Some(Default::default());
         }
     }
 }

@@ -1,13 +1,14 @@
 //! The network layer: routing.
 //!
 //! Owns: the choice of next hop, per node, behind the [`Routing`] trait
-//! ([`routing`]): static shortest paths ([`static_routes`]) or AODV
-//! ([`aodv`]). Does not own: how a hop is crossed (the MAC or a wired
+//! ([`routing`]): static shortest paths ([`static_routes`]), AODV
+//! ([`aodv`]) or DSR ([`dsr`]). Does not own: how a hop is crossed (the MAC or a wired
 //! link) or what the payload means (transport and applications). The
 //! packet itself is a [`wire`](crate::wire) type.
 
 pub mod aodv;
 pub mod config;
+pub mod dsr;
 pub mod routing;
 pub mod static_routes;
 

@@ -4,8 +4,11 @@
 //! - `route_output`: a packet originated here; `route_input`: a packet to
 //!   forward; `on_delivered`: a packet for this node arrived (a route used);
 //! - `on_control`: a routing packet arrived; `on_heard`: any frame was
-//!   decoded from a neighbour (a sign of life);
-//! - `on_link_failure`: the MAC gave up on a packet toward a next hop;
+//!   decoded from a neighbour (a sign of life); `on_overheard`: a unicast
+//!   packet for another node was decoded (promiscuous listening, for the
+//!   protocols whose MAC is asked for it, DSR);
+//! - `on_link_failure`: the MAC gave up on a packet toward a next hop (a
+//!   protocol that `salvages_failed` gets the packet to salvage or drop);
 //!   `on_link_broken`: the protocol declared that link broken and the
 //!   interface handed back the packets it had queued toward it;
 //! - `on_timer`: one of the protocol's timers fired; `start`: the run
@@ -17,12 +20,13 @@
 //! out in order. Protocols are variants of [`RoutingProtocol`], dispatched
 //! without allocation or dynamic dispatch.
 //!
-//! **Adding a protocol** (e.g. DSR): a folder beside `aodv/` with its state
+//! **Adding a protocol** (as DSR was): a folder beside `aodv/` with its state
 //! machine implementing [`Routing`], a variant of [`RoutingProtocol`] with
 //! its arm in each method below, its scenario keys, and its control
 //! packets in `wire/` (as [`RoutingHeader`](crate::wire::RoutingHeader)).
 
 use super::aodv::AodvNode;
+use super::dsr::{DsrCounters, DsrNode};
 use super::static_routes::StaticNode;
 use crate::engine::Outputs;
 use crate::loss::DropCause;
@@ -119,7 +123,35 @@ pub trait Routing {
     fn on_delivered(&mut self, now: SimTime, packet: &Packet, from: NodeId);
     fn on_control(&mut self, now: SimTime, packet: Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
     fn on_heard(&mut self, now: SimTime, from: NodeId);
-    fn on_link_failure(&mut self, now: SimTime, packet: &Packet, next_hop: NodeId, out: &mut Outputs<RoutingOutput>);
+    /// A unicast packet from `from` to another node was decoded (only when
+    /// the MAC listens promiscuously for this protocol).
+    fn on_overheard(
+        &mut self,
+        _now: SimTime,
+        _packet: &Packet,
+        _from: NodeId,
+        _ctx: &mut RoutingContext,
+        _out: &mut Outputs<RoutingOutput>,
+    ) {
+    }
+    /// Whether a packet the MAC gave up on is handed to `on_link_failure`
+    /// to salvage (`lost` is then its cause if the protocol drops it);
+    /// otherwise the world drops it before telling the protocol.
+    fn salvages_failed(&self) -> bool {
+        false
+    }
+    /// `lost`: with [`Routing::salvages_failed`], the cause the packet is
+    /// lost with unless the protocol sends it on (None: the next hop holds
+    /// it, or the world dropped it already).
+    fn on_link_failure(
+        &mut self,
+        now: SimTime,
+        packet: &Packet,
+        next_hop: NodeId,
+        lost: Option<DropCause>,
+        ctx: &mut RoutingContext,
+        out: &mut Outputs<RoutingOutput>,
+    );
     fn on_link_broken(
         &mut self,
         now: SimTime,
@@ -137,6 +169,14 @@ pub trait Routing {
     /// Data packets held while a route is looked for.
     fn buffered(&self) -> Buffered<'_>;
     fn counters(&self) -> Option<&RoutingCounters>;
+    /// DSR's own counters (salvaged packets, replies from caches, ...).
+    fn dsr_counters(&self) -> Option<&DsrCounters> {
+        None
+    }
+    /// Route cache entries held (memory accounting).
+    fn cache_entries(&self) -> usize {
+        0
+    }
 }
 
 /// The packets a protocol holds for want of a route (an iterator over
@@ -144,6 +184,8 @@ pub trait Routing {
 pub enum Buffered<'a> {
     None,
     Aodv(super::aodv::request_queue::Iter<'a>),
+    /// DSR's send buffer.
+    Dsr(super::aodv::request_queue::Iter<'a>),
 }
 
 impl<'a> Iterator for Buffered<'a> {
@@ -151,7 +193,7 @@ impl<'a> Iterator for Buffered<'a> {
     fn next(&mut self) -> Option<&'a Packet> {
         match self {
             Buffered::None => None,
-            Buffered::Aodv(i) => i.next(),
+            Buffered::Aodv(i) | Buffered::Dsr(i) => i.next(),
         }
     }
 }
@@ -163,6 +205,8 @@ pub enum RoutingProtocol {
     Static(StaticNode),
     /// AODV (RFC 3561).
     Aodv(Box<AodvNode>),
+    /// DSR (RFC 4728).
+    Dsr(Box<DsrNode>),
 }
 
 macro_rules! each {
@@ -170,6 +214,7 @@ macro_rules! each {
         match $self {
             RoutingProtocol::Static($r) => $e,
             RoutingProtocol::Aodv($r) => $e,
+            RoutingProtocol::Dsr($r) => $e,
         }
     };
 }
@@ -196,8 +241,22 @@ impl Routing for RoutingProtocol {
     fn on_heard(&mut self, now: SimTime, from: NodeId) {
         each!(self, r => r.on_heard(now, from))
     }
-    fn on_link_failure(&mut self, now: SimTime, packet: &Packet, next_hop: NodeId, out: &mut Outputs<RoutingOutput>) {
-        each!(self, r => r.on_link_failure(now, packet, next_hop, out))
+    fn on_overheard(&mut self, now: SimTime, packet: &Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        each!(self, r => r.on_overheard(now, packet, from, ctx, out))
+    }
+    fn salvages_failed(&self) -> bool {
+        each!(self, r => r.salvages_failed())
+    }
+    fn on_link_failure(
+        &mut self,
+        now: SimTime,
+        packet: &Packet,
+        next_hop: NodeId,
+        lost: Option<DropCause>,
+        ctx: &mut RoutingContext,
+        out: &mut Outputs<RoutingOutput>,
+    ) {
+        each!(self, r => r.on_link_failure(now, packet, next_hop, lost, ctx, out))
     }
     fn on_link_broken(
         &mut self,
@@ -224,5 +283,11 @@ impl Routing for RoutingProtocol {
     }
     fn counters(&self) -> Option<&RoutingCounters> {
         each!(self, r => r.counters())
+    }
+    fn dsr_counters(&self) -> Option<&DsrCounters> {
+        each!(self, r => r.dsr_counters())
+    }
+    fn cache_entries(&self) -> usize {
+        each!(self, r => r.cache_entries())
     }
 }

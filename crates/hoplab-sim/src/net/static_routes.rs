@@ -83,7 +83,16 @@ impl Routing for StaticNode {
     fn on_delivered(&mut self, _: SimTime, _: &Packet, _: NodeId) {}
     fn on_control(&mut self, _: SimTime, _: Packet, _: NodeId, _: &mut RoutingContext, _: &mut Outputs<RoutingOutput>) {}
     fn on_heard(&mut self, _: SimTime, _: NodeId) {}
-    fn on_link_failure(&mut self, _: SimTime, _: &Packet, _: NodeId, _: &mut Outputs<RoutingOutput>) {}
+    fn on_link_failure(
+        &mut self,
+        _: SimTime,
+        _: &Packet,
+        _: NodeId,
+        _: Option<DropCause>,
+        _: &mut RoutingContext,
+        _: &mut Outputs<RoutingOutput>,
+    ) {
+    }
     fn on_link_broken(
         &mut self,
         _: SimTime,

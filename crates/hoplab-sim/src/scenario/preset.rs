@@ -51,6 +51,8 @@ pub enum Applies {
     /// Only with `routing.protocol = "aodv"` (the `[routing.aodv]` table
     /// exists only then).
     WithAodv,
+    /// Only with `routing.protocol = "dsr"`.
+    WithDsr,
 }
 
 /// One key the preset sets.
@@ -74,6 +76,20 @@ pub const NS2_RULES: &[PresetRule] = &[
         value: "true",
         applies: Applies::WithAodv,
         source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
+    },
+    // DSR: ns-2.35's CMU DSR (GitHub hbatmit/ns2.35; the same code in
+    // ns-2.29 apart from semi-TCP's hooks, so these lines are ns-2.35's).
+    PresetRule {
+        key: "routing.dsr.route_cache_timeout_s",
+        value: "0.0",
+        applies: Applies::WithDsr,
+        source: "dsr/mobicache.cc:316-369 MobiCache::addRoute / noticeRouteUsed (links are stamped, never expired; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.dsr.request_backoff",
+        value: "\"ns2\"",
+        applies: Applies::WithDsr,
+        source: "dsr/dsragent.cc:320-340 BackOffTest (next = 2^(2 x rt_reqs_outstanding) x rt_rq_period; ns-2.35)",
     },
     // Transport (tcp-sink.cc, semitcp.cc)
     PresetRule {
@@ -219,9 +235,14 @@ pub fn apply(document: &mut Value) -> Result<(), ConfigError> {
             ConfigError::new("preset", format!("must be one of {}, got {value}", Preset::NAMES.map(|n| format!("\"{n}\"")).join(", ")))
         })?,
     };
-    let aodv = map.get("routing").and_then(|r| r.get("protocol")).and_then(Value::as_str) == Some("aodv");
+    let protocol = map.get("routing").and_then(|r| r.get("protocol")).and_then(Value::as_str).map(str::to_string);
     for rule in preset.rules() {
-        if rule.applies == Applies::WithAodv && !aodv {
+        let applies = match rule.applies {
+            Applies::Always => true,
+            Applies::WithAodv => protocol.as_deref() == Some("aodv"),
+            Applies::WithDsr => protocol.as_deref() == Some("dsr"),
+        };
+        if !applies {
             continue;
         }
         let value: Value = serde_json::from_str(rule.value).expect("a preset rule's value is JSON");
@@ -260,7 +281,11 @@ pub fn rules_json() -> Value {
                 "preset": name,
                 "key": rule.key,
                 "value": serde_json::from_str::<Value>(rule.value).expect("JSON"),
-                "applies": match rule.applies { Applies::Always => "always", Applies::WithAodv => "routing.protocol = \"aodv\"" },
+                "applies": match rule.applies {
+                    Applies::Always => "always",
+                    Applies::WithAodv => "routing.protocol = \"aodv\"",
+                    Applies::WithDsr => "routing.protocol = \"dsr\"",
+                },
                 "source": rule.source,
             }));
         }
@@ -318,7 +343,19 @@ mod tests {
             serde_json::to_value(crate::scenario::Scenario::from_json(&doc.to_string()).expect("valid")).expect("serialises")
         };
         let (ns2, standard) = (resolve("ns2"), resolve("standard"));
+        let dsr_base = {
+            let mut doc = base.clone();
+            doc["routing"] = json!({"protocol": "dsr"});
+            doc
+        };
+        let resolve_dsr = |preset: &str| {
+            let mut doc = dsr_base.clone();
+            doc["preset"] = json!(preset);
+            serde_json::to_value(crate::scenario::Scenario::from_json(&doc.to_string()).expect("valid")).expect("serialises")
+        };
+        let (dsr_ns2, dsr_standard) = (resolve_dsr("ns2"), resolve_dsr("standard"));
         for rule in NS2_RULES {
+            let (ns2, standard) = if rule.applies == Applies::WithDsr { (&dsr_ns2, &dsr_standard) } else { (&ns2, &standard) };
             let pointer = format!("/{}", rule.key.replace('.', "/"));
             let value: Value = serde_json::from_str(rule.value).unwrap();
             assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);

@@ -40,7 +40,7 @@ pub struct RunReport {
 /// Routing over the whole network (AODV; zeros under static routing).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct RoutingReport {
-    /// "static" or "aodv".
+    /// "static", "aodv" or "dsr".
     pub protocol: String,
     /// Routing packets transmitted, every hop counted (RREQ, RREP, RERR, HELLO).
     pub control_packets_sent: u64,
@@ -74,6 +74,23 @@ pub struct RoutingReport {
     pub control_drops: u64,
     /// Route errors not sent because of a rate limit (AODV: RERR_RATELIMIT).
     pub errors_rate_limited: u64,
+    /// DSR's own figures (only under DSR).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dsr: Option<DsrReport>,
+}
+
+/// DSR's own figures over the whole network (`routing.dsr` of the report).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct DsrReport {
+    /// Forwarded packets salvaged with another cached route after their
+    /// next link broke (RFC 4728 8.4.1).
+    pub salvaged_packets: u64,
+    /// Route replies intermediate nodes sent from their caches (8.2.3).
+    pub replies_from_cache: u64,
+    /// Gratuitous route replies sent to shorten routes (8.4.3).
+    pub gratuitous_replies: u64,
+    /// Route errors that reached the node they were for (8.3.5).
+    pub route_errors_received: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -249,6 +266,7 @@ pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
     BTreeMap::from([
         ("run", keys(&run)),
         ("routing", keys(&RoutingReport::default())),
+        ("routing.dsr", keys(&DsrReport::default())),
         ("flows", keys(&FlowReport::default())),
         ("nodes", keys(&NodeReport::default())),
         ("queues", keys(&QueueReport::default())),

@@ -13,6 +13,9 @@
 //!   PSH set, acknowledging the receiver's SYN-ACK (1). Window 65535.
 //! - The IPv4 identification is the packet's uid (mod 65536): a packet
 //!   keeps it hop after hop, and a MAC retry repeats it.
+//! - DSR: routing packets are IPv4 protocol 48 with their DSR options
+//!   (RFC 4728 section 6); a data packet's source route is counted in its
+//!   size but not written (its TCP or UDP header follows IPv4 directly).
 //! - Lengths are the simulator's sizes plus what it does not count: the
 //!   8-byte LLC/SNAP header (ns-2 does not count it either), and the 8
 //!   bytes of the TCP-RA option when an ACK carries a loss hint.
@@ -124,7 +127,19 @@ fn emit_packet(packet: &Packet, params: &EncodeParams, buf: &mut Vec<u8>) -> usi
             inet::emit_udp(&ip, AODV_PORT, AODV_PORT, &head[..len], buf);
             0
         }
-        (TransportHeader::Udp, RoutingHeader::None) => {
+        (TransportHeader::Udp, RoutingHeader::Dsr(header)) if packet.is_control() => {
+            // A DSR routing packet: IPv4 protocol 48, the DSR Options
+            // header and options, no payload (RFC 4728 6.1: Next Header 59).
+            let len = header.buffer_len() as usize;
+            let mut head = [0u8; 256];
+            header.emit(&mut head, 59);
+            ip.protocol = crate::wire::dsr::PROTOCOL_DSR;
+            ip.total_len = ip_len(inet::IPV4_HEADER + len);
+            ip.emit(buf);
+            buf.extend_from_slice(&head[..len]);
+            0
+        }
+        (TransportHeader::Udp, _) => {
             ip.total_len = ip_len(inet::IPV4_HEADER + inet::UDP_HEADER + payload);
             ip.emit(buf);
             inet::emit_udp(&ip, source_port(packet.flow), DESTINATION_PORT, &[], buf);

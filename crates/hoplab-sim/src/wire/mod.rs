@@ -1,7 +1,7 @@
 //! Wire formats: what travels between nodes, as typed representations
 //! (smoltcp's `Repr` half): node addresses, the network packet with its
-//! transport and routing headers, the 802.11 frame, and the TCP and AODV
-//! headers, each with the size it adds on the air.
+//! transport and routing headers, the 802.11 frame, and the TCP, AODV
+//! and DSR headers, each with the size it adds on the air.
 //!
 //! This is the bottom of the layer stack: it imports nothing but time.
 //! Every layer may use it; a layer matches only on the headers it owns (the
@@ -9,6 +9,7 @@
 //! the transport never looks at it either).
 
 pub mod aodv;
+pub mod dsr;
 pub mod ieee80211;
 pub mod packet;
 pub mod seqno;

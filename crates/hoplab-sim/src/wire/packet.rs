@@ -4,6 +4,7 @@
 //! layers below routing without knowing AODV.
 
 use super::aodv::AodvMessage;
+use super::dsr::DsrHeader;
 use super::tcp::{SegmentKind, TcpHeader};
 use super::NodeId;
 use crate::time::SimTime;
@@ -83,6 +84,9 @@ pub enum RoutingHeader {
     None,
     /// An AODV message (RREQ, RREP, RERR) in a control packet.
     Aodv(AodvMessage),
+    /// A DSR header (RFC 4728): a data packet's source route, or a Route
+    /// Request, Reply or Error (then the whole of a control packet).
+    Dsr(DsrHeader),
 }
 
 impl RoutingHeader {
@@ -91,6 +95,7 @@ impl RoutingHeader {
         match self {
             RoutingHeader::None => None,
             RoutingHeader::Aodv(m) => Some(m.name()),
+            RoutingHeader::Dsr(h) => h.name(),
         }
     }
 }
@@ -127,7 +132,15 @@ impl Packet {
     pub fn aodv(&self) -> Option<&AodvMessage> {
         match &self.routing {
             RoutingHeader::Aodv(m) => Some(m),
-            RoutingHeader::None => None,
+            _ => None,
+        }
+    }
+
+    /// The DSR header of a packet routed by DSR.
+    pub fn dsr(&self) -> Option<&DsrHeader> {
+        match &self.routing {
+            RoutingHeader::Dsr(h) => Some(h),
+            _ => None,
         }
     }
 }

@@ -2,7 +2,8 @@
 //! (`RunOptions::memory_limit`).
 //!
 //! Each thing a run can grow is counted (neighbour lists, nodes, series
-//! rows, pending events, buffered packets, transport records) and the
+//! rows, pending events, buffered packets, route caches, transport
+//! records) and the
 //! count multiplied by the size of one, with the allocator's and the
 //! collection's overhead where it matters. Counting, rather than asking
 //! the allocator, keeps a stop deterministic: the same scenario and seed
@@ -28,6 +29,9 @@ pub const NODE_BYTES: u64 = (size_of::<Node>() + size_of::<RoutingProtocol>() + 
 /// One entry of a B-tree map of 8-byte keys (a transport's records): the
 /// entry, and its share of a node's header and unused slots.
 pub const RECORD_BYTES: u64 = 48;
+
+/// One path of a DSR route cache.
+pub const CACHED_PATH_BYTES: u64 = size_of::<crate::net::dsr::cache::CachedPath>() as u64;
 
 /// One of the things a run holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -59,6 +63,7 @@ impl World {
                 (tcp + semi) as u64
             })
             .sum();
+        let cache_paths: u64 = self.routing.iter().map(|r| r.cache_entries() as u64).sum();
         let mut holdings = vec![
             Holding {
                 what: "neighbour lists",
@@ -87,7 +92,14 @@ impl World {
                 count: buffered,
                 unit: "packets",
                 bytes: buffered * size_of::<Queued>() as u64,
-                remedy: "use smaller buffers (mac.queue_packets, routing.aodv.request_queue_packets, ...)",
+                remedy: "use smaller buffers (mac.queue_packets, routing.aodv.request_queue_packets, routing.dsr.send_buffer_packets, ...)",
+            },
+            Holding {
+                what: "route caches",
+                count: cache_paths,
+                unit: "paths",
+                bytes: cache_paths * CACHED_PATH_BYTES,
+                remedy: "use smaller route caches (routing.dsr.primary_cache_paths, secondary_cache_paths)",
             },
             Holding {
                 what: "transport records",

@@ -11,6 +11,7 @@ use crate::mac::hop_control::{HopControlKind, SemiTcpHop};
 use crate::mac::{Mac, MacTiming};
 use crate::mobility::{RandomWaypoint, WaypointParams};
 use crate::net::aodv::{AodvConfig, AodvNode};
+use crate::net::dsr::{DsrConfig, DsrNode};
 use crate::net::routing::RoutingProtocol;
 use crate::net::StaticRoutes;
 use crate::phy::air::OnAir;
@@ -194,7 +195,15 @@ impl World {
                     })
                     .collect()
             }
+            crate::scenario::RoutingProtocol::Dsr => {
+                let config: DsrConfig = scenario.routing.dsr.clone().unwrap_or_default();
+                (0..channel.node_count())
+                    .map(|i| RoutingProtocol::Dsr(Box::new(DsrNode::new(config.clone(), streams.stream(StreamPurpose::Routing, i as u64)))))
+                    .collect()
+            }
         };
+        // DSR listens promiscuously (ns-2 installs its tap on the MAC).
+        let promiscuous = scenario.routing.dsr.as_ref().is_some_and(|d| d.promiscuous);
         let hop_control = scenario.semitcp.hop_control && scenario.flows.iter().any(|f| f.transport == Transport::Semitcp);
         // Every 802.11 interface queue: routing packets first (PriQueue);
         // AQM's packet time is the data rate's.
@@ -217,20 +226,16 @@ impl World {
                 let hop =
                     if hop_control { HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone())) } else { HopControlKind::Off };
                 let queue = scenario.queue.build(&mac_interface);
-                Node {
+                let mut mac = Mac::new(
                     id,
-                    phy: Phy::new(id, reception, errors),
-                    mac: Mac::new(
-                        id,
-                        queue,
-                        scenario.mac.cw_min,
-                        hop,
-                        streams.stream(StreamPurpose::Backoff, i as u64),
-                        streams.stream(StreamPurpose::Queue, i as u64),
-                    ),
-                    timers: [Timer::default(); NODE_TIMERS],
-                    drops: BTreeMap::new(),
-                }
+                    queue,
+                    scenario.mac.cw_min,
+                    hop,
+                    streams.stream(StreamPurpose::Backoff, i as u64),
+                    streams.stream(StreamPurpose::Queue, i as u64),
+                );
+                mac.promiscuous = promiscuous;
+                Node { id, phy: Phy::new(id, reception, errors), mac, timers: [Timer::default(); NODE_TIMERS], drops: BTreeMap::new() }
             })
             .collect();
 

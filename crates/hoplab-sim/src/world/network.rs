@@ -88,11 +88,19 @@ impl World {
         self.routing[node.index()].on_heard(now, from);
     }
 
-    /// The MAC gave up on `packet` toward `next_hop` (retry limit):
-    /// link-layer feedback for routing.
-    pub(crate) fn net_link_failure(&mut self, node: NodeId, packet: &Packet, next_hop: NodeId) {
+    /// `node` overheard a unicast packet from `from` to another node
+    /// (promiscuous listening, DSR).
+    pub(crate) fn routing_overheard(&mut self, node: NodeId, packet: &Packet, from: NodeId) {
         let now = self.now();
-        self.routing_step(node, |r, _, out| r.on_link_failure(now, packet, next_hop, out));
+        self.routing_step(node, |r, ctx, out| r.on_overheard(now, packet, from, ctx, out));
+    }
+
+    /// The MAC gave up on `packet` toward `next_hop` (retry limit):
+    /// link-layer feedback for routing. `lost`: the packet is the
+    /// protocol's to salvage, lost with this cause unless it sends it on.
+    pub(crate) fn net_link_failure(&mut self, node: NodeId, packet: &Packet, next_hop: NodeId, lost: Option<DropCause>) {
+        let now = self.now();
+        self.routing_step(node, |r, ctx, out| r.on_link_failure(now, packet, next_hop, lost, ctx, out));
     }
 
     /// Hand a packet to the interface toward `next_hop`: a wired link if
@@ -197,6 +205,17 @@ impl World {
             r.errors_rate_limited += s.errors_rate_limited;
             discovery_ns += s.discovery_time_total_ns;
             r.discoveries_succeeded += s.discoveries_succeeded;
+        }
+        let dsr = self.routing.iter().filter_map(|n| n.dsr_counters());
+        if self.routing.first().is_some_and(|n| n.dsr_counters().is_some()) {
+            let mut d = crate::stats::report::DsrReport::default();
+            for c in dsr {
+                d.salvaged_packets += c.salvaged;
+                d.replies_from_cache += c.replies_from_cache;
+                d.gratuitous_replies += c.gratuitous_replies;
+                d.route_errors_received += c.errors_received;
+            }
+            r.dsr = Some(d);
         }
         if r.discoveries_succeeded > 0 {
             r.mean_discovery_ms = discovery_ns as f64 / r.discoveries_succeeded as f64 / 1e6;

@@ -13,6 +13,7 @@ use super::{Layer, SlotTimers, TraceEntry, TraceWhat, World};
 use crate::loss::DropCause;
 use crate::mac::hop_control::HopControl;
 use crate::mac::{AttemptLoss, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
+use crate::net::routing::Routing;
 use crate::phy::{FrameRef, PhyIndication, PhyInput, PhyOutputs, RxError};
 use crate::wire::{NodeId, Packet};
 
@@ -143,6 +144,11 @@ impl World {
     fn mac_indication(&mut self, node: NodeId, indication: MacIndication, packets: &[Packet], received: Option<FrameRef>) {
         match indication {
             MacIndication::Heard { from } => self.routing_heard(node, from),
+            MacIndication::Overheard { from } => {
+                let at = received.expect("an overheard packet comes with the frame received");
+                let packet = self.on_air.frame(at).packet.expect("DATA carries a packet");
+                self.routing_overheard(node, &packet, from)
+            }
             MacIndication::Delivered { from } => {
                 let at = received.expect("a delivery comes with the frame received");
                 let packet = self.on_air.frame(at).packet.expect("DATA carries a packet");
@@ -157,6 +163,10 @@ impl World {
                 // If the next hop did receive the DATA (only its ACKs were
                 // lost), the packet lives on there: not a loss.
                 let mut by_channel_error = last_loss == AttemptLoss::ChannelError;
+                // A protocol that salvages (DSR) gets the packet to send on
+                // or drop with the cause found here.
+                let salvages = self.routing[node.index()].salvages_failed();
+                let mut lost = None;
                 if !self.next_hop_has(node, next_hop, sequence, data_attempts) {
                     let cause = match last_loss {
                         AttemptLoss::ChannelError => DropCause::ChannelError,
@@ -168,10 +178,14 @@ impl World {
                     let moved_away = self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
                     let cause = if moved_away { DropCause::RouteBreak } else { cause };
                     by_channel_error &= !moved_away;
-                    self.drop_packet(node, packet, cause);
+                    if salvages {
+                        lost = Some(cause);
+                    } else {
+                        self.drop_packet(node, packet, cause);
+                    }
                 }
                 self.link_failure_by_channel_error = by_channel_error;
-                self.net_link_failure(node, packet, next_hop);
+                self.net_link_failure(node, packet, next_hop, lost);
                 self.link_failure_by_channel_error = false;
             }
             MacIndication::TxDone(done) => self.net_mac_tx_done(node, &done),

@@ -274,7 +274,15 @@ impl Routing for AodvNode {
             self.neighbours.packet_from(from, now);
         }
     }
-    fn on_link_failure(&mut self, now: SimTime, packet: &Packet, next_hop: NodeId, out: &mut Outputs<RoutingOutput>) {
+    fn on_link_failure(
+        &mut self,
+        now: SimTime,
+        packet: &Packet,
+        next_hop: NodeId,
+        _lost: Option<crate::loss::DropCause>,
+        _ctx: &mut RoutingContext,
+        out: &mut Outputs<RoutingOutput>,
+    ) {
         self.link_failure(now, packet, next_hop, out)
     }
     fn on_link_broken(

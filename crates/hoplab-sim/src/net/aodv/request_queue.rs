@@ -69,6 +69,11 @@ impl RequestQueue {
         self.packets = keep;
     }
 
+    /// When the oldest packet arrived (None when empty).
+    pub fn oldest_since(&self) -> Option<SimTime> {
+        self.packets.front().map(|b| b.since)
+    }
+
     pub fn has_packets_for(&self, dst: NodeId) -> bool {
         self.packets.iter().any(|b| b.packet.dst == dst)
     }

@@ -206,7 +206,7 @@ impl Node {
 
     /// The MAC gave up on `packet` toward `next_hop`.
     fn link_failure(&mut self, t: SimTime, packet: &Packet, next_hop: u32) -> Trace {
-        self.step(t, |a, _, out| a.on_link_failure(t, packet, n(next_hop), out))
+        self.step(t, |a, ctx, out| a.on_link_failure(t, packet, n(next_hop), None, ctx, out))
     }
 
     /// The world answers `LinkBroken`: the MAC hands back what it queued
