@@ -15,7 +15,6 @@ import pandas as pd
 import pytest
 
 import hoplab
-from hoplab import _core
 from hoplab.papers import ExperimentData, available, get_paper
 from hoplab.papers import few_afw as fa
 from hoplab.papers.few_afw import chain, experiments, topologies
@@ -24,11 +23,6 @@ from hoplab.papers.verdicts import AGREES, CONTRADICTS, DOES_NOT_HOLD, HOLDS
 from hoplab.report import reproduce
 
 RUNS = 5
-
-# DSR lands on its own branch (issue 16); until it is merged, the runs of
-# this paper cannot be made.
-_HAS_DSR = '"dsr"' in _core.scenario_schema()
-needs_dsr = pytest.mark.skipif(not _HAS_DSR, reason="routing.protocol = \"dsr\" not built yet")
 
 
 def _data(name: str, rows: list[dict[str, Any]], param: str | None = None) -> ExperimentData:
@@ -82,7 +76,6 @@ def test_layouts_follow_the_paper() -> None:
     assert dict(hybrid.vary) == {experiments.UDP_RATE: [100.0, 200.0, 300.0]}
 
 
-@needs_dsr
 def test_every_case_validates_with_the_papers_setting() -> None:
     for experiment in fa.PAPER.experiments:
         scenario, _, runs = experiment.settings(False)
@@ -193,7 +186,6 @@ def test_fig11_reads_the_tcp_flow_at_each_udp_rate(tmp_path: Path) -> None:
     assert len(result.checks) == 2 + 2 * 2
 
 
-@needs_dsr
 def test_tiny_reproduction(tmp_path: Path) -> None:
     """Through the core: short runs, two per point, few points; every figure
     is judged (never "holds" on two runs)."""
