@@ -28,7 +28,7 @@ use crate::wire::ieee80211::Frame;
 use crate::wire::NodeId;
 pub use air::FrameRef;
 use error_model::ErrorModel;
-use reception::{Arrival, Corruption, Reception, ReceptionModel};
+use reception::{Corruption, Incoming, Reception, ReceptionModel, RxStep};
 
 /// The PHY's timers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,11 +38,13 @@ pub enum PhyTimer {
     RxEnd = 0,
     /// The node's own transmission ends.
     TxEnd = 1,
+    /// Energy carrier sense may end (the SINR model).
+    CcaEnd = 2,
 }
 
 impl PhyTimer {
-    pub const COUNT: usize = 2;
-    pub const ALL: [PhyTimer; 2] = [PhyTimer::RxEnd, PhyTimer::TxEnd];
+    pub const COUNT: usize = 3;
+    pub const ALL: [PhyTimer; 3] = [PhyTimer::RxEnd, PhyTimer::TxEnd, PhyTimer::CcaEnd];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,10 +54,12 @@ pub enum PhyInput<'a> {
     /// The MAC starts transmitting a frame of this airtime.
     Transmit { airtime: SimDuration },
     /// The RxEnd timer: the frame the PHY is locked onto ([`Phy::locked`],
-    /// `frame`) ends.
+    /// `frame`) ends, or (the SINR model) reaches its next step.
     RxEnd { frame: &'a Frame },
     /// The TxEnd timer.
     TxEnd,
+    /// The CcaEnd timer.
+    CcaEnd,
 }
 
 /// Why a frame that ended was not received.
@@ -84,16 +88,23 @@ pub enum PhyIndication {
     TxStart,
     /// The node's transmission ended.
     TxEnd,
+    /// Energy carrier sense changed (the SINR model: a frame the node did
+    /// not follow, a failed PLCP header, the energy fell below the
+    /// threshold): the MAC re-reads [`Phy::is_busy`].
+    Cca,
 }
 
-/// What one PHY step asks for: at most one timer and one indication (the
-/// timer is armed first), and a frame on the air it no longer refers to
-/// (an ignored newcomer, or the frame a collision's later end replaced).
+/// What one PHY step asks for: at most one timer, the CcaEnd timer, and
+/// one indication (the timers are armed first), and a frame on the air it
+/// no longer refers to (an ignored newcomer, or the frame a collision's
+/// later end replaced).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PhyOutputs {
     pub timer: Option<(PhyTimer, SimTime)>,
     pub indication: Option<PhyIndication>,
     pub let_go: Option<FrameRef>,
+    /// Arm the CcaEnd timer here (the SINR model's energy carrier sense).
+    pub cca_end: Option<SimTime>,
 }
 
 /// One node's PHY.
@@ -134,41 +145,35 @@ impl Phy {
     #[inline]
     pub fn handle(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
         match input {
-            PhyInput::Arrival { at, frame, power_w, decodable } => {
-                let end = now + frame.airtime;
-                match self.reception.arrive(at, power_w, end, decodable) {
-                    Arrival::Locked => {
-                        PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: Some(PhyIndication::RxStart), let_go: None }
-                    }
-                    Arrival::Collided { replaced: Some(old) } => {
-                        PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: None, let_go: Some(old) }
-                    }
-                    Arrival::Collided { replaced: None } => PhyOutputs { let_go: Some(at), ..PhyOutputs::default() },
-                    Arrival::Captured => {
-                        PhyOutputs { timer: None, indication: Some(PhyIndication::Captured { airtime: frame.airtime }), let_go: Some(at) }
-                    }
-                }
-            }
+            PhyInput::Arrival { at, frame, power_w, decodable } => self.reception.arrive(now, Incoming { at, frame, power_w, decodable }),
             PhyInput::Transmit { airtime } => {
                 self.transmitting = true;
-                self.reception.start_transmit();
-                PhyOutputs { timer: Some((PhyTimer::TxEnd, now + airtime)), indication: Some(PhyIndication::TxStart), let_go: None }
+                let let_go = self.reception.start_transmit(now);
+                PhyOutputs {
+                    timer: Some((PhyTimer::TxEnd, now + airtime)),
+                    indication: Some(PhyIndication::TxStart),
+                    let_go,
+                    cca_end: None,
+                }
             }
-            PhyInput::RxEnd { frame } => {
-                let lock = self.reception.release().expect("RxEnd without a lock");
-                self.received = Some(lock.frame);
-                let error = match lock.corruption {
-                    Some(c) => Some(RxError::Reception(c)),
-                    None if self.errors.corrupts(self.node, frame) => Some(RxError::ChannelError),
-                    None => None,
-                };
-                PhyOutputs { timer: None, indication: Some(PhyIndication::RxEnd { error }), let_go: None }
-            }
+            PhyInput::RxEnd { frame } => match self.reception.step(now) {
+                RxStep::Continue(out) => out,
+                RxStep::Ended { frame: at, corruption, outputs } => {
+                    self.received = Some(at);
+                    let error = match corruption {
+                        Some(c) => Some(RxError::Reception(c)),
+                        None if self.errors.corrupts(self.node, frame) => Some(RxError::ChannelError),
+                        None => None,
+                    };
+                    PhyOutputs { indication: Some(PhyIndication::RxEnd { error }), ..outputs }
+                }
+            },
             PhyInput::TxEnd => {
                 self.transmitting = false;
-                self.reception.end_transmit();
-                PhyOutputs { timer: None, indication: Some(PhyIndication::TxEnd), let_go: None }
+                let out = self.reception.end_transmit(now);
+                PhyOutputs { indication: Some(PhyIndication::TxEnd), ..out }
             }
+            PhyInput::CcaEnd => self.reception.cca_end(now),
         }
     }
 }

@@ -30,13 +30,18 @@ impl World {
     }
 
     /// The frame `node`'s PHY is locked onto ends.
+    /// (The SINR model: the frame's next step, which may not end it.)
     pub(crate) fn frame_ends(&mut self, node: NodeId) {
         let now = self.now();
-        let at = self.nodes[node.index()].phy.locked().expect("RxEnd without a lock");
+        // A step of a frame the PHY gave up (the SINR model) finds none.
+        let Some(at) = self.nodes[node.index()].phy.locked() else { return };
         let out = self.nodes[node.index()].phy.handle(now, PhyInput::RxEnd { frame: self.on_air.frame(at) });
+        let ended = matches!(out.indication, Some(PhyIndication::RxEnd { .. }));
         self.phy_outputs(node, out);
         // The MAC and what it delivered are done with the frame.
-        self.on_air.release(at);
+        if ended {
+            self.on_air.release(at);
+        }
     }
 
     /// Hand an input to `node`'s PHY and carry out its outputs.
@@ -53,6 +58,9 @@ impl World {
         }
         if let Some((timer, at)) = out.timer {
             self.arm_timer(node, Layer::Phy, timer as u32, at);
+        }
+        if let Some(at) = out.cca_end {
+            self.arm_timer(node, Layer::Phy, crate::phy::PhyTimer::CcaEnd as u32, at);
         }
         if let Some(indication) = out.indication {
             self.phy_indication(node, indication);
