@@ -138,6 +138,16 @@ impl Phy {
         self.reception.is_busy()
     }
 
+    /// The SINR model: a weak signal from `start` to `end` at `power_w`,
+    /// handed over when it is sent (`now`). False: it was kept as interference
+    /// only and needs no arrival event; true: deliver it as a frame.
+    pub fn register_quiet(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
+        match &mut self.reception {
+            ReceptionModel::Sinr(r) => r.register_quiet(now, start, end, power_w),
+            ReceptionModel::Threshold(_) => true,
+        }
+    }
+
     pub fn is_transmitting(&self) -> bool {
         self.transmitting
     }

@@ -136,7 +136,34 @@ impl World {
         // Moving nodes: the receivers and their links as of now, kept with
         // the frame for its receptions.
         let mobile = self.channel.is_mobile();
+        let quiet_below_w = self.channel.radio.quiet_below_w;
         let links = self.channel.neighbours_at(node, now);
+        if let Some(quiet_below_w) = quiet_below_w {
+            // The SINR model: weak signals are interference only, handed to
+            // their receivers now, without an event, unless the receiver
+            // may sense them (see `SinrReceiver::register_quiet`).
+            if links.is_empty() {
+                return;
+            }
+            let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), 0);
+            if mobile {
+                self.on_air.store_links(at, links);
+            }
+            let airtime = self.nodes[node.index()].mac.frame_on_air().airtime;
+            let mut receivers = 0;
+            for link in links {
+                let start = now + link.delay;
+                if link.rx_power_w < quiet_below_w
+                    && !self.nodes[link.node.index()].phy.register_quiet(now, start, start + airtime, link.rx_power_w)
+                {
+                    continue;
+                }
+                receivers += 1;
+                self.queue.schedule(start, super::Event::new(link.node.0, Layer::Channel, at.0));
+            }
+            self.on_air.set_receivers(at, receivers);
+            return;
+        }
         if !links.is_empty() {
             let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), links.len() as u32);
             if mobile {

@@ -62,6 +62,12 @@ impl Interference {
         self.signals.iter().filter(|s| s.id != except && s.start <= t && s.end > t).map(|s| s.power_w).sum()
     }
 
+    /// Total power of the signals present during `[t, t + dt)` that are
+    /// each weaker than `below_w`.
+    pub fn total_below_at(&self, t: SimTime, below_w: f64) -> f64 {
+        self.signals.iter().filter(|s| s.start <= t && s.end > t && s.power_w < below_w).map(|s| s.power_w).sum()
+    }
+
     /// Total power of every signal present during `[t, t + dt)`.
     pub fn total_at(&self, t: SimTime) -> f64 {
         self.during(t, u64::MAX)
@@ -95,20 +101,33 @@ impl Interference {
     }
 
     /// When the total power first falls below `threshold_w` at or after
-    /// `now` (ns-3 `GetEnergyDuration`): `now` if it is below already.
+    /// `now` (ns-3 `GetEnergyDuration`), counting the signals that started
+    /// by `now` (not those handed over ahead of their arrival): `now` if it
+    /// is below already.
     pub fn energy_end(&self, now: SimTime, threshold_w: f64) -> SimTime {
-        if self.total_at(now) < threshold_w {
+        let present = || self.signals.iter().filter(|s| s.start <= now && s.end > now);
+        let mut total: f64 = present().map(|s| s.power_w).sum();
+        if total < threshold_w {
             return now;
         }
-        let mut ends: smallvec::SmallVec<[SimTime; 32]> = self.signals.iter().filter(|s| s.end > now).map(|s| s.end).collect();
-        ends.sort_unstable();
-        ends.dedup();
-        for &t in &ends {
-            if self.total_at(t) < threshold_w {
-                return t;
+        let mut ends: smallvec::SmallVec<[(SimTime, f64); 32]> = present().map(|s| (s.end, s.power_w)).collect();
+        ends.sort_unstable_by_key(|e| e.0);
+        let mut i = 0;
+        while i < ends.len() {
+            let t = ends[i].0;
+            while i < ends.len() && ends[i].0 == t {
+                total -= ends[i].1;
+                i += 1;
+            }
+            // The remaining sum, re-added where it decides (no drift).
+            if total < threshold_w * (1.0 + 1e-9) {
+                let exact: f64 = ends[i..].iter().map(|e| e.1).sum();
+                if exact < threshold_w {
+                    return t;
+                }
             }
         }
-        ends.last().copied().unwrap_or(now)
+        ends.last().map_or(now, |e| e.0)
     }
 }
 

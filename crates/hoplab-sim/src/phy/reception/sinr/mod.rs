@@ -226,6 +226,33 @@ impl SinrReceiver {
     }
 }
 
+impl SinrReceiver {
+    /// A signal too weak to be detected or to make the medium busy alone
+    /// (below the preamble detection minimum and the CCA thresholds),
+    /// handed over when it is sent (`now`), before it arrives: kept as
+    /// interference for the frames it overlaps, without an arrival event.
+    ///
+    /// ns-3 also counts the total energy for carrier sense at the end of
+    /// its detection window. That count can outlast every other one only
+    /// if the signals that are each below the CCA threshold add up to it:
+    /// while a signal at or above the threshold is present, its own count
+    /// (when it is dropped, undetected, or its reception ends) already
+    /// keeps the medium busy until it ends. So where the weak signals
+    /// present when this one starts, this one included, reach the
+    /// threshold, it is refused (true) and delivered as a frame like any
+    /// other; each later weak signal is checked the same way.
+    pub fn register_quiet(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
+        self.air.forget_before(self.current.map_or(now, |c| c.signal.start.min(now)));
+        let threshold_w = self.params.cca_sensitivity_w.min(self.params.cca_ed_w);
+        if self.air.total_below_at(start, threshold_w) + power_w >= threshold_w {
+            return true;
+        }
+        self.air.add(Signal { id: self.next_id, start, end, power_w });
+        self.next_id += 1;
+        false
+    }
+}
+
 impl Reception for SinrReceiver {
     fn arrive(&mut self, now: SimTime, incoming: Incoming<'_>) -> PhyOutputs {
         let frame = incoming.frame;
