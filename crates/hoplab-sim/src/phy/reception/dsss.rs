@@ -79,10 +79,11 @@ impl DsssRate {
     /// Probability that `nbits` bits at `sinr` (linear) all arrive intact:
     /// `(1 - BER)^nbits` (ns-3 `GetDsss*SuccessRate`).
     pub fn chunk_success(self, sinr: f64, nbits: u64) -> f64 {
-        if nbits == 0 {
+        let ber = self.ber(sinr);
+        if nbits == 0 || ber == 0.0 {
             return 1.0;
         }
-        (1.0 - self.ber(sinr)).powf(nbits as f64).clamp(0.0, 1.0)
+        (1.0 - ber).powf(nbits as f64).clamp(0.0, 1.0)
     }
 }
 

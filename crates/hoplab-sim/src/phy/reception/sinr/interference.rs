@@ -81,8 +81,15 @@ impl Interference {
         if to <= from {
             return 1.0;
         }
+        // The other signals overlapping the stretch: usually none or few.
+        let others: smallvec::SmallVec<[Signal; 16]> =
+            self.signals.iter().filter(|s| s.id != frame.id && s.start < to && s.end > from).copied().collect();
+        let bits = |a: SimTime, b: SimTime| (rate.bps() * b.since(a).as_secs_f64()) as u64;
+        if others.is_empty() {
+            return rate.chunk_success(frame.power_w / noise_w, bits(from, to));
+        }
         let mut cuts: smallvec::SmallVec<[SimTime; 32]> = smallvec::smallvec![from, to];
-        for s in self.signals.iter().filter(|s| s.id != frame.id) {
+        for s in &others {
             for t in [s.start, s.end] {
                 if t > from && t < to {
                     cuts.push(t);
@@ -93,11 +100,15 @@ impl Interference {
         cuts.dedup();
         let mut psr = 1.0;
         for w in cuts.windows(2) {
-            let sinr = frame.power_w / (noise_w + self.during(w[0], frame.id));
-            let bits = (rate.bps() * w[1].since(w[0]).as_secs_f64()) as u64;
-            psr *= rate.chunk_success(sinr, bits);
+            let interference_w: f64 = others.iter().filter(|s| s.start <= w[0] && s.end > w[0]).map(|s| s.power_w).sum();
+            psr *= rate.chunk_success(frame.power_w / (noise_w + interference_w), bits(w[0], w[1]));
         }
         psr
+    }
+
+    /// The latest end of the signals present at `now` (started by then).
+    pub fn last_end(&self, now: SimTime) -> SimTime {
+        self.signals.iter().filter(|s| s.start <= now).map(|s| s.end).max().unwrap_or(now)
     }
 
     /// When the total power first falls below `threshold_w` at or after

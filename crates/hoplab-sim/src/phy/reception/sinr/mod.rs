@@ -76,6 +76,11 @@ pub struct SinrParams {
     pub header_rate: DsssRate,
     pub data_rate: DsssRate,
     pub basic_rate: DsssRate,
+    /// Decide the PLCP header when it matters (the next arrival, or the
+    /// frame's end) instead of at its end: allowed where a detected frame
+    /// is strong enough to keep the medium busy by its energy, so that a
+    /// failed header changes nothing the MAC sees until then.
+    pub lazy_header: bool,
 }
 
 impl SinrParams {
@@ -86,19 +91,23 @@ impl SinrParams {
         let model = crate::phy::RadioModel::from_config(radio);
         let long = radio.plcp_overhead_us >= 192.0;
         let db = |x: f64| 10f64.powf(x / 10.0);
+        let detection_min_w = sinr.preamble_detection_min_rssi_dbm.map_or(model.rx_threshold_w, config::dbm_to_w);
+        let cca_sensitivity_w = sinr.cca_sensitivity_dbm.map_or(model.cs_threshold_w, config::dbm_to_w);
+        let cca_ed_w = config::dbm_to_w(sinr.cca_ed_threshold_dbm);
         SinrParams {
             noise_w: BOLTZMANN_J_PER_K * 290.0 * sinr.noise_bandwidth_mhz * 1e6 * db(sinr.noise_figure_db),
-            detection_min_w: sinr.preamble_detection_min_rssi_dbm.map_or(model.rx_threshold_w, config::dbm_to_w),
+            detection_min_w,
             detection_snr: db(sinr.preamble_detection_threshold_db),
             detection: SimDuration::from_micros_f64(sinr.preamble_detection_us),
-            cca_sensitivity_w: sinr.cca_sensitivity_dbm.map_or(model.cs_threshold_w, config::dbm_to_w),
-            cca_ed_w: config::dbm_to_w(sinr.cca_ed_threshold_dbm),
+            cca_sensitivity_w,
+            cca_ed_w,
             capture: sinr.frame_capture.then(|| (db(sinr.capture_margin_db), SimDuration::from_micros_f64(sinr.capture_window_us))),
             plcp: SimDuration::from_micros_f64(radio.plcp_overhead_us),
             header: SimDuration::from_micros_f64(if long { 48.0 } else { 24.0 }),
             header_rate: if long { DsssRate::Dbpsk1 } else { DsssRate::Dqpsk2 },
             data_rate: DsssRate::from_mbps(radio.data_rate_mbps).unwrap_or(DsssRate::Dqpsk2),
             basic_rate: DsssRate::from_mbps(radio.basic_rate_mbps).unwrap_or(DsssRate::Dqpsk2),
+            lazy_header: detection_min_w >= cca_sensitivity_w.min(cca_ed_w),
         }
     }
 }
@@ -155,6 +164,9 @@ impl SinrReceiver {
     /// `SwitchMaybeToCcaBusy`): the CcaEnd time to arm if it grew, and
     /// whether the medium just turned busy.
     fn count_energy(&mut self, now: SimTime) -> (Option<SimTime>, bool) {
+        if self.air.last_end(now) <= self.cca_until {
+            return (None, false); // cannot outlast the count already made
+        }
         let threshold_w = self.params.cca_sensitivity_w.min(self.params.cca_ed_w);
         let until = self.air.energy_end(now, threshold_w);
         if until > self.cca_until && until > now {
@@ -191,19 +203,33 @@ impl SinrReceiver {
             c.stage = Stage::Header;
             c.detected_at = now;
             self.current = Some(c);
-            let timer = Some((PhyTimer::RxEnd, c.signal.start + p.plcp));
+            let next = if p.lazy_header { c.signal.end } else { c.signal.start + p.plcp };
+            let timer = Some((PhyTimer::RxEnd, next));
             return RxStep::Continue(PhyOutputs { timer, indication: Some(PhyIndication::RxStart), ..PhyOutputs::default() });
         }
         self.current = None;
         RxStep::Continue(self.dropped(now, c.frame))
     }
 
-    /// End of the PLCP header of the frame followed.
-    fn header_end(&mut self, now: SimTime, mut c: Current) -> RxStep {
+    /// The PLCP header of `c` (ended by now) got through: one draw.
+    fn header_ok(&mut self, c: &Current) -> bool {
         let p = self.params;
         let start = c.signal.start + p.plcp;
         let from = SimTime(start.as_nanos() - p.header.as_nanos());
-        if self.draw(&c, from, start, p.header_rate) {
+        self.draw(c, from, start, p.header_rate)
+    }
+
+    /// A lazily decided header that failed: the reception ends silently.
+    fn header_failed(&mut self, now: SimTime, c: Current) -> PhyOutputs {
+        self.current = None;
+        let mut out = self.dropped(now, c.frame);
+        out.indication = Some(PhyIndication::Cca);
+        out
+    }
+
+    /// End of the PLCP header of the frame followed.
+    fn header_end(&mut self, now: SimTime, mut c: Current) -> RxStep {
+        if self.header_ok(&c) {
             c.stage = Stage::Payload;
             self.current = Some(c);
             return RxStep::Continue(PhyOutputs { timer: Some((PhyTimer::RxEnd, c.signal.end)), ..PhyOutputs::default() });
@@ -242,7 +268,9 @@ impl SinrReceiver {
     /// threshold, it is refused (true) and delivered as a frame like any
     /// other; each later weak signal is checked the same way.
     pub fn register_quiet(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
-        self.air.forget_before(self.current.map_or(now, |c| c.signal.start.min(now)));
+        if self.air.len() >= 16 {
+            self.air.forget_before(self.current.map_or(now, |c| c.signal.start.min(now)));
+        }
         let threshold_w = self.params.cca_sensitivity_w.min(self.params.cca_ed_w);
         if self.air.total_below_at(start, threshold_w) + power_w >= threshold_w {
             return true;
@@ -268,6 +296,17 @@ impl Reception for SinrReceiver {
             let timer = self.follow(now, incoming.at, signal, rate);
             return PhyOutputs { timer, ..PhyOutputs::default() };
         };
+        let mut c = c;
+        if c.stage == Stage::Header && self.params.lazy_header && now >= c.signal.start + self.params.plcp {
+            // The header ended before this arrival: decide it now.
+            if !self.header_ok(&c) {
+                let out = self.header_failed(now, c);
+                let timer = self.follow(now, incoming.at, signal, rate);
+                return PhyOutputs { timer, ..out };
+            }
+            c.stage = Stage::Payload;
+            self.current = Some(c);
+        }
         if c.stage == Stage::Detecting {
             // EndPreambleDetectionPeriod keeps the strongest preamble.
             if signal.power_w > c.signal.power_w {
@@ -292,6 +331,13 @@ impl Reception for SinrReceiver {
         let Some(c) = self.current else { return RxStep::Continue(PhyOutputs::default()) };
         match c.stage {
             Stage::Detecting if now == c.detected_at + self.params.detection => self.detect(now, c),
+            Stage::Header if self.params.lazy_header && now == c.signal.end => {
+                if self.header_ok(&c) {
+                    self.payload_end(now, c)
+                } else {
+                    RxStep::Continue(self.header_failed(now, c))
+                }
+            }
             Stage::Header if now == c.signal.start + self.params.plcp => self.header_end(now, c),
             Stage::Payload if now == c.signal.end => self.payload_end(now, c),
             // A step of a frame no longer followed (replaced or aborted).
