@@ -152,13 +152,42 @@ impl Phy {
         self.transmitting
     }
 
-    #[inline]
+    /// One PHY step. The threshold model's path is written out with the
+    /// receiver's type known (inlined into the event loop, as before the
+    /// SINR model existed); the SINR model's is a call of its own.
+    #[inline(always)]
     pub fn handle(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
+        match &mut self.reception {
+            ReceptionModel::Threshold(r) => {
+                let (node, errors) = (self.node, &mut self.errors);
+                Self::step_with(r, &mut self.transmitting, &mut self.received, node, errors, now, input)
+            }
+            ReceptionModel::Sinr(_) => self.handle_sinr(now, input),
+        }
+    }
+
+    #[inline(never)]
+    fn handle_sinr(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
+        let ReceptionModel::Sinr(r) = &mut self.reception else { unreachable!("called for the SINR model") };
+        let (node, errors) = (self.node, &mut self.errors);
+        Self::step_with(r.as_mut(), &mut self.transmitting, &mut self.received, node, errors, now, input)
+    }
+
+    #[inline(always)]
+    fn step_with<R: Reception>(
+        reception: &mut R,
+        transmitting: &mut bool,
+        received: &mut Option<FrameRef>,
+        node: NodeId,
+        errors: &mut ErrorModel,
+        now: SimTime,
+        input: PhyInput<'_>,
+    ) -> PhyOutputs {
         match input {
-            PhyInput::Arrival { at, frame, power_w, decodable } => self.reception.arrive(now, Incoming { at, frame, power_w, decodable }),
+            PhyInput::Arrival { at, frame, power_w, decodable } => reception.arrive(now, Incoming { at, frame, power_w, decodable }),
             PhyInput::Transmit { airtime } => {
-                self.transmitting = true;
-                let let_go = self.reception.start_transmit(now);
+                *transmitting = true;
+                let let_go = reception.start_transmit(now);
                 PhyOutputs {
                     timer: Some((PhyTimer::TxEnd, now + airtime)),
                     indication: Some(PhyIndication::TxStart),
@@ -166,24 +195,24 @@ impl Phy {
                     cca_end: None,
                 }
             }
-            PhyInput::RxEnd { frame } => match self.reception.step(now) {
+            PhyInput::RxEnd { frame } => match reception.step(now) {
                 RxStep::Continue(out) => out,
                 RxStep::Ended { frame: at, corruption, outputs } => {
-                    self.received = Some(at);
+                    *received = Some(at);
                     let error = match corruption {
                         Some(c) => Some(RxError::Reception(c)),
-                        None if self.errors.corrupts(self.node, frame) => Some(RxError::ChannelError),
+                        None if errors.corrupts(node, frame) => Some(RxError::ChannelError),
                         None => None,
                     };
                     PhyOutputs { indication: Some(PhyIndication::RxEnd { error }), ..outputs }
                 }
             },
             PhyInput::TxEnd => {
-                self.transmitting = false;
-                let out = self.reception.end_transmit(now);
+                *transmitting = false;
+                let out = reception.end_transmit(now);
                 PhyOutputs { indication: Some(PhyIndication::TxEnd), ..out }
             }
-            PhyInput::CcaEnd => self.reception.cca_end(now),
+            PhyInput::CcaEnd => reception.cca_end(now),
         }
     }
 }

@@ -31,6 +31,7 @@ impl World {
 
     /// The frame `node`'s PHY is locked onto ends.
     /// (The SINR model: the frame's next step, which may not end it.)
+    #[inline(always)]
     pub(crate) fn frame_ends(&mut self, node: NodeId) {
         let now = self.now();
         // A step of a frame the PHY gave up (the SINR model) finds none.
@@ -51,7 +52,7 @@ impl World {
         self.phy_outputs(node, out);
     }
 
-    #[inline]
+    #[inline(always)]
     fn phy_outputs(&mut self, node: NodeId, out: PhyOutputs) {
         if let Some(frame) = out.let_go {
             self.on_air.release(frame);

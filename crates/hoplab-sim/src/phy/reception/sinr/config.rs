@@ -94,11 +94,13 @@ pub fn w_to_dbm(watts: f64) -> f64 {
     10.0 * (watts * 1000.0).log10()
 }
 
+/// A power in dBm or a ratio in dB: -200 to 100 (1e-23 W to 10 MW: far
+/// beyond any radio; the bound keeps the channel's reach finite).
 fn finite(key: &str, v: f64) -> Result<(), ConfigError> {
-    if v.is_finite() {
+    if (-200.0..=100.0).contains(&v) {
         Ok(())
     } else {
-        Err(ConfigError::new(key, format!("must be a finite number, got {v}")))
+        Err(ConfigError::new(key, format!("must be a number from -200 to 100, got {v}")))
     }
 }
 
@@ -107,6 +109,7 @@ impl SinrConfig {
     /// the PLCP preamble's duration (the detection window must end in it).
     pub fn validate(&self, plcp_preamble_us: f64) -> Result<(), ConfigError> {
         non_negative("radio.sinr.noise_figure_db", self.noise_figure_db)?;
+        finite("radio.sinr.noise_figure_db", self.noise_figure_db)?;
         positive("radio.sinr.noise_bandwidth_mhz", self.noise_bandwidth_mhz)?;
         finite("radio.sinr.rx_sensitivity_dbm", self.rx_sensitivity_dbm)?;
         finite("radio.sinr.preamble_detection_threshold_db", self.preamble_detection_threshold_db)?;
@@ -127,7 +130,57 @@ impl SinrConfig {
             ));
         }
         non_negative("radio.sinr.capture_margin_db", self.capture_margin_db)?;
+        finite("radio.sinr.capture_margin_db", self.capture_margin_db)?;
         non_negative("radio.sinr.capture_window_us", self.capture_window_us)?;
+        if self.capture_window_us > 1e6 {
+            return Err(ConfigError::new(
+                "radio.sinr.capture_window_us",
+                format!("must be at most 1e6 (1 s), got {}", self.capture_window_us),
+            ));
+        }
+        if self.noise_bandwidth_mhz > 1e6 {
+            return Err(ConfigError::new(
+                "radio.sinr.noise_bandwidth_mhz",
+                format!("must be at most 1e6, got {}", self.noise_bandwidth_mhz),
+            ));
+        }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phy::config::{RadioConfig, Reception};
+
+    fn check(sinr: SinrConfig) -> Result<(), ConfigError> {
+        RadioConfig { reception: Reception::Sinr, sinr: Some(sinr), ..RadioConfig::default() }.validate()
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let bad = [
+            (SinrConfig { noise_figure_db: -1.0, ..SinrConfig::default() }, "radio.sinr.noise_figure_db"),
+            (SinrConfig { rx_sensitivity_dbm: f64::NAN, ..SinrConfig::default() }, "radio.sinr.rx_sensitivity_dbm"),
+            (SinrConfig { preamble_detection_us: 150.0, ..SinrConfig::default() }, "radio.sinr.preamble_detection_us"),
+            (SinrConfig { cca_sensitivity_dbm: Some(500.0), ..SinrConfig::default() }, "radio.sinr.cca_sensitivity_dbm"),
+            (SinrConfig { capture_window_us: 1e300, ..SinrConfig::default() }, "radio.sinr.capture_window_us"),
+        ];
+        for (sinr, key) in bad {
+            assert_eq!(check(sinr).unwrap_err().key, key);
+        }
+        assert!(check(SinrConfig::default()).is_ok());
+        let e = RadioConfig { reception: Reception::Sinr, data_rate_mbps: 3.0, ..RadioConfig::default() }.validate().unwrap_err();
+        assert_eq!(e.key, "radio.data_rate_mbps");
+        let e = RadioConfig { reception: Reception::Sinr, plcp_overhead_us: 100.0, ..RadioConfig::default() }.validate().unwrap_err();
+        assert_eq!(e.key, "radio.plcp_overhead_us");
+        let e = RadioConfig { sinr: Some(SinrConfig::default()), ..RadioConfig::default() }.validate().unwrap_err();
+        assert_eq!(e.key, "radio.sinr");
+    }
+
+    #[test]
+    fn dbm_round_trips() {
+        assert!((w_to_dbm(dbm_to_w(-64.37)) + 64.37).abs() < 1e-12);
+        assert!((dbm_to_w(30.0) - 1.0).abs() < 1e-12);
     }
 }

@@ -82,14 +82,13 @@ impl Interference {
             return 1.0;
         }
         // The other signals overlapping the stretch: usually none or few.
-        let others: smallvec::SmallVec<[Signal; 16]> =
-            self.signals.iter().filter(|s| s.id != frame.id && s.start < to && s.end > from).copied().collect();
+        let overlaps = |s: &&Signal| s.id != frame.id && s.start < to && s.end > from;
         let bits = |a: SimTime, b: SimTime| (rate.bps() * b.since(a).as_secs_f64()) as u64;
-        if others.is_empty() {
+        if !self.signals.iter().any(|s| overlaps(&s)) {
             return rate.chunk_success(frame.power_w / noise_w, bits(from, to));
         }
         let mut cuts: smallvec::SmallVec<[SimTime; 32]> = smallvec::smallvec![from, to];
-        for s in &others {
+        for s in self.signals.iter().filter(overlaps) {
             for t in [s.start, s.end] {
                 if t > from && t < to {
                     cuts.push(t);
@@ -100,7 +99,8 @@ impl Interference {
         cuts.dedup();
         let mut psr = 1.0;
         for w in cuts.windows(2) {
-            let interference_w: f64 = others.iter().filter(|s| s.start <= w[0] && s.end > w[0]).map(|s| s.power_w).sum();
+            let interference_w: f64 =
+                self.signals.iter().filter(overlaps).filter(|s| s.start <= w[0] && s.end > w[0]).map(|s| s.power_w).sum();
             psr *= rate.chunk_success(frame.power_w / (noise_w + interference_w), bits(w[0], w[1]));
         }
         psr

@@ -180,8 +180,11 @@ impl SinrReceiver {
 
     /// A frame the node does not follow: only its energy counts.
     fn dropped(&mut self, now: SimTime, frame: FrameRef) -> PhyOutputs {
-        let (cca_end, turned_busy) = self.count_energy(now);
-        PhyOutputs { let_go: Some(frame), cca_end, indication: turned_busy.then_some(PhyIndication::Cca), ..PhyOutputs::default() }
+        let was_busy = self.is_busy();
+        let (cca_end, _) = self.count_energy(now);
+        // The MAC hears of it only if its carrier sense changed.
+        let indication = (self.is_busy() != was_busy).then_some(PhyIndication::Cca);
+        PhyOutputs { let_go: Some(frame), cca_end, indication, ..PhyOutputs::default() }
     }
 
     fn follow(&mut self, now: SimTime, frame: FrameRef, signal: Signal, rate: DsssRate) -> Option<(PhyTimer, SimTime)> {
@@ -364,7 +367,7 @@ impl Reception for SinrReceiver {
             return PhyOutputs { cca_end: Some(self.cca_until), ..PhyOutputs::default() };
         }
         self.cca_busy = false;
-        PhyOutputs { indication: Some(PhyIndication::Cca), ..PhyOutputs::default() }
+        PhyOutputs { indication: (!self.is_busy()).then_some(PhyIndication::Cca), ..PhyOutputs::default() }
     }
 
     fn is_busy(&self) -> bool {
