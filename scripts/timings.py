@@ -30,12 +30,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "docs" / "timings.md"
-PAPERS = ("semitcp-2018", "scalable-manet", "tcp-ra-2009", "tcpw-br")
+PAPERS = ("semitcp-2018", "scalable-manet", "tcp-ra-2009", "tcpw-br", "few-afw")
 BENCH_NAMES = {
     "engine": "engine: schedule / cancel / pop",
     "bench-chain15-udp": "15-node chain, saturated UDP",
+    "bench-chain15-udp-sinr": "the same, SINR reception",
     "bench-grid7x7-4flows": "7x7 grid, 4 UDP flows",
     "bench-chain15-tcp": "14-hop chain, TCP NewReno",
+    "bench-chain15-tcp-sinr": "the same, SINR reception",
     "bench-mobile150": "150 moving nodes, AODV, 8 TCP flows",
     "dsr-random-150": "150 moving nodes, DSR, 8 TCP flows",
 }

@@ -1,4 +1,6 @@
-"""Benchmarks (`hoplab bench`): the engine micro-benchmark and five scenarios.
+"""Benchmarks (`hoplab bench`): the engine micro-benchmark and the scenarios
+of BENCH_SCENARIOS (the chains with either reception model, side by side;
+150 moving nodes with AODV and with DSR).
 
 The scenarios ship inside the package (`hoplab/data/`, copies linked from
 `examples/`), so `hoplab bench` works from any directory. Figures are
@@ -19,14 +21,17 @@ __all__ = [
 
 #: Scenario benchmarks, by name; each is `hoplab/data/<name>.toml`.
 BENCH_SCENARIOS: tuple[str, ...] = (
-    "bench-chain15-udp", "bench-grid7x7-4flows", "bench-chain15-tcp", "bench-mobile150", "dsr-random-150",
+    "bench-chain15-udp", "bench-chain15-udp-sinr", "bench-grid7x7-4flows", "bench-chain15-tcp", "bench-chain15-tcp-sinr",
+    "bench-mobile150", "dsr-random-150",
 )
 
 #: What each scenario benchmark is (`hoplab bench --help` lists them all).
 BENCH_DESCRIPTIONS: dict[str, str] = {
     "bench-chain15-udp": "a 15-node chain with one saturated UDP flow",
+    "bench-chain15-udp-sinr": "the same with the SINR receiver",
     "bench-grid7x7-4flows": "a 7x7 grid with four UDP flows",
     "bench-chain15-tcp": "a 15-node chain with one TCP NewReno flow",
+    "bench-chain15-tcp-sinr": "the same with the SINR receiver",
     "bench-mobile150": "150 moving nodes with AODV and eight TCP flows",
     "dsr-random-150": "150 moving nodes with DSR and eight TCP flows (seed 003's field)",
 }

@@ -70,7 +70,7 @@ pub fn estimate(scenario: &Scenario, series: bool) -> Result<Estimate, ApiError>
     let radio = RadioModel::from_config(&scenario.radio);
     let streams = RngStreams::new(scenario.seed);
     let layout = crate::topology::place(&scenario.topology, &radio, &streams, false)?;
-    let (neighbour_entries, neighbours_exact) = neighbour_entries(&layout.positions, &layout.has_radio, radio.cs_range_m());
+    let (neighbour_entries, neighbours_exact) = neighbour_entries(&layout.positions, &layout.has_radio, radio.reach_range_m());
     let nodes = layout.positions.len() as u64;
     let radios = layout.has_radio.iter().filter(|&&r| r).count().max(1) as u64;
     let mean_neighbours = neighbour_entries as f64 / radios as f64;
@@ -118,7 +118,7 @@ pub fn estimate(scenario: &Scenario, series: bool) -> Result<Estimate, ApiError>
     }
     // The flows share the channel: at most one exchange at a time per
     // carrier-sense area the radios cover.
-    let capacity_per_s = channel_areas(&layout.positions, &layout.has_radio, radio.cs_range_m()) / shortest_exchange_s;
+    let capacity_per_s = channel_areas(&layout.positions, &layout.has_radio, radio.reach_range_m()) / shortest_exchange_s;
     if exchanges_per_s > capacity_per_s {
         frames_per_s *= capacity_per_s / exchanges_per_s;
     }

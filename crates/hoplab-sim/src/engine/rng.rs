@@ -35,6 +35,9 @@ pub enum StreamPurpose {
     /// one node's interface (index = node) or a wired link's direction
     /// (index = 2 x link + direction + node count).
     Queue = 8,
+    /// The SINR receiver's success draws of one node (PLCP header and
+    /// payload of each detected frame).
+    Reception = 9,
 }
 
 /// Derives the streams of one run.

@@ -357,7 +357,7 @@ impl Mac {
     pub fn handle(&mut self, now: SimTime, input: MacInput, ctx: &mut MacContext, out: &mut MacOutputs) {
         match input {
             MacInput::Enqueue(item) => self.enqueue(now, item, ctx, out),
-            MacInput::Phy(PhyIndication::RxStart | PhyIndication::TxStart) => self.update_medium(now, ctx),
+            MacInput::Phy(PhyIndication::RxStart | PhyIndication::TxStart | PhyIndication::Cca) => self.update_medium(now, ctx),
             MacInput::Phy(PhyIndication::Captured { airtime }) => {
                 // ns-2 Mac802_11::capture: the ignored frame still defers
                 // the node for EIFS + its duration.

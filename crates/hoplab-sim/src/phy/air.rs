@@ -34,6 +34,15 @@ impl OnAir {
         }
     }
 
+    /// Set the number of receivers of a frame just inserted; a frame no
+    /// receiver refers to is freed at once.
+    pub fn set_receivers(&mut self, frame: FrameRef, receivers: u32) {
+        self.frames[frame.0 as usize].1 = receivers;
+        if receivers == 0 {
+            self.free.push(frame.0);
+        }
+    }
+
     /// Keep the links of a moving transmitter with its frame.
     pub fn store_links(&mut self, frame: FrameRef, links: &[Neighbour]) {
         let slot = frame.0 as usize;

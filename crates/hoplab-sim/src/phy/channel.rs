@@ -89,7 +89,7 @@ impl Motion {
 
 fn link(radio: &RadioModel, node: u32, distance_m: f64) -> Option<Neighbour> {
     let rx_power_w = radio.received_power_w(distance_m);
-    (rx_power_w >= radio.cs_threshold_w).then(|| Neighbour {
+    (rx_power_w >= radio.reach_threshold_w).then(|| Neighbour {
         node: NodeId(node),
         distance_m,
         rx_power_w,
@@ -116,7 +116,7 @@ impl Channel {
     /// maximum speed: a tenth of the carrier-sense range per period,
     /// within [0.1 s, 10 s]).
     pub fn set_motion(&mut self, model: RandomWaypoint) {
-        let cs_range = self.radio.cs_range_m().max(1.0);
+        let cs_range = self.radio.reach_range_m().max(1.0);
         let speed = model.max_speed_mps().max(1e-9);
         let refresh_s = (0.1 * cs_range / speed).clamp(0.1, 10.0);
         let params = model.params().clone();
@@ -255,7 +255,7 @@ impl Channel {
 }
 
 fn neighbour_lists(positions: &[[f64; 2]], has_radio: &[bool], radio: &RadioModel) -> Vec<Vec<Neighbour>> {
-    let cs_range = radio.cs_range_m();
+    let cs_range = radio.reach_range_m();
     let cell = cs_range.max(1.0);
     let cell_of = |p: [f64; 2]| ((p[0] / cell).floor() as i64, (p[1] / cell).floor() as i64);
     let mut grid: HashMap<(i64, i64), Vec<u32>> = HashMap::new();

@@ -2,6 +2,8 @@
 //! configuration for all, as ns-2's `WirelessPhy`).
 
 use super::propagation::RadioModel;
+use super::reception::dsss::DsssRate;
+pub use super::reception::sinr::SinrConfig;
 use crate::config::{non_negative, positive, ConfigError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -14,6 +16,11 @@ pub enum Reception {
     /// sensed above the carrier-sense threshold, and survives an
     /// overlapping frame `capture_threshold_db` weaker.
     Threshold,
+    /// ns-3's YANS receiver: the sum of all concurrent signals plus
+    /// thermal noise, preamble detection, the 802.11b DSSS error-rate
+    /// curves over each interference chunk, energy carrier sense
+    /// (`[radio.sinr]`; docs/sinr.md).
+    Sinr,
 }
 
 /// The path-loss model (`radio.propagation`).
@@ -70,6 +77,10 @@ pub struct RadioConfig {
     /// Capture threshold, dB (ns-2 CPThresh_): a frame being received
     /// survives an overlapping frame at least this much weaker.
     pub capture_threshold_db: f64,
+    /// The SINR receiver's keys (`radio.reception = "sinr"` only; every
+    /// key filled in the normalised scenario).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sinr: Option<SinrConfig>,
 }
 
 impl Default for RadioConfig {
@@ -89,6 +100,7 @@ impl Default for RadioConfig {
             rx_threshold_w: None,
             cs_threshold_w: None,
             capture_threshold_db: 10.0,
+            sinr: None,
         }
     }
 }
@@ -106,6 +118,13 @@ impl RadioConfig {
             return Err(ConfigError::new("radio.system_loss", "must be >= 1"));
         }
         non_negative("radio.capture_threshold_db", self.capture_threshold_db)?;
+        match self.reception {
+            Reception::Threshold if self.sinr.is_some() => {
+                return Err(ConfigError::new("radio.sinr", "only with radio.reception = \"sinr\""));
+            }
+            Reception::Threshold => {}
+            Reception::Sinr => self.validate_sinr()?,
+        }
         for (key, v) in [
             ("radio.tx_range_m", self.tx_range_m),
             ("radio.cs_range_m", self.cs_range_m),
@@ -152,14 +171,47 @@ impl RadioConfig {
         Ok(())
     }
 
+    /// The SINR receiver's own checks: DSSS rates, the long or short DSSS
+    /// PLCP, and `[radio.sinr]`'s ranges.
+    fn validate_sinr(&self) -> Result<(), ConfigError> {
+        for (key, rate) in [("radio.data_rate_mbps", self.data_rate_mbps), ("radio.basic_rate_mbps", self.basic_rate_mbps)] {
+            if DsssRate::from_mbps(rate).is_none() {
+                return Err(ConfigError::new(
+                    key,
+                    format!("with radio.reception = \"sinr\" must be a DSSS rate (1, 2, 5.5 or 11), got {rate}"),
+                ));
+            }
+        }
+        // IEEE 802.11-2016 15.2.2 / 16.2.2: long PLCP 144 + 48 us, short 72 + 24 us.
+        let preamble_us = match self.plcp_overhead_us {
+            x if x == 192.0 => 144.0,
+            x if x == 96.0 => 72.0,
+            x => {
+                return Err(ConfigError::new(
+                    "radio.plcp_overhead_us",
+                    format!("with radio.reception = \"sinr\" must be 192 (long DSSS preamble) or 96 (short), got {x}"),
+                ))
+            }
+        };
+        self.sinr.clone().unwrap_or_default().validate(preamble_us)
+    }
+
     /// Name the effective ranges and thresholds (each from the other, or
     /// the defaults), so that the normalised scenario shows what the radio
-    /// uses. Call after [`validate`](Self::validate).
+    /// uses; the SINR receiver's keys all filled. Call after
+    /// [`validate`](Self::validate).
     pub fn normalize(&mut self) {
         let model = RadioModel::from_config(self);
         self.rx_threshold_w = Some(model.rx_threshold_w);
         self.cs_threshold_w = Some(model.cs_threshold_w);
         self.tx_range_m = Some(model.tx_range_m());
         self.cs_range_m = Some(model.cs_range_m());
+        if self.reception == Reception::Sinr {
+            let mut sinr = self.sinr.clone().unwrap_or_default();
+            let dbm = super::reception::sinr::config::w_to_dbm;
+            sinr.preamble_detection_min_rssi_dbm.get_or_insert(dbm(model.rx_threshold_w));
+            sinr.cca_sensitivity_dbm.get_or_insert(dbm(model.cs_threshold_w));
+            self.sinr = Some(sinr);
+        }
     }
 }

@@ -28,7 +28,7 @@ use crate::wire::ieee80211::Frame;
 use crate::wire::NodeId;
 pub use air::FrameRef;
 use error_model::ErrorModel;
-use reception::{Arrival, Corruption, Reception, ReceptionModel};
+use reception::{Corruption, Incoming, Reception, ReceptionModel, RxStep};
 
 /// The PHY's timers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,11 +38,13 @@ pub enum PhyTimer {
     RxEnd = 0,
     /// The node's own transmission ends.
     TxEnd = 1,
+    /// Energy carrier sense may end (the SINR model).
+    CcaEnd = 2,
 }
 
 impl PhyTimer {
-    pub const COUNT: usize = 2;
-    pub const ALL: [PhyTimer; 2] = [PhyTimer::RxEnd, PhyTimer::TxEnd];
+    pub const COUNT: usize = 3;
+    pub const ALL: [PhyTimer; 3] = [PhyTimer::RxEnd, PhyTimer::TxEnd, PhyTimer::CcaEnd];
 }
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -52,10 +54,12 @@ pub enum PhyInput<'a> {
     /// The MAC starts transmitting a frame of this airtime.
     Transmit { airtime: SimDuration },
     /// The RxEnd timer: the frame the PHY is locked onto ([`Phy::locked`],
-    /// `frame`) ends.
+    /// `frame`) ends, or (the SINR model) reaches its next step.
     RxEnd { frame: &'a Frame },
     /// The TxEnd timer.
     TxEnd,
+    /// The CcaEnd timer.
+    CcaEnd,
 }
 
 /// Why a frame that ended was not received.
@@ -84,16 +88,23 @@ pub enum PhyIndication {
     TxStart,
     /// The node's transmission ended.
     TxEnd,
+    /// Energy carrier sense changed (the SINR model: a frame the node did
+    /// not follow, a failed PLCP header, the energy fell below the
+    /// threshold): the MAC re-reads [`Phy::is_busy`].
+    Cca,
 }
 
-/// What one PHY step asks for: at most one timer and one indication (the
-/// timer is armed first), and a frame on the air it no longer refers to
-/// (an ignored newcomer, or the frame a collision's later end replaced).
+/// What one PHY step asks for: at most one timer, the CcaEnd timer, and
+/// one indication (the timers are armed first), and a frame on the air it
+/// no longer refers to (an ignored newcomer, or the frame a collision's
+/// later end replaced).
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PhyOutputs {
     pub timer: Option<(PhyTimer, SimTime)>,
     pub indication: Option<PhyIndication>,
     pub let_go: Option<FrameRef>,
+    /// Arm the CcaEnd timer here (the SINR model's energy carrier sense).
+    pub cca_end: Option<SimTime>,
 }
 
 /// One node's PHY.
@@ -127,48 +138,81 @@ impl Phy {
         self.reception.is_busy()
     }
 
+    /// The SINR model: a weak signal from `start` to `end` at `power_w`,
+    /// handed over when it is sent (`now`). False: it was kept as interference
+    /// only and needs no arrival event; true: deliver it as a frame.
+    pub fn register_quiet(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
+        match &mut self.reception {
+            ReceptionModel::Sinr(r) => r.register_quiet(now, start, end, power_w),
+            ReceptionModel::Threshold(_) => true,
+        }
+    }
+
     pub fn is_transmitting(&self) -> bool {
         self.transmitting
     }
 
-    #[inline]
+    /// One PHY step. The threshold model's path is written out with the
+    /// receiver's type known (inlined into the event loop, as before the
+    /// SINR model existed); the SINR model's is a call of its own.
+    #[inline(always)]
     pub fn handle(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
+        match &mut self.reception {
+            ReceptionModel::Threshold(r) => {
+                let (node, errors) = (self.node, &mut self.errors);
+                Self::step_with(r, &mut self.transmitting, &mut self.received, node, errors, now, input)
+            }
+            ReceptionModel::Sinr(_) => self.handle_sinr(now, input),
+        }
+    }
+
+    #[inline(never)]
+    fn handle_sinr(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
+        let ReceptionModel::Sinr(r) = &mut self.reception else { unreachable!("called for the SINR model") };
+        let (node, errors) = (self.node, &mut self.errors);
+        Self::step_with(r.as_mut(), &mut self.transmitting, &mut self.received, node, errors, now, input)
+    }
+
+    #[inline(always)]
+    fn step_with<R: Reception>(
+        reception: &mut R,
+        transmitting: &mut bool,
+        received: &mut Option<FrameRef>,
+        node: NodeId,
+        errors: &mut ErrorModel,
+        now: SimTime,
+        input: PhyInput<'_>,
+    ) -> PhyOutputs {
         match input {
-            PhyInput::Arrival { at, frame, power_w, decodable } => {
-                let end = now + frame.airtime;
-                match self.reception.arrive(at, power_w, end, decodable) {
-                    Arrival::Locked => {
-                        PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: Some(PhyIndication::RxStart), let_go: None }
-                    }
-                    Arrival::Collided { replaced: Some(old) } => {
-                        PhyOutputs { timer: Some((PhyTimer::RxEnd, end)), indication: None, let_go: Some(old) }
-                    }
-                    Arrival::Collided { replaced: None } => PhyOutputs { let_go: Some(at), ..PhyOutputs::default() },
-                    Arrival::Captured => {
-                        PhyOutputs { timer: None, indication: Some(PhyIndication::Captured { airtime: frame.airtime }), let_go: Some(at) }
-                    }
+            PhyInput::Arrival { at, frame, power_w, decodable } => reception.arrive(now, Incoming { at, frame, power_w, decodable }),
+            PhyInput::Transmit { airtime } => {
+                *transmitting = true;
+                let let_go = reception.start_transmit(now);
+                PhyOutputs {
+                    timer: Some((PhyTimer::TxEnd, now + airtime)),
+                    indication: Some(PhyIndication::TxStart),
+                    let_go,
+                    cca_end: None,
                 }
             }
-            PhyInput::Transmit { airtime } => {
-                self.transmitting = true;
-                self.reception.start_transmit();
-                PhyOutputs { timer: Some((PhyTimer::TxEnd, now + airtime)), indication: Some(PhyIndication::TxStart), let_go: None }
-            }
-            PhyInput::RxEnd { frame } => {
-                let lock = self.reception.release().expect("RxEnd without a lock");
-                self.received = Some(lock.frame);
-                let error = match lock.corruption {
-                    Some(c) => Some(RxError::Reception(c)),
-                    None if self.errors.corrupts(self.node, frame) => Some(RxError::ChannelError),
-                    None => None,
-                };
-                PhyOutputs { timer: None, indication: Some(PhyIndication::RxEnd { error }), let_go: None }
-            }
+            PhyInput::RxEnd { frame } => match reception.step(now) {
+                RxStep::Continue(out) => out,
+                RxStep::Ended { frame: at, corruption, outputs } => {
+                    *received = Some(at);
+                    let error = match corruption {
+                        Some(c) => Some(RxError::Reception(c)),
+                        None if errors.corrupts(node, frame) => Some(RxError::ChannelError),
+                        None => None,
+                    };
+                    PhyOutputs { indication: Some(PhyIndication::RxEnd { error }), ..outputs }
+                }
+            },
             PhyInput::TxEnd => {
-                self.transmitting = false;
-                self.reception.end_transmit();
-                PhyOutputs { timer: None, indication: Some(PhyIndication::TxEnd), let_go: None }
+                *transmitting = false;
+                let out = reception.end_transmit(now);
+                PhyOutputs { indication: Some(PhyIndication::TxEnd), ..out }
             }
+            PhyInput::CcaEnd => reception.cca_end(now),
         }
     }
 }

@@ -15,7 +15,9 @@ use crate::net::dsr::{DsrConfig, DsrNode};
 use crate::net::routing::RoutingProtocol;
 use crate::net::StaticRoutes;
 use crate::phy::air::OnAir;
-use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
+use crate::phy::config::Reception;
+use crate::phy::reception::sinr::SinrParams;
+use crate::phy::reception::{ReceptionModel, SinrReceiver, ThresholdReceiver};
 use crate::phy::{Channel, Phy, RadioModel};
 use crate::queue::Interface;
 use crate::scenario::{ConfigError, MobilityConfig, RateControlKind, Scenario, Transport};
@@ -218,11 +220,18 @@ impl World {
         }
         warnings.extend(queue_warnings);
         let capture_ratio = channel.radio.capture_ratio;
+        let sinr_params = (scenario.radio.reception == Reception::Sinr).then(|| SinrParams::from_config(&scenario.radio));
         let nodes = (0..channel.node_count() as u32)
             .map(|i| {
                 let id = NodeId(i);
                 let errors = scenario.errors.build(streams.stream(StreamPurpose::ErrorModel, i as u64));
-                let reception = ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio));
+                let reception = match scenario.radio.reception {
+                    Reception::Threshold => ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio)),
+                    Reception::Sinr => ReceptionModel::Sinr(Box::new(SinrReceiver::new(
+                        sinr_params.expect("built for the SINR model"),
+                        streams.stream(StreamPurpose::Reception, i as u64),
+                    ))),
+                };
                 let hop =
                     if hop_control { HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone())) } else { HopControlKind::Off };
                 let queue = scenario.queue.build(&mac_interface);

@@ -342,6 +342,7 @@ impl World {
                     match PhyTimer::ALL[id as usize] {
                         PhyTimer::RxEnd => self.frame_ends(node),
                         PhyTimer::TxEnd => self.phy_input(node, crate::phy::PhyInput::TxEnd),
+                        PhyTimer::CcaEnd => self.phy_input(node, crate::phy::PhyInput::CcaEnd),
                     }
                 } else {
                     self.mac_input(node, crate::mac::MacInput::Timer(MacTimer::ALL[id as usize]));

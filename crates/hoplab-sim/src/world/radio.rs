@@ -31,13 +31,19 @@ impl World {
     }
 
     /// The frame `node`'s PHY is locked onto ends.
+    /// (The SINR model: the frame's next step, which may not end it.)
+    #[inline(always)]
     pub(crate) fn frame_ends(&mut self, node: NodeId) {
         let now = self.now();
-        let at = self.nodes[node.index()].phy.locked().expect("RxEnd without a lock");
+        // A step of a frame the PHY gave up (the SINR model) finds none.
+        let Some(at) = self.nodes[node.index()].phy.locked() else { return };
         let out = self.nodes[node.index()].phy.handle(now, PhyInput::RxEnd { frame: self.on_air.frame(at) });
+        let ended = matches!(out.indication, Some(PhyIndication::RxEnd { .. }));
         self.phy_outputs(node, out);
         // The MAC and what it delivered are done with the frame.
-        self.on_air.release(at);
+        if ended {
+            self.on_air.release(at);
+        }
     }
 
     /// Hand an input to `node`'s PHY and carry out its outputs.
@@ -47,13 +53,16 @@ impl World {
         self.phy_outputs(node, out);
     }
 
-    #[inline]
+    #[inline(always)]
     fn phy_outputs(&mut self, node: NodeId, out: PhyOutputs) {
         if let Some(frame) = out.let_go {
             self.on_air.release(frame);
         }
         if let Some((timer, at)) = out.timer {
             self.arm_timer(node, Layer::Phy, timer as u32, at);
+        }
+        if let Some(at) = out.cca_end {
+            self.arm_timer(node, Layer::Phy, crate::phy::PhyTimer::CcaEnd as u32, at);
         }
         if let Some(indication) = out.indication {
             self.phy_indication(node, indication);
@@ -129,7 +138,34 @@ impl World {
         // Moving nodes: the receivers and their links as of now, kept with
         // the frame for its receptions.
         let mobile = self.channel.is_mobile();
+        let quiet_below_w = self.channel.radio.quiet_below_w;
         let links = self.channel.neighbours_at(node, now);
+        if let Some(quiet_below_w) = quiet_below_w {
+            // The SINR model: weak signals are interference only, handed to
+            // their receivers now, without an event, unless the receiver
+            // may sense them (see `SinrReceiver::register_quiet`).
+            if links.is_empty() {
+                return;
+            }
+            let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), 0);
+            if mobile {
+                self.on_air.store_links(at, links);
+            }
+            let airtime = self.nodes[node.index()].mac.frame_on_air().airtime;
+            let mut receivers = 0;
+            for link in links {
+                let start = now + link.delay;
+                if link.rx_power_w < quiet_below_w
+                    && !self.nodes[link.node.index()].phy.register_quiet(now, start, start + airtime, link.rx_power_w)
+                {
+                    continue;
+                }
+                receivers += 1;
+                self.queue.schedule(start, super::Event::new(link.node.0, Layer::Channel, at.0));
+            }
+            self.on_air.set_receivers(at, receivers);
+            return;
+        }
         if !links.is_empty() {
             let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), links.len() as u32);
             if mobile {

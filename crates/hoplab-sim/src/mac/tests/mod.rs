@@ -256,6 +256,7 @@ impl Station {
         match out.timer {
             Some((PhyTimer::RxEnd, at)) => self.rx_end_at = Some(at),
             Some((PhyTimer::TxEnd, at)) => self.tx_end_at = Some(at),
+            Some((PhyTimer::CcaEnd, _)) => unreachable!("the threshold model has no energy carrier sense"),
             None => {}
         }
         if let Some(indication) = out.indication {

@@ -9,18 +9,26 @@
 //! - [`threshold`]: ns-2's receive / carrier-sense / capture thresholds
 //!   with pairwise interference (SPEC.md 1.1), `radio.reception =
 //!   "threshold"`.
+//! - [`sinr`]: ns-3's YANS receiver: cumulative interference plus noise,
+//!   preamble detection, the DSSS error-rate curves ([`dsss`]) drawn over
+//!   each interference chunk, optional frame capture, energy carrier
+//!   sense; `radio.reception = "sinr"` (docs/sinr.md).
 //!
-//! **Adding a model** (e.g. SINR): one file here implementing
+//! **Adding a model**: one file (or folder) here implementing
 //! [`Reception`], one variant of [`ReceptionModel`] (and its arm in each
-//! method of the `impl Reception for ReceptionModel` below), and its
-//! scenario key in `phy::config`.
+//! method of the `impl Reception for ReceptionModel` below), its scenario
+//! key in `phy::config`, and its construction in `world/build.rs`.
 
+pub mod dsss;
+pub mod sinr;
 pub mod threshold;
 
+pub use sinr::SinrReceiver;
 pub use threshold::ThresholdReceiver;
 
-use super::FrameRef;
+use super::{FrameRef, PhyOutputs};
 use crate::time::SimTime;
+use crate::wire::ieee80211::Frame;
 
 /// Why a frame the node locked onto will not be decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +39,8 @@ pub enum Corruption {
     HalfDuplex,
     /// Another frame overlapped it without being captured.
     Collision,
+    /// SINR model: the draw over its payload's interference chunks failed.
+    Interference,
 }
 
 /// The frame a node is locked onto.
@@ -42,7 +52,7 @@ pub struct Lock {
     pub corruption: Option<Corruption>,
 }
 
-/// What became of a frame that arrived.
+/// What became of a frame that arrived (the threshold model).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arrival {
     /// The node was idle and locked onto it; its end is the lock's end.
@@ -55,58 +65,90 @@ pub enum Arrival {
     Collided { replaced: Option<FrameRef> },
 }
 
-/// A node's reception model.
+/// A frame starting to arrive at a node.
+#[derive(Debug, Clone, Copy)]
+pub struct Incoming<'a> {
+    pub at: FrameRef,
+    pub frame: &'a Frame,
+    pub power_w: f64,
+    /// The power reaches the radio's receive threshold.
+    pub decodable: bool,
+}
+
+/// What the `RxEnd` timer (the followed frame's next step) led to.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RxStep {
+    /// The frame goes on, or was given up silently (the SINR model's
+    /// preamble detection and PLCP header).
+    Continue(PhyOutputs),
+    /// The frame ended: decoded, or lost (`corruption`); the PHY then
+    /// applies its frame error model and indicates `RxEnd`.
+    Ended { frame: FrameRef, corruption: Option<Corruption>, outputs: PhyOutputs },
+}
+
+/// A node's reception model, driven by its PHY: frames arriving, the
+/// steps of the frame it follows (its `RxEnd` timer), its own
+/// transmissions, the end of energy carrier sense (its `CcaEnd` timer).
 pub trait Reception {
-    /// A frame starts arriving: `power_w` received, `decodable` if that
-    /// power reaches the decoding threshold, ending at `end`.
-    fn arrive(&mut self, frame: FrameRef, power_w: f64, end: SimTime, decodable: bool) -> Arrival;
-    /// The node starts transmitting: a frame being received is lost.
-    fn start_transmit(&mut self);
-    fn end_transmit(&mut self);
-    /// The locked frame has ended: release and return it.
-    fn release(&mut self) -> Option<Lock>;
-    /// Physical carrier sense: busy while transmitting or locked on a frame.
+    /// A frame starts arriving: lock, ignore, capture, ...
+    fn arrive(&mut self, now: SimTime, incoming: Incoming<'_>) -> PhyOutputs;
+    /// The `RxEnd` timer: the followed frame's next step, or its end.
+    fn step(&mut self, now: SimTime) -> RxStep;
+    /// The node starts transmitting; a frame it lets go of, if any.
+    fn start_transmit(&mut self, now: SimTime) -> Option<FrameRef>;
+    fn end_transmit(&mut self, now: SimTime) -> PhyOutputs;
+    /// The `CcaEnd` timer (energy carrier sense).
+    fn cca_end(&mut self, now: SimTime) -> PhyOutputs;
+    /// Physical carrier sense.
     fn is_busy(&self) -> bool;
-    /// The frame the node is locked onto.
+    /// The frame the node follows, if any.
     fn locked(&self) -> Option<FrameRef>;
 }
 
 /// The reception models (`radio.reception`), dispatched without
-/// allocation or dynamic dispatch.
+/// dynamic dispatch (the SINR receiver boxed, so that a node of the
+/// threshold model stays as small as before).
 #[derive(Debug, Clone)]
 pub enum ReceptionModel {
     Threshold(ThresholdReceiver),
+    Sinr(Box<SinrReceiver>),
+}
+
+macro_rules! each {
+    ($self:ident, $r:ident => $e:expr) => {
+        match $self {
+            ReceptionModel::Threshold($r) => $e,
+            ReceptionModel::Sinr($r) => $e,
+        }
+    };
 }
 
 impl Reception for ReceptionModel {
-    fn arrive(&mut self, frame: FrameRef, power_w: f64, end: SimTime, decodable: bool) -> Arrival {
-        match self {
-            ReceptionModel::Threshold(r) => r.arrive(frame, power_w, end, decodable),
-        }
+    #[inline]
+    fn arrive(&mut self, now: SimTime, incoming: Incoming<'_>) -> PhyOutputs {
+        each!(self, r => r.arrive(now, incoming))
     }
-    fn start_transmit(&mut self) {
-        match self {
-            ReceptionModel::Threshold(r) => r.start_transmit(),
-        }
+    #[inline]
+    fn step(&mut self, now: SimTime) -> RxStep {
+        each!(self, r => r.step(now))
     }
-    fn end_transmit(&mut self) {
-        match self {
-            ReceptionModel::Threshold(r) => r.end_transmit(),
-        }
+    #[inline]
+    fn start_transmit(&mut self, now: SimTime) -> Option<FrameRef> {
+        each!(self, r => r.start_transmit(now))
     }
-    fn release(&mut self) -> Option<Lock> {
-        match self {
-            ReceptionModel::Threshold(r) => r.release(),
-        }
+    #[inline]
+    fn end_transmit(&mut self, now: SimTime) -> PhyOutputs {
+        each!(self, r => r.end_transmit(now))
     }
+    fn cca_end(&mut self, now: SimTime) -> PhyOutputs {
+        each!(self, r => r.cca_end(now))
+    }
+    #[inline]
     fn is_busy(&self) -> bool {
-        match self {
-            ReceptionModel::Threshold(r) => r.is_busy(),
-        }
+        each!(self, r => r.is_busy())
     }
+    #[inline]
     fn locked(&self) -> Option<FrameRef> {
-        match self {
-            ReceptionModel::Threshold(r) => r.locked(),
-        }
+        each!(self, r => r.locked())
     }
 }

@@ -1,0 +1,198 @@
+//! The signals on the air at one receiver and what they add up to: ns-3's
+//! `InterferenceHelper` (src/wifi/model/interference-helper.cc) for one
+//! band, kept as a short list of signals instead of a map of power
+//! changes (a node feels a few dozen frames at a time at most).
+//!
+//! Each signal is its received power from its first to its last bit,
+//! `[start, end)`. The SINR of a frame over a stretch of it is its power
+//! over the noise floor plus the power of every other signal present; the
+//! stretch is cut into chunks wherever another signal starts or ends, and
+//! each chunk contributes `(1 - BER)^bits` to the frame's success
+//! probability (`CalculatePayloadPer`, `CalculatePhyHeaderSectionPsr`).
+
+use super::super::dsss::DsssRate;
+use crate::time::{SimDuration, SimTime};
+
+/// One signal at the receiver.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Signal {
+    /// The receiver's own number for it (distinct while it is kept).
+    pub id: u64,
+    pub start: SimTime,
+    pub end: SimTime,
+    pub power_w: f64,
+}
+
+/// The signals a receiver still needs: those on the air, and those that
+/// overlapped the frame it is receiving.
+#[derive(Debug, Clone, Default)]
+pub struct Interference {
+    signals: Vec<Signal>,
+}
+
+impl Interference {
+    pub fn add(&mut self, signal: Signal) {
+        self.signals.push(signal);
+    }
+
+    /// Forget the signals that ended at or before `horizon`.
+    pub fn forget_before(&mut self, horizon: SimTime) {
+        self.signals.retain(|s| s.end > horizon);
+    }
+
+    pub fn len(&self) -> usize {
+        self.signals.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.signals.is_empty()
+    }
+
+    /// Power of the signals other than `except` present just before `t`
+    /// (started before it, not ended before it): ns-3's
+    /// `CalculateNoiseInterferenceW` at `t`, which applies the power
+    /// changes strictly before `t`.
+    pub fn before(&self, t: SimTime, except: u64) -> f64 {
+        self.signals.iter().filter(|s| s.id != except && s.start < t && s.end >= t).map(|s| s.power_w).sum()
+    }
+
+    /// Power of the signals other than `except` present during `[t, t + dt)`
+    /// for a small dt (started at or before `t`, ending after it).
+    fn during(&self, t: SimTime, except: u64) -> f64 {
+        self.signals.iter().filter(|s| s.id != except && s.start <= t && s.end > t).map(|s| s.power_w).sum()
+    }
+
+    /// Total power of the signals present during `[t, t + dt)` that are
+    /// each weaker than `below_w`.
+    pub fn total_below_at(&self, t: SimTime, below_w: f64) -> f64 {
+        self.signals.iter().filter(|s| s.start <= t && s.end > t && s.power_w < below_w).map(|s| s.power_w).sum()
+    }
+
+    /// Total power of every signal present during `[t, t + dt)`.
+    pub fn total_at(&self, t: SimTime) -> f64 {
+        self.during(t, u64::MAX)
+    }
+
+    /// Probability that `frame` gets through its stretch `[from, to)` sent
+    /// at `rate`, against `noise_w` and every other signal: the product of
+    /// the chunks' success rates, each chunk's bits `rate x duration`
+    /// truncated as ns-3 does (`CalculateChunkSuccessRate`).
+    pub fn success(&self, frame: &Signal, from: SimTime, to: SimTime, rate: DsssRate, noise_w: f64) -> f64 {
+        if to <= from {
+            return 1.0;
+        }
+        // The other signals overlapping the stretch: usually none or few.
+        let overlaps = |s: &&Signal| s.id != frame.id && s.start < to && s.end > from;
+        let bits = |a: SimTime, b: SimTime| (rate.bps() * b.since(a).as_secs_f64()) as u64;
+        if !self.signals.iter().any(|s| overlaps(&s)) {
+            return rate.chunk_success(frame.power_w / noise_w, bits(from, to));
+        }
+        let mut cuts: smallvec::SmallVec<[SimTime; 32]> = smallvec::smallvec![from, to];
+        for s in self.signals.iter().filter(overlaps) {
+            for t in [s.start, s.end] {
+                if t > from && t < to {
+                    cuts.push(t);
+                }
+            }
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let mut psr = 1.0;
+        for w in cuts.windows(2) {
+            let interference_w: f64 =
+                self.signals.iter().filter(overlaps).filter(|s| s.start <= w[0] && s.end > w[0]).map(|s| s.power_w).sum();
+            psr *= rate.chunk_success(frame.power_w / (noise_w + interference_w), bits(w[0], w[1]));
+        }
+        psr
+    }
+
+    /// The latest end of the signals present at `now` (started by then).
+    pub fn last_end(&self, now: SimTime) -> SimTime {
+        self.signals.iter().filter(|s| s.start <= now).map(|s| s.end).max().unwrap_or(now)
+    }
+
+    /// When the total power first falls below `threshold_w` at or after
+    /// `now` (ns-3 `GetEnergyDuration`), counting the signals that started
+    /// by `now` (not those handed over ahead of their arrival): `now` if it
+    /// is below already.
+    pub fn energy_end(&self, now: SimTime, threshold_w: f64) -> SimTime {
+        let present = || self.signals.iter().filter(|s| s.start <= now && s.end > now);
+        let mut total: f64 = present().map(|s| s.power_w).sum();
+        if total < threshold_w {
+            return now;
+        }
+        let mut ends: smallvec::SmallVec<[(SimTime, f64); 32]> = present().map(|s| (s.end, s.power_w)).collect();
+        ends.sort_unstable_by_key(|e| e.0);
+        let mut i = 0;
+        while i < ends.len() {
+            let t = ends[i].0;
+            while i < ends.len() && ends[i].0 == t {
+                total -= ends[i].1;
+                i += 1;
+            }
+            // The remaining sum, re-added where it decides (no drift).
+            if total < threshold_w * (1.0 + 1e-9) {
+                let exact: f64 = ends[i..].iter().map(|e| e.1).sum();
+                if exact < threshold_w {
+                    return t;
+                }
+            }
+        }
+        ends.last().map_or(now, |e| e.0)
+    }
+}
+
+/// A duration in whole nanoseconds from microseconds.
+pub fn micros(us: f64) -> SimDuration {
+    SimDuration::from_micros_f64(us)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sig(id: u64, start_us: u64, end_us: u64, power_w: f64) -> Signal {
+        Signal { id, start: SimTime(start_us * 1000), end: SimTime(end_us * 1000), power_w }
+    }
+
+    #[test]
+    fn chunks_follow_the_interferers() {
+        let mut air = Interference::default();
+        let frame = sig(1, 0, 1000, 1e-9);
+        air.add(frame);
+        air.add(sig(2, 200, 400, 1e-9)); // 0 dB SINR for 200 us
+        let noise = 1e-13;
+        let rate = DsssRate::Dqpsk2;
+        let clean = rate.chunk_success(1e-9 / noise, 800) * rate.chunk_success(1e-9 / noise, 1200);
+        let hit = rate.chunk_success(1e-9 / (noise + 1e-9), 400);
+        let got = air.success(&frame, SimTime(0), SimTime(1_000_000), rate, noise);
+        assert!((got - clean * hit).abs() < 1e-12, "{got} vs {}", clean * hit);
+        // A stretch the interferer does not touch.
+        assert!((air.success(&frame, SimTime(400_000), SimTime(1_000_000), rate, noise) - rate.chunk_success(1e4, 1200)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn energy_ends_when_the_sum_falls_below() {
+        let mut air = Interference::default();
+        air.add(sig(1, 0, 100, 6e-12));
+        air.add(sig(2, 10, 300, 6e-12));
+        // Together 1.2e-11 >= 1e-11 until the first ends at 100 us.
+        assert_eq!(air.energy_end(SimTime(20_000), 1e-11), SimTime(100_000));
+        // Either alone is enough for 5e-12: busy until the last ends.
+        assert_eq!(air.energy_end(SimTime(20_000), 5e-12), SimTime(300_000));
+        assert_eq!(air.energy_end(SimTime(20_000), 1e-10), SimTime(20_000));
+        air.forget_before(SimTime(100_000));
+        assert_eq!(air.len(), 1);
+    }
+
+    #[test]
+    fn interference_before_an_instant_excludes_what_starts_then() {
+        let mut air = Interference::default();
+        air.add(sig(1, 0, 100, 1.0));
+        air.add(sig(2, 4, 100, 2.0));
+        air.add(sig(3, 0, 4, 4.0));
+        // Just before 4 us: signals 1 and 3 (3 ends at 4: its end not yet applied).
+        assert_eq!(air.before(SimTime(4_000), 1), 4.0);
+        assert_eq!(air.before(SimTime(5_000), 1), 2.0);
+    }
+}
