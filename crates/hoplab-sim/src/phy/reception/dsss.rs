@@ -78,7 +78,27 @@ impl DsssRate {
 
     /// Probability that `nbits` bits at `sinr` (linear) all arrive intact:
     /// `(1 - BER)^nbits` (ns-3 `GetDsss*SuccessRate`).
+    /// An SINR from which the bit error rate is below 2^-54, so that
+    /// `1 - BER` rounds to exactly 1 and every chunk succeeds with
+    /// probability exactly 1 (the curves fall monotonically; the unit
+    /// tests check both). Lets `chunk_success` and
+    /// [`Interference::success`](super::sinr::interference::Interference::success)
+    /// skip the curve where it cannot change the result.
+    pub fn perfect_sinr(self) -> f64 {
+        match self {
+            // 0.5 exp(-22 s) < 2^-54 from s = ln(2^53) / 22 = 1.6699.
+            DsssRate::Dbpsk1 => 1.68,
+            // Bisection of the DQPSK curve: 5.3523.
+            DsssRate::Dqpsk2 => 5.36,
+            // The fits return 0 above WLAN_SIR_PERFECT.
+            DsssRate::Cck5_5 | DsssRate::Cck11 => WLAN_SIR_PERFECT * (1.0 + f64::EPSILON),
+        }
+    }
+
     pub fn chunk_success(self, sinr: f64, nbits: u64) -> f64 {
+        if sinr >= self.perfect_sinr() {
+            return 1.0;
+        }
         let ber = self.ber(sinr);
         if nbits == 0 || ber == 0.0 {
             return 1.0;
@@ -145,6 +165,22 @@ mod tests {
         assert!(DsssRate::Dbpsk1.chunk_success(db(4.0), bits) > 0.999);
         assert!(DsssRate::Dqpsk2.chunk_success(db(4.0), bits) > 0.99);
         assert!(DsssRate::Cck11.chunk_success(db(4.0), bits) < 1e-6);
+    }
+
+    #[test]
+    fn above_the_perfect_sinr_one_minus_ber_is_exactly_one() {
+        for rate in [DsssRate::Dbpsk1, DsssRate::Dqpsk2, DsssRate::Cck5_5, DsssRate::Cck11] {
+            let perfect = rate.perfect_sinr();
+            // At and above it (the curves fall monotonically: tested above).
+            assert_eq!(1.0 - rate.ber(perfect), 1.0, "{rate:?}");
+            // Not far below it: the shortcut does not hide a real error rate.
+            assert!(1.0 - rate.ber(perfect * 0.97) < 1.0, "{rate:?} threshold is loose");
+            // The shortcut and the curve agree on either side.
+            for sinr in [perfect * 0.9, perfect, perfect * 1.5, perfect * 1e3] {
+                let by_curve = (1.0 - rate.ber(sinr)).powf(12_000.0).clamp(0.0, 1.0);
+                assert_eq!(rate.chunk_success(sinr, 12_000), if rate.ber(sinr) == 0.0 { 1.0 } else { by_curve }, "{rate:?} {sinr}");
+            }
+        }
     }
 
     #[test]

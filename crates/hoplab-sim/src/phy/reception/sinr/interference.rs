@@ -87,6 +87,14 @@ impl Interference {
         if !self.signals.iter().any(|s| overlaps(&s)) {
             return rate.chunk_success(frame.power_w / noise_w, bits(from, to));
         }
+        // Every chunk's interference is a part of the overlapping signals'
+        // sum (added in the same order, so never above it after rounding):
+        // if the frame is perfect against the whole sum, each chunk's
+        // success is exactly 1, and so is their product.
+        let all_w: f64 = self.signals.iter().filter(overlaps).map(|s| s.power_w).sum();
+        if frame.power_w / (noise_w + all_w) >= rate.perfect_sinr() {
+            return 1.0;
+        }
         let mut cuts: smallvec::SmallVec<[SimTime; 32]> = smallvec::smallvec![from, to];
         for s in self.signals.iter().filter(overlaps) {
             for t in [s.start, s.end] {
