@@ -9,6 +9,7 @@
 pub mod aodv;
 pub mod config;
 pub mod dsr;
+pub mod jitter;
 pub mod routing;
 pub mod static_routes;
 

@@ -72,6 +72,8 @@ pub use crate::wire::aodv::AodvMessage;
 pub use crate::wire::seqno::SeqNumber;
 pub use config::AodvConfig;
 
+use super::jitter::Parked;
+pub use super::jitter::PendingSend;
 use super::routing::{Buffered, Routing, RoutingContext, RoutingCounters, RoutingOutput};
 use crate::engine::{Outputs, Stream};
 use crate::time::{SimDuration, SimTime};
@@ -165,15 +167,7 @@ pub struct AodvNode {
     pub rng: Stream,
     pub stats: RoutingCounters,
     /// Control packets waiting out their jitter, by parking slot.
-    pending: Vec<Option<PendingSend>>,
-    free_pending: Vec<u32>,
-}
-
-/// A control packet waiting out its jitter before it reaches the MAC.
-#[derive(Debug, Clone, Copy)]
-pub struct PendingSend {
-    pub packet: Packet,
-    pub next_hop: NodeId,
+    pending: Parked,
 }
 
 /// AODV's timers, as the ids of [`RoutingOutput::Timer`].
@@ -223,28 +217,9 @@ impl AodvNode {
             hello_at: SimTime::MAX,
             rng,
             stats: RoutingCounters::with_messages(&AodvMessage::NAMES),
-            pending: Vec::new(),
-            free_pending: Vec::new(),
+            pending: Parked::default(),
             config,
         }
-    }
-
-    fn park(&mut self, send: PendingSend) -> u32 {
-        if let Some(slot) = self.free_pending.pop() {
-            self.pending[slot as usize] = Some(send);
-            slot
-        } else {
-            self.pending.push(Some(send));
-            (self.pending.len() - 1) as u32
-        }
-    }
-
-    fn unpark(&mut self, slot: u32) -> Option<PendingSend> {
-        let send = self.pending.get_mut(slot as usize)?.take();
-        if send.is_some() {
-            self.free_pending.push(slot);
-        }
-        send
     }
 }
 

@@ -254,7 +254,7 @@ impl AodvNode {
         if jitter && max_jitter > SimDuration::ZERO {
             let draw = self.rng.uniform_f64();
             let delay = SimDuration::from_nanos((draw * max_jitter.as_nanos() as f64) as u64);
-            let slot = self.park(PendingSend { packet, next_hop });
+            let slot = self.pending.park(PendingSend { packet, next_hop });
             out.push(RoutingOutput::Timer { id: AodvTimer::Send(slot).id(), at: now + delay });
         } else {
             self.transmit_control(now, packet, next_hop, ctx, out);
@@ -263,7 +263,7 @@ impl AodvNode {
 
     /// A parked (jittered) control packet's time has come.
     pub(crate) fn send_parked(&mut self, now: SimTime, slot: u32, ctx: &mut RoutingContext, out: &mut Out) {
-        if let Some(send) = self.unpark(slot) {
+        if let Some(send) = self.pending.unpark(slot) {
             self.transmit_control(now, send.packet, send.next_hop, ctx, out);
         }
     }

@@ -59,6 +59,8 @@ pub mod tap;
 pub use config::DsrConfig;
 
 use super::aodv::request_queue::RequestQueue;
+use super::jitter::Parked;
+pub use super::jitter::PendingSend;
 use super::routing::{Buffered, Routing, RoutingContext, RoutingCounters, RoutingOutput};
 use crate::engine::{Outputs, Stream};
 use crate::loss::DropCause;
@@ -130,13 +132,6 @@ impl DsrTimer {
     }
 }
 
-/// A control packet waiting out its jitter before it reaches the MAC.
-#[derive(Debug, Clone, Copy)]
-pub struct PendingSend {
-    pub packet: Packet,
-    pub next_hop: NodeId,
-}
-
 /// DSR's own counters, beside the protocol-neutral ones.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct DsrCounters {
@@ -177,8 +172,7 @@ pub struct DsrNode {
     pub rng: Stream,
     pub stats: RoutingCounters,
     pub dsr_stats: DsrCounters,
-    pending: Vec<Option<PendingSend>>,
-    free_pending: Vec<u32>,
+    pending: Parked,
 }
 
 impl DsrNode {
@@ -202,8 +196,7 @@ impl DsrNode {
             rng,
             stats: RoutingCounters::with_messages(&DsrHeader::NAMES),
             dsr_stats: DsrCounters::default(),
-            pending: Vec::new(),
-            free_pending: Vec::new(),
+            pending: Parked::default(),
             config,
         }
     }
@@ -215,24 +208,6 @@ impl DsrNode {
             return SimDuration::ZERO;
         }
         SimDuration::from_nanos((self.rng.uniform_f64() * max.as_nanos() as f64) as u64)
-    }
-
-    fn park(&mut self, send: PendingSend) -> u32 {
-        if let Some(slot) = self.free_pending.pop() {
-            self.pending[slot as usize] = Some(send);
-            slot
-        } else {
-            self.pending.push(Some(send));
-            (self.pending.len() - 1) as u32
-        }
-    }
-
-    fn unpark(&mut self, slot: u32) -> Option<PendingSend> {
-        let send = self.pending.get_mut(slot as usize)?.take();
-        if send.is_some() {
-            self.free_pending.push(slot);
-        }
-        send
     }
 
     /// A new control packet from this node to `dst` carrying `header`.
@@ -266,7 +241,7 @@ impl DsrNode {
     ) {
         let delay = if jitter { self.jitter() } else { SimDuration::ZERO };
         if delay > SimDuration::ZERO {
-            let slot = self.park(PendingSend { packet, next_hop });
+            let slot = self.pending.park(PendingSend { packet, next_hop });
             out.push(RoutingOutput::Timer { id: DsrTimer::Send(slot).id(), at: now + delay });
         } else {
             self.transmit_control(now, packet, next_hop, ctx, out);
@@ -377,7 +352,7 @@ impl Routing for DsrNode {
             DsrTimer::Discovery(dst) => self.discovery_timer(now, dst, ctx, out),
             DsrTimer::SendBuffer => self.buffer_timer(now, ctx, out),
             DsrTimer::Send(slot) => {
-                if let Some(send) = self.unpark(slot) {
+                if let Some(send) = self.pending.unpark(slot) {
                     self.transmit_control(now, send.packet, send.next_hop, ctx, out);
                 }
             }
