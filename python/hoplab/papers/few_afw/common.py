@@ -4,7 +4,7 @@ figure makes, curves with their 95 % intervals, and the schemes' styles."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hoplab.campaign import jain_index
@@ -50,7 +50,8 @@ def by_point(data: ExperimentData, scheme: str, *, param: str | None = None, val
         for run, ident, x in zip(part["run"], part["id"], part["value"], strict=True):
             if int(ident) in tcp.get(str(name), set()) and (flows is None or int(ident) in flows):
                 out.setdefault(point or "", {}).setdefault(int(run), []).append(float(x))
-    reduce = sum if measure == "total" else jain_index
+    reducers: dict[str, Callable[[list[float]], float]] = {"total": sum, "jain": jain_index}
+    reduce = reducers[measure]
     return {point: {run: float(reduce(values)) for run, values in runs.items()} for point, runs in out.items()}
 
 
