@@ -13,6 +13,9 @@ use hoplab_sim::stats::report::RunReport;
 use hoplab_sim::time::SimTime;
 use hoplab_sim::world::{TraceWhat, World};
 
+mod common;
+use common::conserved;
+
 fn world(json: &str) -> World {
     let scenario = Scenario::from_json(json).expect("valid scenario");
     let mut w = World::build(&scenario, scenario.seed).expect("builds");
@@ -44,18 +47,6 @@ fn data_hops(w: &World, after: SimTime) -> Vec<(u32, u32)> {
         .filter(|e| e.what == TraceWhat::Tx && e.kind == FrameKind::Data && e.routing.is_none() && e.time >= after)
         .map(|e| (e.from.0, e.to.0))
         .collect()
-}
-
-fn conserved(r: &RunReport) {
-    for f in &r.flows {
-        let lost: u64 = f.losses.values().sum();
-        assert_eq!(f.sent, f.delivered + lost + f.in_flight, "flow {}: {f:?}", f.id);
-        let acks_lost: u64 = f.ack_losses.values().sum();
-        assert_eq!(f.acks_sent, f.acks_delivered + acks_lost + f.acks_in_flight, "flow {} ACKs: {f:?}", f.id);
-    }
-    let node_drops: u64 = r.nodes.iter().flat_map(|n| n.drops.values()).sum();
-    let flow_losses: u64 = r.flows.iter().flat_map(|f| f.losses.values().chain(f.ack_losses.values())).sum();
-    assert_eq!(node_drops, flow_losses, "node drops add up to flow losses");
 }
 
 const CHAIN_3_HOPS: &str = r#"{"duration_s": 3, "routing": {"protocol": "aodv"},
