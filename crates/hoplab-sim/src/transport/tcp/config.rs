@@ -57,6 +57,36 @@ pub struct TcpConfig {
     /// (RFC 6675). Off by default: ns-2's TCP/Newreno agent has none
     /// (seed 004's ns-2 TCP-Linux runs with SACK).
     pub sack: bool,
+    /// How a cumulative ACK that covers several new segments grows cwnd.
+    /// `"per_ack"` (default): once, as one segment acknowledged: slow start
+    /// adds at most one segment per ACK (RFC 5681 3.1, "at most SMSS
+    /// bytes"), congestion avoidance 1/cwnd per ACK (RFC 5681 eq. 3); ns-2's
+    /// `TcpAgent::opencwnd` (tcp/tcp.cc) and ns-3's `TcpNewReno` do this, as
+    /// did Linux 2.6 (the kernel behind ns-2's TCP-Linux). `"per_segment_acked"`:
+    /// by every segment the ACK covers (RFC 3465 byte counting with no
+    /// limit, Linux since 3.9's `tcp_slow_start(tp, acked)`).
+    pub cwnd_growth: CwndGrowth,
+}
+
+/// `tcp.cwnd_growth`: what one cumulative ACK counts for when cwnd grows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CwndGrowth {
+    /// One acknowledgement, whatever it covers (RFC 5681, ns-2, ns-3).
+    PerAck,
+    /// Every segment it covers (RFC 3465 with no limit, Linux >= 3.9).
+    PerSegmentAcked,
+}
+
+impl CwndGrowth {
+    /// The count the congestion controller grows cwnd by for an ACK that
+    /// newly covers `segments_acked` segments.
+    pub fn growth_segments(self, segments_acked: u32) -> u32 {
+        match self {
+            CwndGrowth::PerAck => segments_acked.min(1),
+            CwndGrowth::PerSegmentAcked => segments_acked,
+        }
+    }
 }
 
 impl Default for TcpConfig {
@@ -74,6 +104,7 @@ impl Default for TcpConfig {
             limited_transmit: false,
             handshake: false,
             sack: false,
+            cwnd_growth: CwndGrowth::PerAck,
         }
     }
 }

@@ -421,7 +421,8 @@ impl Sender {
             let flight_before = self.flight() + acked;
             let slow_start_room = self.state.in_slow_start() && self.state.cwnd < 2.0 * flight_before as f64;
             if self.cwnd_limited || slow_start_room {
-                self.cc.increase_window(&mut self.state, acked);
+                // `tcp.cwnd_growth`: RFC 5681 grows once per ACK.
+                self.cc.increase_window(&mut self.state, self.config.cwnd_growth.growth_segments(acked));
             }
         }
 
@@ -540,6 +541,30 @@ mod tests {
         assert_eq!(drain(&mut s, at(100.0)), vec![(2, false), (3, false)]);
         // The first sample (100 ms) sets RTO = max(200, 100 + 4 * 50) = 300 ms.
         assert_eq!(s.rto_deadline(), Some(at(400.0)));
+    }
+
+    #[test]
+    fn a_cumulative_ack_grows_cwnd_once_per_ack_or_per_segment() {
+        use super::super::config::CwndGrowth;
+        // IW 8, ssthresh high: an ACK covering 4 segments (the first 3 ACKs
+        // lost) is one ACK to RFC 5681 3.1 ("at most SMSS bytes"), four
+        // segments to RFC 3465 byte counting with no limit (Linux >= 3.9).
+        for (growth, slow_start_cwnd) in [(CwndGrowth::PerAck, 9.0), (CwndGrowth::PerSegmentAcked, 12.0)] {
+            let mut s = sender(TcpConfig { initial_cwnd_segments: 8.0, cwnd_growth: growth, ..TcpConfig::default() });
+            let _ = drain(&mut s, at(0.0));
+            ack(&mut s, at(100.0), 4);
+            assert_eq!(s.state.cwnd, slow_start_cwnd, "{growth:?} in slow start");
+            // Congestion avoidance: 1/cwnd once per ACK, or per segment.
+            s.state.ssthresh = s.state.cwnd;
+            let before = s.state.cwnd;
+            let _ = drain(&mut s, at(100.0));
+            ack(&mut s, at(200.0), 6);
+            let expected = match growth {
+                CwndGrowth::PerAck => before + 1.0 / before,
+                CwndGrowth::PerSegmentAcked => before + 1.0 / before + 1.0 / (before + 1.0 / before),
+            };
+            assert!((s.state.cwnd - expected).abs() < 1e-12, "{growth:?}: cwnd {} expected {expected}", s.state.cwnd);
+        }
     }
 
     #[test]

@@ -154,8 +154,10 @@ pub trait CongestionControl: Send {
     }
 
     /// New data was acknowledged outside recovery: grow cwnd (RFC 5681 3.1:
-    /// slow start +1 per segment acked up to ssthresh, then 1/cwnd per
-    /// segment in congestion avoidance).
+    /// slow start +1 per segment up to ssthresh, then 1/cwnd per segment in
+    /// congestion avoidance). `segments_acked` is what the ACK counts for
+    /// under `tcp.cwnd_growth`: 1 per ACK by default (RFC 5681, ns-2), or
+    /// every segment it covers; the true count reaches `pkts_acked`.
     fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
         reno_increase(state, segments_acked);
     }
