@@ -53,19 +53,21 @@ impl Interference {
     /// `CalculateNoiseInterferenceW` at `t`, which applies the power
     /// changes strictly before `t`.
     pub fn before(&self, t: SimTime, except: u64) -> f64 {
-        self.signals.iter().filter(|s| s.id != except && s.start < t && s.end >= t).map(|s| s.power_w).sum()
+        // Branch-free (`&`, a 0.0 term): the sum is the same, bit for bit,
+        // and no mispredicted branch per signal.
+        self.signals.iter().map(|s| if (s.id != except) & (s.start < t) & (s.end >= t) { s.power_w } else { 0.0 }).sum()
     }
 
     /// Power of the signals other than `except` present during `[t, t + dt)`
     /// for a small dt (started at or before `t`, ending after it).
     fn during(&self, t: SimTime, except: u64) -> f64 {
-        self.signals.iter().filter(|s| s.id != except && s.start <= t && s.end > t).map(|s| s.power_w).sum()
+        self.signals.iter().map(|s| if (s.id != except) & (s.start <= t) & (s.end > t) { s.power_w } else { 0.0 }).sum()
     }
 
     /// Total power of the signals present during `[t, t + dt)` that are
     /// each weaker than `below_w`.
     pub fn total_below_at(&self, t: SimTime, below_w: f64) -> f64 {
-        self.signals.iter().filter(|s| s.start <= t && s.end > t && s.power_w < below_w).map(|s| s.power_w).sum()
+        self.signals.iter().map(|s| if (s.start <= t) & (s.end > t) & (s.power_w < below_w) { s.power_w } else { 0.0 }).sum()
     }
 
     /// Total power of every signal present during `[t, t + dt)`.
@@ -125,9 +127,25 @@ impl Interference {
     /// is below already.
     pub fn energy_end(&self, now: SimTime, threshold_w: f64) -> SimTime {
         let present = || self.signals.iter().filter(|s| s.start <= now && s.end > now);
-        let mut total: f64 = present().map(|s| s.power_w).sum();
+        // One pass: the total (summed in list order, as below) and the
+        // signal that ends last.
+        let (mut total, mut last_end, mut last_power_w) = (0.0, now, 0.0f64);
+        for s in present() {
+            total += s.power_w;
+            if s.end > last_end {
+                (last_end, last_power_w) = (s.end, s.power_w);
+            } else if s.end == last_end {
+                last_power_w = last_power_w.max(s.power_w);
+            }
+        }
         if total < threshold_w {
             return now;
+        }
+        // The usual case: a signal that ends last is at the threshold on
+        // its own, so the total cannot fall below it before then (the
+        // walk below would return that end too).
+        if last_power_w >= threshold_w {
+            return last_end;
         }
         let mut ends: smallvec::SmallVec<[(SimTime, f64); 32]> = present().map(|s| (s.end, s.power_w)).collect();
         ends.sort_unstable_by_key(|e| e.0);
