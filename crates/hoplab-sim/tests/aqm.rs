@@ -5,10 +5,9 @@
 //!
 //! Measured (60 s, 50 s window, seed 1; the base station's queue to the
 //! receiver: mean packets, early / overflow drops; the three flows'
-//! goodput): drop-tail 26.5, 0 / 400, 4857 kbps; RED 3.4, 203 / 160, 4560;
-//! REM 20.7, 63 / 702, 4512; PI (q_ref 20) 20.7, 36 / 538, 4697; BLUE 15.2,
-//! 106 / 204, 4066. Under AQM the senders' access queues overflow too
-//! (165 to 1102 drops; none with drop-tail).
+//! goodput): drop-tail 28.4, 0 / 208, 4781 kbps; RED 3.4, 190 / 103, 4533;
+//! REM 20.5, 75 / 158, 4704; PI (q_ref 20) 22.1, 62 / 175, 4696; BLUE 16.6,
+//! 97 / 122, 4630.
 
 use hoplab_sim::api::{simulate, RunOptions};
 use hoplab_sim::stats::report::{QueueReport, RunReport};
