@@ -10,6 +10,8 @@ pub mod aodv;
 pub mod config;
 pub mod dsr;
 pub mod jitter;
+#[cfg(test)]
+pub(crate) mod node_harness;
 pub mod routing;
 pub mod static_routes;
 

@@ -29,7 +29,7 @@ fn route_output_without_a_route_buffers_and_broadcasts_a_first_rreq() {
     assert_eq!(out.the_rreq(), (expected, 1), "TTL_START = 1");
     assert_eq!(out.timers(), [(AodvTimer::Discovery(n(5)), ms(240))]);
     assert_eq!(s.buffered(), [1]);
-    assert_eq!(s.aodv.own_seq, SeqNumber(1), "6.1: incremented before the discovery");
+    assert_eq!(s.routing.own_seq, SeqNumber(1), "6.1: incremented before the discovery");
 
     // A second packet for the same destination joins the queue; the
     // discovery under way is not started again.
@@ -70,8 +70,8 @@ fn an_unanswered_discovery_widens_the_ring_retries_at_net_diameter_then_fails() 
     assert_eq!(out.drops(), [(1, DropCause::NoRoute)]);
     assert_eq!(out.refills(), [1]);
     assert!(s.buffered().is_empty());
-    assert_eq!(s.aodv.stats.requests_originated, 7);
-    assert_eq!(s.aodv.stats.discoveries_failed, 1);
+    assert_eq!(s.routing.stats.requests_originated, 7);
+    assert_eq!(s.routing.stats.discoveries_failed, 1);
     // The discovery is over: its timer is stale.
     assert!(s.timer(ms(21_520), AodvTimer::Discovery(n(5))).is_empty());
 
@@ -101,7 +101,7 @@ fn a_rrep_installs_the_route_releases_the_buffer_and_ends_the_discovery() {
     assert_eq!(e.lifetime, ms(6100), "100 ms + the RREP's 6000 ms");
     let nb = s.route(1).unwrap();
     assert_eq!((nb.next_hop, nb.hops, nb.seq_valid), (n(1), 1, false), "6.7: a route to the previous hop, no sequence number");
-    assert_eq!(s.aodv.stats.discoveries_succeeded, 1);
+    assert_eq!(s.routing.stats.discoveries_succeeded, 1);
 
     // The RREQ's timer fires: stale, no further RREQ.
     assert!(s.timer(ms(240), AodvTimer::Discovery(n(5))).is_empty());
@@ -164,8 +164,8 @@ fn rreq_origination_is_rate_limited_to_ten_per_second() {
     let out = s.originate(ms(100), data(10, 0, 20));
     assert_eq!(out.kinds(), ["buffer_changed", "timer"]);
     assert_eq!(out.the_timer(), (AodvTimer::Discovery(n(20)), ms(1000)));
-    assert!(!s.aodv.discoveries[&n(20)].awaiting_reply);
-    assert_eq!(s.aodv.stats.requests_originated, 10);
+    assert!(!s.routing.discoveries[&n(20)].awaiting_reply);
+    assert_eq!(s.routing.stats.requests_originated, 10);
 
     // The first ten discoveries' timers (240 .. 330 ms) meet the limit too.
     for k in 0..10u64 {
@@ -180,7 +180,7 @@ fn rreq_origination_is_rate_limited_to_ten_per_second() {
     assert_eq!(out.kinds(), ["rreq", "timer"]);
     assert_eq!((out.the_rreq().0.id, out.the_rreq().1), (11, 1));
     assert_eq!(out.the_timer(), (AodvTimer::Discovery(n(20)), ms(1240)));
-    assert!(s.aodv.discoveries[&n(20)].awaiting_reply);
+    assert!(s.routing.discoveries[&n(20)].awaiting_reply);
 
     // The others fired at 1 s wait for the next slot: 10 ms + 1 s.
     for k in 0..10u64 {

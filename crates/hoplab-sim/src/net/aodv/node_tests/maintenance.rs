@@ -58,7 +58,7 @@ fn rerr_origination_is_rate_limited_to_ten_per_second() {
     }
     let out = i.forward(ms(100), data(10, 0, 7), 1);
     assert_eq!(out.kinds(), ["drop"]);
-    assert_eq!(i.aodv.stats.errors_rate_limited, 1);
+    assert_eq!(i.routing.stats.errors_rate_limited, 1);
     // At 1 s the RERR of 0 ms leaves the window.
     assert_eq!(i.forward(ms(1000), data(11, 0, 7), 1).kinds(), ["drop", "rerr"]);
 }
@@ -130,7 +130,7 @@ fn a_broken_link_invalidates_its_routes_rebuffers_own_packets_and_sends_a_rerr()
     let back = r.route(0).unwrap();
     assert_eq!((back.state, back.next_hop), (RouteState::Valid, n(1)), "not through 3");
     assert!(back.precursors.is_empty(), "6.11: 3 leaves every precursor list");
-    assert_eq!(r.aodv.stats.link_breaks, 1);
+    assert_eq!(r.routing.stats.link_breaks, 1);
 
     // Another own packet: buffered, the discovery under way is not restarted.
     assert_eq!(r.originate(ms(1100), data(14, 2, 5)).kinds(), ["buffer_changed"]);
@@ -167,7 +167,7 @@ fn a_rerr_from_the_next_hop_invalidates_the_route_and_is_propagated() {
     assert_eq!(out.rerrs(), [(vec![(5, 12)], false, 1)]);
     let e = r.route(5).unwrap();
     assert_eq!((e.state, e.seq, e.lifetime), (RouteState::Invalid, SeqNumber(12), ms(16_000)));
-    assert_eq!(r.aodv.stats.errors_received[&n(5)], 1);
+    assert_eq!(r.routing.stats.errors_received[&n(5)], 1);
     // The route to 3 itself is untouched.
     assert_eq!(r.next_hop_at(ms(1000), 3), Some(n(3)));
 }
@@ -228,7 +228,7 @@ fn a_failed_local_repair_drops_the_waiting_packets_and_sends_the_rerr() {
     assert_eq!((q.dst, q.unknown_seq, q.dst_seq, q.orig, ttl), (n(5), false, SeqNumber(10), n(2), 4));
     assert_eq!(out.the_timer(), (AodvTimer::Discovery(n(5)), ms(1480)));
     assert_eq!(r.route(5).unwrap().state, RouteState::InRepair);
-    assert_eq!(r.aodv.stats.local_repairs, 1);
+    assert_eq!(r.routing.stats.local_repairs, 1);
 
     let out = r.forward(ms(1100), data(16, 0, 5), 1);
     assert_eq!(out.kinds(), ["buffer_changed"]);

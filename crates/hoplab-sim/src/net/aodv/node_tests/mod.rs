@@ -19,10 +19,11 @@
 //! computed by the code under test.
 
 use super::{AodvConfig, AodvNode, AodvTimer, SeqNumber, CONTROL_FLOW};
-use crate::engine::{Outputs, RngStreams, StreamPurpose};
+use crate::engine::{RngStreams, StreamPurpose};
 use crate::loss::DropCause;
 use crate::net::aodv::table::{RouteEntry, RouteState};
-use crate::net::routing::{Routing, RoutingContext, RoutingOutput};
+use crate::net::node_harness::{self as harness, data, ms, n, TestedRouting};
+use crate::net::routing::{Routing, RoutingOutput};
 use crate::time::{SimDuration, SimTime};
 use crate::wire::aodv::{AodvMessage, Rerr, Rrep, Rreq};
 use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
@@ -30,33 +31,6 @@ use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader, IP
 // ---------------------------------------------------------------------------
 // Harness
 // ---------------------------------------------------------------------------
-
-/// Milliseconds since the start of the run.
-fn ms(v: u64) -> SimTime {
-    SimTime(v * 1_000_000)
-}
-
-fn n(i: u32) -> NodeId {
-    NodeId(i)
-}
-
-/// A UDP data packet of flow 0 from `src` to `dst`.
-fn data(uid: u64, src: u32, dst: u32) -> Packet {
-    Packet {
-        uid,
-        kind: PacketKind::Data,
-        flow: 0,
-        sequence: uid,
-        src: n(src),
-        dst: n(dst),
-        payload_bytes: 512,
-        header_bytes: UDP_HEADER_BYTES + IP_HEADER_BYTES,
-        created: SimTime::ZERO,
-        ttl: 64,
-        transport: TransportHeader::Udp,
-        routing: RoutingHeader::None,
-    }
-}
 
 /// A routing packet as `send_control` builds it: `from` sends `message`
 /// to `to` (a neighbour or broadcast) with IP TTL `ttl`.
@@ -134,15 +108,29 @@ impl IntoMessage for Rerr {
     }
 }
 
-/// One node's AODV and what surrounds it in the world: its identity, the
-/// run's packet uids, the clock.
-struct Node {
-    aodv: AodvNode,
-    id: NodeId,
-    next_uid: u64,
-    /// Uids of the packets the tests make up (received control packets).
-    next_test_uid: u64,
-    now: SimTime,
+/// One node's AODV, driven as the world drives it (`net/node_harness.rs`).
+type Node = harness::Node<AodvNode>;
+/// The outputs of one step, decoded below.
+type Trace = harness::Trace<AodvNode>;
+
+impl TestedRouting for AodvNode {
+    /// Every control packet the node sends is built as a routing packet of
+    /// this node addressed to its next hop.
+    fn check_output(node: NodeId, o: &RoutingOutput) {
+        if let RoutingOutput::Send { packet, next_hop } = o {
+            if let Some(m) = packet.aodv() {
+                assert_eq!(packet.kind, PacketKind::Control, "{o:?}");
+                assert_eq!(packet.flow, CONTROL_FLOW, "{o:?}");
+                assert_eq!((packet.src, packet.dst), (node, *next_hop), "{o:?}");
+                assert_eq!(packet.size_bytes(), m.buffer_len() + 28, "{o:?}: the message over UDP (8) and IP (20)");
+            }
+        }
+    }
+
+    /// `rreq`, `rrep`, `hello`, `rerr` or `data`.
+    fn sent_kind(packet: &Packet) -> &'static str {
+        packet.aodv().map_or("data", |m| m.name())
+    }
 }
 
 impl Node {
@@ -152,39 +140,7 @@ impl Node {
 
     fn with(id: u32, config: AodvConfig) -> Node {
         let rng = RngStreams::new(1).stream(StreamPurpose::Routing, id as u64);
-        Node { aodv: AodvNode::new(config, rng), id: n(id), next_uid: 1_000_000, next_test_uid: 2_000_000, now: SimTime::ZERO }
-    }
-
-    /// One step at `t`, with a context as the world gives it. Every control
-    /// packet the node sends is checked to be built as a routing packet of
-    /// this node addressed to its next hop.
-    fn step(&mut self, t: SimTime, f: impl FnOnce(&mut AodvNode, &mut RoutingContext, &mut Outputs<RoutingOutput>)) -> Trace {
-        assert!(t >= self.now, "the clock goes forward ({t} after {})", self.now);
-        self.now = t;
-        let mut out = Outputs::new();
-        let mut ctx = RoutingContext { node: self.id, next_uid: &mut self.next_uid, warmup: SimTime::ZERO };
-        f(&mut self.aodv, &mut ctx, &mut out);
-        for o in &out {
-            if let RoutingOutput::Send { packet, next_hop } = o {
-                if let Some(m) = packet.aodv() {
-                    assert_eq!(packet.kind, PacketKind::Control, "{o:?}");
-                    assert_eq!(packet.flow, CONTROL_FLOW, "{o:?}");
-                    assert_eq!((packet.src, packet.dst), (self.id, *next_hop), "{o:?}");
-                    assert_eq!(packet.size_bytes(), m.buffer_len() + 28, "{o:?}: the message over UDP (8) and IP (20)");
-                }
-            }
-        }
-        Trace(out.into_vec())
-    }
-
-    /// The transport hands down a packet this node originates.
-    fn originate(&mut self, t: SimTime, packet: Packet) -> Trace {
-        self.step(t, |a, ctx, out| a.route_output(t, packet, ctx, out))
-    }
-
-    /// A data packet from neighbour `from` to forward.
-    fn forward(&mut self, t: SimTime, packet: Packet, from: u32) -> Trace {
-        self.step(t, |a, ctx, out| a.route_input(t, packet, n(from), ctx, out))
+        Node::of(id, AodvNode::new(config, rng))
     }
 
     /// A routing packet from neighbour `from`, received with IP TTL `ttl`
@@ -197,11 +153,11 @@ impl Node {
         };
         self.next_test_uid += 1;
         let packet = control_packet(self.next_test_uid, n(from), to, message, ttl, t);
-        self.step(t, |a, ctx, out| a.on_control(t, packet, n(from), ctx, out))
+        self.receive(t, from, packet)
     }
 
     fn timer(&mut self, t: SimTime, timer: AodvTimer) -> Trace {
-        self.step(t, |a, ctx, out| a.on_timer(t, timer.id(), ctx, out))
+        self.fire(t, timer.id())
     }
 
     /// The MAC gave up on `packet` toward `next_hop`.
@@ -221,45 +177,21 @@ impl Node {
 
     /// The routing table entry for `dst` in any state, as of now.
     fn route(&mut self, dst: u32) -> Option<RouteEntry> {
-        self.aodv.table.get(n(dst), self.now).cloned()
+        self.routing.table.get(n(dst), self.now).cloned()
     }
 
     /// The next hop of the active route to `dst` at `t` (a look, not a step).
     fn next_hop_at(&mut self, t: SimTime, dst: u32) -> Option<NodeId> {
-        self.aodv.next_hop(t, n(dst))
+        self.routing.next_hop(t, n(dst))
     }
 
     /// Uids of the data packets waiting for a route, oldest first.
     fn buffered(&self) -> Vec<u64> {
-        self.aodv.buffered().map(|p| p.uid).collect()
+        self.routing.buffered().map(|p| p.uid).collect()
     }
 }
 
-/// The outputs of one step, in order.
-#[derive(Debug)]
-struct Trace(Vec<RoutingOutput>);
-
 impl Trace {
-    /// One word per output, in order: `buffer_changed`, `rreq`, `rrep`,
-    /// `hello`, `rerr`, `data`, `drop`, `timer`, `refill`, `link_broken`.
-    fn kinds(&self) -> Vec<&'static str> {
-        self.0
-            .iter()
-            .map(|o| match o {
-                RoutingOutput::Send { packet, .. } => packet.aodv().map_or("data", |m| m.name()),
-                RoutingOutput::Drop { .. } => "drop",
-                RoutingOutput::Timer { .. } => "timer",
-                RoutingOutput::LinkBroken { .. } => "link_broken",
-                RoutingOutput::BufferChanged => "buffer_changed",
-                RoutingOutput::SourceMayRefill { .. } => "refill",
-            })
-            .collect()
-    }
-
-    fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// Control messages sent: (message, next hop, IP TTL).
     fn controls(&self) -> Vec<(AodvMessage, NodeId, u8)> {
         self.0
@@ -342,17 +274,6 @@ impl Trace {
             .iter()
             .filter_map(|o| match o {
                 RoutingOutput::Send { packet, next_hop } if packet.aodv().is_none() => Some((packet.uid, *next_hop)),
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// Packets dropped: (uid, cause).
-    fn drops(&self) -> Vec<(u64, DropCause)> {
-        self.0
-            .iter()
-            .filter_map(|o| match o {
-                RoutingOutput::Drop { packet, cause } => Some((packet.uid, *cause)),
                 _ => None,
             })
             .collect()

@@ -28,7 +28,7 @@ fn the_destination_answers_with_a_rrep_to_the_previous_hop() {
     // Asked for 4 (not 'U'): the RREP carries 4 and the node keeps it.
     let out = d.control(ms(1000), 1, rreq(0, 8, 2, 5, Some(4), 1), 34);
     assert_eq!(out.the_rrep(), (rrep(5, 4, 0, 0, 6000), n(1)));
-    assert_eq!(d.aodv.own_seq, SeqNumber(4));
+    assert_eq!(d.routing.own_seq, SeqNumber(4));
     // Asked for an older number: the node's own never goes back.
     let out = d.control(ms(2000), 1, rreq(0, 9, 3, 5, Some(2), 1), 34);
     assert_eq!(out.the_rrep(), (rrep(5, 4, 0, 0, 6000), n(1)));

@@ -30,8 +30,8 @@ fn discovery_sends_a_nonpropagating_request_then_a_propagating_one_with_backoff(
     assert!(matches!(a.release_jittered(&t).the_control().1.option, DsrOption::Request { id: 3, hop_limit: 0, .. }));
     let t = a.timer(ms(530), DsrTimer::Discovery(n(7)));
     assert_eq!(t.discovery_timers(), vec![ms(1500)]);
-    assert_eq!(a.dsr.stats.requests_originated, 4);
-    assert_eq!(a.dsr.stats.discoveries.get(&n(7)), Some(&1), "one discovery, two cycles");
+    assert_eq!(a.routing.stats.requests_originated, 4);
+    assert_eq!(a.routing.stats.discoveries.get(&n(7)), Some(&1), "one discovery, two cycles");
 
     // A second packet for the same target joins the discovery.
     let t = a.originate(ms(600), data(2, 0, 7));
@@ -84,7 +84,7 @@ fn a_node_replies_from_its_cache_without_loops() {
     assert_eq!((packet.src, packet.dst, to), (n(2), n(0), n(1)));
     assert_eq!(h.option, DsrOption::Reply { replier: 2, gratuitous: false, from_cache: true });
     assert_eq!(h.path, path(&[0, 1, 2, 5, 6]), "the request's route and the cached one (8.2.3)");
-    assert_eq!(c.dsr.dsr_stats.replies_from_cache, 1);
+    assert_eq!(c.routing.dsr_stats.replies_from_cache, 1);
     assert_eq!(c.route_to(0), Some(path(&[2, 1, 0])), "the way back is cached too");
 
     // A cached route through the requester's own path would loop: no reply,
@@ -94,7 +94,7 @@ fn a_node_replies_from_its_cache_without_loops() {
     let t = c.receive_request(ms(5), 1, request(&[0, 1], 4, 6, 255));
     let sent = c.release_jittered(&t);
     assert_eq!(sent.the_control().1.path, path(&[0, 1, 2]), "forwarded instead");
-    assert_eq!(c.dsr.dsr_stats.replies_from_cache, 0);
+    assert_eq!(c.routing.dsr_stats.replies_from_cache, 0);
 }
 
 #[test]
@@ -112,8 +112,8 @@ fn an_accepted_reply_sends_the_waiting_packets_and_resets_the_backoff() {
     let t = a.receive(ms(20), 1, control(77, 3, n(0), reply));
     assert_eq!(t.data(), vec![(1, path(&[0, 1, 2, 3]), 0, n(1)), (2, path(&[0, 1, 2, 3]), 0, n(1))], "in arrival order");
     assert!(a.buffered().is_empty());
-    assert!(!a.dsr.discoveries.contains_key(&n(3)), "the back-off starts over (dsragent.cc:1760-1763)");
-    assert_eq!((a.dsr.stats.discoveries_succeeded, a.dsr.stats.discovery_time_total_ns), (1, 20_000_000));
+    assert!(!a.routing.discoveries.contains_key(&n(3)), "the back-off starts over (dsragent.cc:1760-1763)");
+    assert_eq!((a.routing.stats.discoveries_succeeded, a.routing.stats.discovery_time_total_ns), (1, 20_000_000));
     assert!(a.timer(ms(30), DsrTimer::Discovery(n(3))).0.is_empty(), "the discovery's timer is stale");
 }
 
@@ -130,7 +130,7 @@ fn replies_are_forwarded_back_along_their_route() {
     let t = b.receive(ms(5), 2, control(77, 3, n(0), reply));
     let (packet, h, to) = t.the_control();
     assert_eq!((packet.uid, to, h.cur), (77, n(0), 3), "same packet, next hop of the walk");
-    assert_eq!(b.dsr.stats.messages_sent.get("rrep"), Some(&1), "every hop counted");
+    assert_eq!(b.routing.stats.messages_sent.get("rrep"), Some(&1), "every hop counted");
 }
 
 #[test]
@@ -143,7 +143,7 @@ fn an_overheard_packet_that_could_skip_hops_earns_its_source_a_gratuitous_reply(
     assert_eq!((packet.src, packet.dst, to), (n(3), n(0), n(1)), "to the source, back through the transmitter");
     assert_eq!(h.path, path(&[0, 1, 3, 4]), "node 2 left out (8.4.3)");
     assert_eq!(h.option, DsrOption::Reply { replier: 2, gratuitous: true, from_cache: false });
-    assert_eq!(c.dsr.dsr_stats.gratuitous_replies, 1);
+    assert_eq!(c.routing.dsr_stats.gratuitous_replies, 1);
     assert_eq!(c.route_to(0), Some(path(&[3, 1, 0])));
     assert!(c.overhear(ms(6), &routed(2, &[0, 1, 2, 3, 4], 2), 1).controls().is_empty(), "held down for GratReplyHoldoff");
     assert!(c.overhear(ms(7), &p, 1).0.is_empty(), "the same packet overheard again is ignored");
@@ -155,5 +155,5 @@ fn overheard_routes_are_cached_with_this_node_in_front() {
     let mut c = Node::new(9);
     c.overhear(ms(5), &routed(1, &[0, 1, 2, 3], 2), 1);
     assert_eq!(c.route_to(3), Some(path(&[9, 1, 2, 3])), "it heard node 1, the transmitter (routecache.cc:222-239)");
-    assert!(c.dsr.cache.secondary.paths().count() == 1, "in the secondary cache");
+    assert!(c.routing.cache.secondary.paths().count() == 1, "in the secondary cache");
 }

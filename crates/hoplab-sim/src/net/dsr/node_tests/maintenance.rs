@@ -17,7 +17,7 @@ fn a_link_failure_drops_the_link_the_packet_and_tells_the_source() {
     assert_eq!(h.option, DsrOption::Error { unreachable: n(3) });
     assert_eq!(h.walk(), path(&[2, 1, 0]));
     assert_eq!(packet.payload_bytes, 4 + (4 + 4) + 16, "a source route with one intermediate node, the Route Error option");
-    assert_eq!(b.dsr.stats.link_breaks, 1);
+    assert_eq!(b.routing.stats.link_breaks, 1);
 }
 
 #[test]
@@ -38,7 +38,7 @@ fn a_forwarded_packet_is_salvaged_with_a_cached_route() {
     assert_eq!(packet.header_bytes, 28 + 12, "the header follows the new route");
     assert_eq!(packet.src, n(0), "the source stays");
     assert_eq!(t.controls().len(), 1, "the source still hears of the broken link");
-    assert_eq!(b.dsr.dsr_stats.salvaged, 1);
+    assert_eq!(b.routing.dsr_stats.salvaged, 1);
     // MAX_SALVAGE_COUNT reached: lost.
     let mut worn = routed(2, &[0, 1, 2, 3, 4], 3);
     if let RoutingHeader::Dsr(h) = &mut worn.routing {
@@ -59,7 +59,7 @@ fn packets_queued_toward_a_broken_link_are_salvaged_rerouted_or_dropped() {
     assert_eq!(t.data(), vec![(1, path(&[2, 5, 6]), 1, n(5))], "salvaged");
     assert_eq!(t.drops(), vec![(2, DropCause::RouteBreak)], "no route to 4");
     assert_eq!(b.buffered(), vec![3], "this node's own packet waits for a new route");
-    assert_eq!(b.dsr.stats.discoveries.get(&n(4)), Some(&1));
+    assert_eq!(b.routing.stats.discoveries.get(&n(4)), Some(&1));
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn route_errors_remove_the_link_at_every_node_they_cross() {
     let t = a.receive(ms(11), 1, control(50, 2, n(0), DsrHeader { cur: 2, ..error }));
     assert!(t.0.is_empty(), "arrived");
     assert_eq!(a.route_to(4), None);
-    assert_eq!(a.dsr.dsr_stats.errors_received, 1);
+    assert_eq!(a.routing.dsr_stats.errors_received, 1);
     // The next request carries the error to the nodes it reaches (8.2.1).
     let t = a.originate(ms(20), data(9, 0, 4));
     let (_, h, _) = a.release_jittered(&t).the_control();
@@ -112,5 +112,5 @@ fn the_send_buffer_drops_the_oldest_when_full_and_packets_that_waited_too_long()
     // Its discovery finds no packet left at its next step: failed.
     let t = a.timer(ms(60_000), DsrTimer::Discovery(n(7)));
     assert!(t.0.is_empty());
-    assert_eq!(a.dsr.stats.discoveries_failed, 1);
+    assert_eq!(a.routing.stats.discoveries_failed, 1);
 }

@@ -16,43 +16,17 @@ mod discovery;
 mod maintenance;
 
 use super::{DsrConfig, DsrNode, DsrTimer, CONTROL_FLOW};
-use crate::engine::{Outputs, RngStreams, StreamPurpose};
+use crate::engine::{RngStreams, StreamPurpose};
 use crate::loss::DropCause;
 use crate::net::dsr::cache::CachePart;
-use crate::net::routing::{Routing, RoutingContext, RoutingOutput};
+use crate::net::node_harness::{self as harness, data, ms, n, TestedRouting};
+use crate::net::routing::{Routing, RoutingOutput};
 use crate::time::SimTime;
 use crate::wire::dsr::{DsrHeader, DsrOption, Path};
-use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
-
-/// Milliseconds since the start of the run.
-fn ms(v: u64) -> SimTime {
-    SimTime(v * 1_000_000)
-}
-
-fn n(i: u32) -> NodeId {
-    NodeId(i)
-}
+use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES};
 
 fn path(nodes: &[u32]) -> Path {
     Path::of(&nodes.iter().map(|&i| n(i)).collect::<Vec<_>>())
-}
-
-/// A UDP data packet of flow 0 from `src` to `dst`, without a route yet.
-fn data(uid: u64, src: u32, dst: u32) -> Packet {
-    Packet {
-        uid,
-        kind: PacketKind::Data,
-        flow: 0,
-        sequence: uid,
-        src: n(src),
-        dst: n(dst),
-        payload_bytes: 512,
-        header_bytes: UDP_HEADER_BYTES + IP_HEADER_BYTES,
-        created: SimTime::ZERO,
-        ttl: 64,
-        transport: TransportHeader::Udp,
-        routing: RoutingHeader::None,
-    }
 }
 
 /// `data` on its way along `route`, held by `route[cur]`.
@@ -93,13 +67,28 @@ fn request(route: &[u32], id: u16, target: u32, hop_limit: u8) -> DsrHeader {
     }
 }
 
-/// One node's DSR and what surrounds it in the world.
-struct Node {
-    dsr: DsrNode,
-    id: NodeId,
-    next_uid: u64,
-    next_test_uid: u64,
-    now: SimTime,
+/// One node's DSR, driven as the world drives it (`net/node_harness.rs`).
+type Node = harness::Node<DsrNode>;
+/// The outputs of one step, decoded below.
+type Trace = harness::Trace<DsrNode>;
+
+impl TestedRouting for DsrNode {
+    /// Every control packet sent is a routing packet whose size is its DSR
+    /// header over IP.
+    fn check_output(_node: NodeId, o: &RoutingOutput) {
+        if let RoutingOutput::Send { packet, .. } = o {
+            if packet.is_control() {
+                let h = packet.dsr().expect("a DSR routing packet");
+                assert_eq!(packet.flow, CONTROL_FLOW);
+                assert_eq!(packet.size_bytes(), h.buffer_len() + 20, "{o:?}: the DSR header over IP");
+            }
+        }
+    }
+
+    /// `rreq`, `rrep`, `rerr` or `data`.
+    fn sent_kind(packet: &Packet) -> &'static str {
+        packet.dsr().and_then(|h| h.name()).unwrap_or("data")
+    }
 }
 
 impl Node {
@@ -109,39 +98,7 @@ impl Node {
 
     fn with(id: u32, config: DsrConfig) -> Node {
         let rng = RngStreams::new(1).stream(StreamPurpose::Routing, id as u64);
-        Node { dsr: DsrNode::new(config, rng), id: n(id), next_uid: 1_000_000, next_test_uid: 2_000_000, now: SimTime::ZERO }
-    }
-
-    /// One step at `t`. Every control packet sent is checked to be a
-    /// routing packet whose size is its DSR header over IP.
-    fn step(&mut self, t: SimTime, f: impl FnOnce(&mut DsrNode, &mut RoutingContext, &mut Outputs<RoutingOutput>)) -> Trace {
-        assert!(t >= self.now, "the clock goes forward");
-        self.now = t;
-        let mut out = Outputs::new();
-        let mut ctx = RoutingContext { node: self.id, next_uid: &mut self.next_uid, warmup: SimTime::ZERO };
-        f(&mut self.dsr, &mut ctx, &mut out);
-        for o in &out {
-            if let RoutingOutput::Send { packet, .. } = o {
-                if packet.is_control() {
-                    let h = packet.dsr().expect("a DSR routing packet");
-                    assert_eq!(packet.flow, CONTROL_FLOW);
-                    assert_eq!(packet.size_bytes(), h.buffer_len() + 20, "{o:?}: the DSR header over IP");
-                }
-            }
-        }
-        Trace(out.into_vec())
-    }
-
-    fn originate(&mut self, t: SimTime, packet: Packet) -> Trace {
-        self.step(t, |d, ctx, out| d.route_output(t, packet, ctx, out))
-    }
-
-    fn forward(&mut self, t: SimTime, packet: Packet, from: u32) -> Trace {
-        self.step(t, |d, ctx, out| d.route_input(t, packet, n(from), ctx, out))
-    }
-
-    fn receive(&mut self, t: SimTime, from: u32, packet: Packet) -> Trace {
-        self.step(t, |d, ctx, out| d.on_control(t, packet, n(from), ctx, out))
+        Node::of(id, DsrNode::new(config, rng))
     }
 
     /// A Route Request from neighbour `from` (broadcast).
@@ -157,7 +114,7 @@ impl Node {
     }
 
     fn timer(&mut self, t: SimTime, timer: DsrTimer) -> Trace {
-        self.step(t, |d, ctx, out| d.on_timer(t, timer.id(), ctx, out))
+        self.fire(t, timer.id())
     }
 
     /// Fire every jitter timer of `trace` (in deadline order): the control
@@ -174,9 +131,9 @@ impl Node {
         timers.sort();
         let mut all = Vec::new();
         for (at, id) in timers {
-            all.extend(self.step(at, |d, ctx, out| d.on_timer(at, id, ctx, out)).0);
+            all.extend(self.fire(at, id).0);
         }
-        Trace(all)
+        Trace::of(all)
     }
 
     /// The MAC gave up on `packet` toward `next_hop`; `lost`: its cause
@@ -191,40 +148,20 @@ impl Node {
 
     fn cache(&mut self, route: &[u32], part: CachePart) {
         let now = self.now;
-        self.dsr.cache.add(&path(route), part, now);
+        self.routing.cache.add(&path(route), part, now);
     }
 
     fn route_to(&mut self, dst: u32) -> Option<Path> {
         let now = self.now;
-        self.dsr.cache.find(n(dst), now, false)
+        self.routing.cache.find(n(dst), now, false)
     }
 
     fn buffered(&self) -> Vec<u64> {
-        self.dsr.buffered().map(|p| p.uid).collect()
+        self.routing.buffered().map(|p| p.uid).collect()
     }
 }
 
-/// The outputs of one step, in order.
-#[derive(Debug)]
-struct Trace(Vec<RoutingOutput>);
-
 impl Trace {
-    /// One word per output: `rreq`, `rrep`, `rerr`, `data`, `drop`,
-    /// `timer`, `link_broken`, `buffer_changed`, `refill`.
-    fn kinds(&self) -> Vec<&'static str> {
-        self.0
-            .iter()
-            .map(|o| match o {
-                RoutingOutput::Send { packet, .. } => packet.dsr().and_then(|h| h.name()).unwrap_or("data"),
-                RoutingOutput::Drop { .. } => "drop",
-                RoutingOutput::Timer { .. } => "timer",
-                RoutingOutput::LinkBroken { .. } => "link_broken",
-                RoutingOutput::BufferChanged => "buffer_changed",
-                RoutingOutput::SourceMayRefill { .. } => "refill",
-            })
-            .collect()
-    }
-
     /// Routing packets sent: (packet, header, next hop).
     fn controls(&self) -> Vec<(Packet, DsrHeader, NodeId)> {
         self.0
@@ -252,17 +189,6 @@ impl Trace {
                     let h = packet.dsr().expect("data carries a source route");
                     Some((packet.uid, h.path, h.salvage, *next_hop))
                 }
-                _ => None,
-            })
-            .collect()
-    }
-
-    /// Packets dropped: (uid, cause).
-    fn drops(&self) -> Vec<(u64, DropCause)> {
-        self.0
-            .iter()
-            .filter_map(|o| match o {
-                RoutingOutput::Drop { packet, cause } => Some((packet.uid, *cause)),
                 _ => None,
             })
             .collect()
