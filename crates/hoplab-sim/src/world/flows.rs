@@ -315,15 +315,19 @@ impl World {
             let f = &self.flows[flow as usize];
             (f.src, f.dst, f.stop)
         };
-        while now < stop {
-            let waiting = self.waiting_of_flow(src, flow);
-            let Some(header) = self.semitcp(flow).next_segment(now, waiting) else { break };
-            self.tcp_send(flow, src, dst, header);
-            if self.waiting_of_flow(src, flow) <= waiting {
-                // The segment did not stay below the transport (dropped on
-                // the spot, or it pushed out one of its own): the buffer
-                // cannot fill now, and refilling again would loop forever.
-                break;
+        // Nothing after the flow's stop time; before it, until the sender
+        // has nothing to send or the buffer cannot fill.
+        if now < stop {
+            loop {
+                let waiting = self.waiting_of_flow(src, flow);
+                let Some(header) = self.semitcp(flow).next_segment(now, waiting) else { break };
+                self.tcp_send(flow, src, dst, header);
+                if self.waiting_of_flow(src, flow) <= waiting {
+                    // The segment did not stay below the transport (dropped on
+                    // the spot, or it pushed out one of its own): the buffer
+                    // cannot fill now, and refilling again would loop forever.
+                    break;
+                }
             }
         }
         self.semitcp_sync_timers(flow);
