@@ -208,14 +208,22 @@ def main() -> None:
             f"`hoplab bench --json`: one core per benchmark, 100 simulated seconds per scenario, the fastest of "
             f"{bench[0].get('repeat', 1)} runs.",
             "",
-            "| benchmark | simulated events | wall s | events/s | sim s per wall s |",
-            "|---|---|---|---|---|",
+            "| benchmark | simulated events | frames on the air | wall s | events/s | sim s per wall s | us per frame |",
+            "|---|---|---|---|---|---|---|",
         ]
     for figure in bench:
         name = BENCH_NAMES.get(str(figure["name"]), str(figure["name"]))
-        per_wall = f"{figure['sim_seconds_per_wall_second']:,.0f}" if "sim_seconds" in figure else "-"
-        lines.append(f"| {name} | {figure['events']:,} | {figure['wall_seconds']:.2f} | "
-                     f"{figure['events_per_second'] / 1e6:.1f} M | {per_wall} |")
+        scenario = "sim_seconds" in figure
+        per_wall = f"{figure['sim_seconds_per_wall_second']:,.0f}" if scenario else "-"
+        frames = f"{figure['frames']:,}" if scenario else "-"
+        per_frame = f"{figure['wall_seconds'] / figure['frames'] * 1e6:.2f}" if scenario and figure["frames"] else "-"
+        lines.append(f"| {name} | {figure['events']:,} | {frames} | {figure['wall_seconds']:.2f} | "
+                     f"{figure['events_per_second'] / 1e6:.1f} M | {per_wall} | {per_frame} |")
+    if bench:
+        from hoplab.bench import sinr_cost_lines
+
+        lines += ["", "The SINR receiver's cost against the threshold model on the same scenario (docs/sinr.md, Cost):", ""]
+        lines += [f"- {line}" for line in sinr_cost_lines(bench)]
     lines.append("")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("\n".join(lines), encoding="utf-8")

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from conftest import EXAMPLES, run_cli
-from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS
+from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, SINR_PAIRS, _sinr_cost, sinr_cost_lines
 
-FIGURE_KEYS = {"name", "events", "wall_seconds", "events_per_second", "sim_seconds_per_wall_second", "repeat"}
+FIGURE_KEYS = {"name", "events", "wall_seconds", "events_per_second", "sim_seconds_per_wall_second", "frames", "repeat"}
 
 
 def test_bench_json_reports_every_figure(workdir: Path) -> None:
@@ -25,11 +26,34 @@ def test_bench_json_reports_every_figure(workdir: Path) -> None:
         assert isinstance(figure["events"], int) and figure["events"] > 0
         assert figure["wall_seconds"] >= 0 and figure["events_per_second"] >= 0
         assert figure["repeat"] == 2
-    assert figures[0]["events"] >= 20000
+    assert figures[0]["events"] >= 20000 and figures[0]["frames"] == 0
     for figure in figures[1:]:
         assert figure["sim_seconds"] == 0.5
         assert figure["sim_seconds_per_wall_second"] > 0
+        # Every scenario puts frames on the air; fewer than its events
+        # (each frame is at least its end and one arrival).
+        assert 0 < figure["frames"] < figure["events"]
+    by_name = {figure["name"]: figure for figure in figures}
+    for sinr, threshold in SINR_PAIRS.items():
+        cost = by_name[sinr]["sinr_vs_threshold"]
+        assert cost["frames"] == by_name[sinr]["frames"] / by_name[threshold]["frames"]
+        assert cost["wall"] == by_name[sinr]["wall_seconds"] / by_name[threshold]["wall_seconds"]
+        assert abs(cost["per_frame"] * cost["frames"] - cost["wall"]) < 1e-9 * cost["wall"]
+    assert all("sinr_vs_threshold" not in f for f in figures if f["name"] not in SINR_PAIRS)
     assert list(workdir.iterdir()) == []
+
+
+def test_sinr_cost_is_measured_against_the_same_scenario_per_frame() -> None:
+    figures: list[dict[str, Any]] = [
+        {"name": "bench-chain15-udp", "wall_seconds": 0.2, "frames": 300},
+        {"name": "bench-chain15-udp-sinr", "wall_seconds": 0.6, "frames": 400},
+    ]
+    figures[1]["sinr_vs_threshold"] = _sinr_cost(figures[1], figures[0])
+    cost = figures[1]["sinr_vs_threshold"]
+    assert abs(cost["wall"] - 3.0) < 1e-12 and abs(cost["frames"] - 4 / 3) < 1e-12 and abs(cost["per_frame"] - 2.25) < 1e-12
+    assert sinr_cost_lines(figures) == [
+        "bench-chain15-udp-sinr: x3.00 the wall time of bench-chain15-udp; it puts x1.33 the frames on the air, "
+        "x2.25 the wall time per frame."]
 
 
 def test_bench_repeats_give_the_same_events_and_the_fastest_wall() -> None:
@@ -59,8 +83,10 @@ def test_bench_refuses_a_bad_repeat(workdir: Path) -> None:
 def test_bench_prints_a_table(workdir: Path) -> None:
     done = run_cli("bench", "--duration", "0.2", "--engine-events", "10000", "--repeat", "1", cwd=workdir, timeout_s=250)
     assert done.returncode == 0, done.stderr
-    for text in ("simulated events", "wall s", "events/s", "sim s per wall s", *BENCH_SCENARIOS):
+    for text in ("simulated events", "frames", "wall s", "events/s", "sim s per wall s", "us per frame", *BENCH_SCENARIOS):
         assert text in done.stdout, text
+    for sinr, threshold in SINR_PAIRS.items():
+        assert f"{sinr}: x" in done.stdout and f"the wall time of {threshold}" in done.stdout
 
 
 def test_examples_hold_the_packaged_bench_scenarios() -> None:

@@ -17,6 +17,7 @@ from hoplab.scenario import Scenario, scenario_error
 
 __all__ = [
     "BENCH_DESCRIPTIONS", "BENCH_SCENARIOS", "DEFAULT_ENGINE_EVENTS", "DEFAULT_REPEAT", "bench_scenario_file", "run_benchmarks",
+    "sinr_cost_lines",
 ]
 
 #: Scenario benchmarks, by name; each is `hoplab/data/<name>.toml`.
@@ -58,12 +59,40 @@ def _fastest(measure: Any, repeat: int) -> dict[str, Any]:
     return figure
 
 
+#: Each SINR benchmark and the threshold-model benchmark it repeats.
+SINR_PAIRS: dict[str, str] = {"bench-chain15-udp-sinr": "bench-chain15-udp", "bench-chain15-tcp-sinr": "bench-chain15-tcp"}
+
+
+def _sinr_cost(figure: dict[str, Any], threshold: dict[str, Any]) -> dict[str, float]:
+    """The SINR receiver's cost against the threshold model on the same
+    scenario: in wall time, and per frame put on the air (the two models
+    carry different traffic: ns-3's receiver gets more through a chain)."""
+    wall = figure["wall_seconds"] / max(threshold["wall_seconds"], 1e-12)
+    frames = figure["frames"] / max(threshold["frames"], 1)
+    return {"wall": wall, "frames": frames, "per_frame": wall / max(frames, 1e-12)}
+
+
+def sinr_cost_lines(figures: list[dict[str, Any]]) -> list[str]:
+    """One sentence per SINR benchmark: what the SINR receiver costs."""
+    lines = []
+    for figure in figures:
+        cost = figure.get("sinr_vs_threshold")
+        if cost is not None:
+            lines.append(
+                f"{figure['name']}: x{cost['wall']:.2f} the wall time of {SINR_PAIRS[figure['name']]}; it puts x{cost['frames']:.2f} "
+                f"the frames on the air, x{cost['per_frame']:.2f} the wall time per frame.")
+    return lines
+
+
 def run_benchmarks(
     duration_s: float | None = None, engine_events: int = DEFAULT_ENGINE_EVENTS, repeat: int = DEFAULT_REPEAT,
 ) -> list[dict[str, Any]]:
     """Run every benchmark `repeat` times and keep the fastest; one figure
     (dict) each: name, events, wall_seconds, events_per_second,
-    sim_seconds_per_wall_second, repeat, and for scenarios sim_seconds.
+    sim_seconds_per_wall_second, frames (put on the air), repeat, and for
+    scenarios sim_seconds; a SINR benchmark also has sinr_vs_threshold:
+    its wall time, frames and wall time per frame as ratios to the
+    threshold model's run of the same scenario (SINR_PAIRS).
     `duration_s` shortens the scenarios (their warm-up is cut to a tenth of
     it when it would not fit)."""
     if not (isinstance(engine_events, int) and engine_events >= 1):
@@ -83,4 +112,8 @@ def run_benchmarks(
         figure = _fastest(lambda: _core.bench_scenario(name, config_json), repeat)  # noqa: B023 (called at once)
         figure["sim_seconds"] = float(scenario.validate()["duration_s"])
         figures.append(figure)
+    by_name = {figure["name"]: figure for figure in figures}
+    for name, threshold in SINR_PAIRS.items():
+        if name in by_name and threshold in by_name:
+            by_name[name]["sinr_vs_threshold"] = _sinr_cost(by_name[name], by_name[threshold])
     return figures

@@ -23,7 +23,7 @@ from rich.table import Table
 
 from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
-from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, DEFAULT_REPEAT, run_benchmarks
+from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, DEFAULT_REPEAT, run_benchmarks, sinr_cost_lines
 from hoplab.executors import ExecutorError
 from hoplab.limits import MemoryLimit
 from hoplab.paths import OutputPathError, check_output_file
@@ -243,15 +243,19 @@ def bench(
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return
     table = Table(title=f"hoplab {_core.version()} benchmarks (one core, fastest of {repeat})", title_justify="left")
-    for column in ("benchmark", "simulated events", "wall s", "events/s", "sim s per wall s"):
+    for column in ("benchmark", "simulated events", "frames", "wall s", "events/s", "sim s per wall s", "us per frame"):
         table.add_column(column, justify="left" if column == "benchmark" else "right")
     for figure in figures:
+        scenario = "sim_seconds" in figure
         per_wall = figure["sim_seconds_per_wall_second"]
+        per_frame = f"{figure['wall_seconds'] / figure['frames'] * 1e6:,.2f}" if scenario and figure["frames"] else "-"
         table.add_row(
-            figure["name"], f"{figure['events']:,}", f"{figure['wall_seconds']:.3f}",
-            f"{figure['events_per_second'] / 1e6:,.2f} M", f"{per_wall:,.1f}" if "sim_seconds" in figure else "-",
+            figure["name"], f"{figure['events']:,}", f"{figure['frames']:,}" if scenario else "-", f"{figure['wall_seconds']:.3f}",
+            f"{figure['events_per_second'] / 1e6:,.2f} M", f"{per_wall:,.1f}" if scenario else "-", per_frame,
         )
     _stdout().print(table)
+    for line in sinr_cost_lines(figures):
+        _stdout().print(line, highlight=False, soft_wrap=True)
 
 
 ExecutorOption = Annotated[str, typer.Option(

@@ -73,6 +73,7 @@ fn bench_dict<'py>(py: Python<'py>, figure: BenchFigure) -> PyResult<Bound<'py, 
     dict.set_item("wall_seconds", figure.wall_seconds)?;
     dict.set_item("events_per_second", figure.events_per_second)?;
     dict.set_item("sim_seconds_per_wall_second", figure.sim_seconds_per_wall_second)?;
+    dict.set_item("frames", figure.frames)?;
     Ok(dict)
 }
 

@@ -152,6 +152,10 @@ pub struct BenchFigure {
     pub events_per_second: f64,
     /// Simulated seconds per wall second (0 for the engine micro-benchmark).
     pub sim_seconds_per_wall_second: f64,
+    /// Frames put on the air by every node, every kind (0 for the engine
+    /// micro-benchmark): the simulated work, to compare scenarios whose
+    /// models carry different traffic.
+    pub frames: u64,
 }
 
 /// The engine micro-benchmark: schedule, cancel and pop `events` events.
@@ -163,6 +167,7 @@ pub fn bench_engine(events: u64) -> BenchFigure {
         wall_seconds,
         events_per_second: popped as f64 / wall_seconds.max(1e-12),
         sim_seconds_per_wall_second: 0.0,
+        frames: 0,
     }
 }
 
@@ -175,6 +180,7 @@ pub fn bench_scenario(name: &str, config_json: &str) -> Result<BenchFigure, ApiE
         wall_seconds: report.wall_seconds,
         events_per_second: report.events as f64 / report.wall_seconds.max(1e-12),
         sim_seconds_per_wall_second: report.sim_seconds / report.wall_seconds.max(1e-12),
+        frames: report.nodes.iter().flat_map(|node| node.frames_sent.values()).sum(),
     })
 }
 
