@@ -216,7 +216,7 @@ def main() -> None:
         scenario = "sim_seconds" in figure
         per_wall = f"{figure['sim_seconds_per_wall_second']:,.0f}" if scenario else "-"
         frames = f"{figure['frames']:,}" if scenario else "-"
-        per_frame = f"{figure['wall_seconds'] / figure['frames'] * 1e6:.2f}" if scenario and figure["frames"] else "-"
+        per_frame = f"{figure['us_per_frame']:.2f}" if figure.get("us_per_frame") is not None else "-"
         lines.append(f"| {name} | {figure['events']:,} | {frames} | {figure['wall_seconds']:.2f} | "
                      f"{figure['events_per_second'] / 1e6:.1f} M | {per_wall} | {per_frame} |")
     if bench:

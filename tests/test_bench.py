@@ -33,6 +33,7 @@ def test_bench_json_reports_every_figure(workdir: Path) -> None:
         # Every scenario puts frames on the air; fewer than its events
         # (each frame is at least its end and one arrival).
         assert 0 < figure["frames"] < figure["events"]
+        assert figure["us_per_frame"] == figure["wall_seconds"] / figure["frames"] * 1e6
     by_name = {figure["name"]: figure for figure in figures}
     for sinr, threshold in SINR_PAIRS.items():
         cost = by_name[sinr]["sinr_vs_threshold"]

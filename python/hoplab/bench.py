@@ -90,7 +90,8 @@ def run_benchmarks(
     """Run every benchmark `repeat` times and keep the fastest; one figure
     (dict) each: name, events, wall_seconds, events_per_second,
     sim_seconds_per_wall_second, frames (put on the air), repeat, and for
-    scenarios sim_seconds; a SINR benchmark also has sinr_vs_threshold:
+    scenarios sim_seconds and us_per_frame (wall microseconds per frame,
+    None without frames); a SINR benchmark also has sinr_vs_threshold:
     its wall time, frames and wall time per frame as ratios to the
     threshold model's run of the same scenario (SINR_PAIRS).
     `duration_s` shortens the scenarios (their warm-up is cut to a tenth of
@@ -111,6 +112,7 @@ def run_benchmarks(
         config_json = scenario.to_json()
         figure = _fastest(lambda: _core.bench_scenario(name, config_json), repeat)  # noqa: B023 (called at once)
         figure["sim_seconds"] = float(scenario.validate()["duration_s"])
+        figure["us_per_frame"] = figure["wall_seconds"] / figure["frames"] * 1e6 if figure["frames"] else None
         figures.append(figure)
     by_name = {figure["name"]: figure for figure in figures}
     for name, threshold in SINR_PAIRS.items():

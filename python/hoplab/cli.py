@@ -248,7 +248,7 @@ def bench(
     for figure in figures:
         scenario = "sim_seconds" in figure
         per_wall = figure["sim_seconds_per_wall_second"]
-        per_frame = f"{figure['wall_seconds'] / figure['frames'] * 1e6:,.2f}" if scenario and figure["frames"] else "-"
+        per_frame = f"{figure['us_per_frame']:,.2f}" if figure.get("us_per_frame") is not None else "-"
         table.add_row(
             figure["name"], f"{figure['events']:,}", f"{figure['frames']:,}" if scenario else "-", f"{figure['wall_seconds']:.3f}",
             f"{figure['events_per_second'] / 1e6:,.2f} M", f"{per_wall:,.1f}" if scenario else "-", per_frame,
