@@ -1,0 +1,134 @@
+# One TCP flow over an 802.11 chain in ns-2.35 (Debian's ns2 package), the
+# reference runs of hoplab's routing-parity checks (docs/fidelity.md).
+#
+#   ns scripts/ns2/chain.tcl hops=7 routing=AODV seed=1 [key=value ...]
+#
+# Every setting is explicit below; a key=value argument overrides one:
+#   hops        links in the chain (nodes = hops + 1), 200 m apart
+#   routing     AODV or DSR
+#   seed        the default RNG's seed (MAC backoff, routing jitter)
+#   duration    simulated seconds; warmup: goodput counts from here
+#   rate_mbps   data and basic rate (Mac/802_11 dataRate_ and basicRate_)
+#   cc          newreno (Agent/TCP/Newreno) or a TCP-Linux module
+#               (Agent/TCP/Linux with select_ca: scalable, bic, cubic,
+#               vegas, veno, westwood, highspeed, reno)
+#   window      Agent/TCP window_ (segments); packet_bytes: packetSize_
+#               (payload: ns-2 adds its 40-byte TCP/IP header on top)
+#   sack        1: Agent/TCPSink/Sack1 (TCP-Linux reads SACK blocks)
+#   trace       a file name: ns-2's new trace format, agent + router + MAC
+#
+# Printed at the end, one line: `result {json}` with the goodput (payload
+# bytes the sender saw acknowledged in [warmup, duration], x 8 / window) and
+# the sender's counters.
+
+array set opt {
+    hops 4 routing AODV seed 1 duration 100.0 warmup 10.0 rate_mbps 2.0
+    cc newreno window 256 packet_bytes 512 sack 0 trace "" spacing_m 200.0
+    ifqlen 50 start 0.0
+}
+foreach arg $argv {
+    set kv [split $arg =]
+    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
+        puts stderr "chain.tcl: bad argument '$arg' (known: [lsort [array names opt]])"
+        exit 2
+    }
+    set opt([lindex $kv 0]) [lindex $kv 1]
+}
+
+# --- PHY: ns-2's defaults for a 914 MHz WaveLAN with TwoRayGround: 250 m
+# decoding (RXThresh_), 550 m carrier sense (CSThresh_), capture 10 dB.
+Phy/WirelessPhy set Pt_ 0.28183815
+Phy/WirelessPhy set freq_ 914e6
+Phy/WirelessPhy set L_ 1.0
+Phy/WirelessPhy set RXThresh_ 3.652e-10
+Phy/WirelessPhy set CSThresh_ 1.559e-11
+Phy/WirelessPhy set CPThresh_ 10.0
+Phy/WirelessPhy set bandwidth_ [expr {$opt(rate_mbps) * 1e6}]
+
+# --- MAC: RTS before every unicast DATA frame, the DSSS timings (ns-2's
+# defaults), both rates as given.
+Mac/802_11 set RTSThreshold_ 0
+Mac/802_11 set dataRate_ [expr {$opt(rate_mbps) * 1e6}]
+Mac/802_11 set basicRate_ [expr {$opt(rate_mbps) * 1e6}]
+Mac/802_11 set ShortRetryLimit_ 7
+Mac/802_11 set LongRetryLimit_ 4
+
+# --- TCP: no delayed ACKs (TCPSink), ns-2's defaults otherwise
+# (windowInit_ 2, minrto_ 0.2, tcpTick_ 0.01).
+Agent/TCP set window_ $opt(window)
+Agent/TCP set packetSize_ $opt(packet_bytes)
+
+set ns_ [new Simulator]
+$defaultRNG seed $opt(seed)
+
+set nn [expr {$opt(hops) + 1}]
+# ns-2's wireless nodes need a trace target even when nothing is traced.
+$ns_ use-newtrace
+set tracefd [open [expr {$opt(trace) ne "" ? $opt(trace) : "/dev/null"}] w]
+$ns_ trace-all $tracefd
+set topo [new Topography]
+$topo load_flatgrid [expr {int($opt(spacing_m) * $nn + 100)}] 100
+create-god $nn
+set chan [new Channel/WirelessChannel]
+
+if {$opt(routing) eq "DSR"} {
+    set ifq CMUPriQueue
+} elseif {$opt(routing) eq "AODV"} {
+    set ifq Queue/DropTail/PriQueue
+} else {
+    puts stderr "chain.tcl: routing must be AODV or DSR, not '$opt(routing)'"
+    exit 2
+}
+set trace_on [expr {$opt(trace) ne "" ? "ON" : "OFF"}]
+$ns_ node-config -adhocRouting $opt(routing) -llType LL -macType Mac/802_11 \
+    -ifqType $ifq -ifqLen $opt(ifqlen) -antType Antenna/OmniAntenna \
+    -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy \
+    -channel $chan -topoInstance $topo \
+    -agentTrace $trace_on -routerTrace $trace_on -macTrace $trace_on -movementTrace OFF
+
+for {set i 0} {$i < $nn} {incr i} {
+    set node_($i) [$ns_ node]
+    $node_($i) random-motion 0
+    $node_($i) set X_ [expr {10.0 + $i * $opt(spacing_m)}]
+    $node_($i) set Y_ 50.0
+    $node_($i) set Z_ 0.0
+}
+
+if {$opt(cc) eq "newreno"} {
+    set tcp [new Agent/TCP/Newreno]
+} else {
+    set tcp [new Agent/TCP/Linux]
+    $ns_ at 0.0 "$tcp select_ca $opt(cc)"
+}
+if {$opt(sack)} {
+    set sink [new Agent/TCPSink/Sack1]
+} else {
+    set sink [new Agent/TCPSink]
+}
+$ns_ attach-agent $node_(0) $tcp
+$ns_ attach-agent $node_($opt(hops)) $sink
+$ns_ connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+$ns_ at $opt(start) "$ftp start"
+
+set ack_at_warmup 0
+proc at_warmup {} {
+    global tcp ack_at_warmup
+    set ack_at_warmup [$tcp set ack_]
+}
+$ns_ at $opt(warmup) "at_warmup"
+
+proc finish {} {
+    global ns_ tcp opt ack_at_warmup tracefd
+    set ack [$tcp set ack_]
+    set window_s [expr {$opt(duration) - $opt(warmup)}]
+    set goodput [expr {($ack - $ack_at_warmup) * $opt(packet_bytes) * 8.0 / $window_s / 1000.0}]
+    puts [format {result {"goodput_kbps": %.3f, "ack": %d, "ack_at_warmup": %d, "retransmitted": %d, "timeouts": %d, "cwnd": %.3f}} \
+        $goodput $ack $ack_at_warmup [$tcp set nrexmitpack_] [$tcp set nrexmit_] [$tcp set cwnd_]]
+    $ns_ flush-trace
+    close $tracefd
+    exit 0
+}
+$ns_ at $opt(duration) "finish"
+$ns_ run
