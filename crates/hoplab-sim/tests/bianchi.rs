@@ -1,6 +1,6 @@
 //! DCF validation against Bianchi's saturation model (G. Bianchi,
 //! "Performance analysis of the IEEE 802.11 distributed coordination
-//! function", IEEE JSAC 18(3), 2000), at the DSSS parameters of SPEC.md.
+//! function", IEEE JSAC 18(3), 2000), at the DSSS parameters of docs/network-model.md.
 //!
 //! n saturated stations around one receiver, all within range of each other,
 //! send 512-byte UDP payloads. The model is computed here from the same
@@ -11,7 +11,7 @@
 //!
 //! Collisions: the model variant charges a collision Tc = T_frame + EIFS,
 //! not Bianchi's T_frame + DIFS. Why: under the ns-2 threshold receiver
-//! (SPEC.md 1.1) every bystander locks onto the colliding frames, fails to
+//! (docs/network-model.md) every bystander locks onto the colliding frames, fails to
 //! decode them and must wait EIFS (IEEE 802.11-2016 10.3.2.3.7) before its
 //! backoff resumes; the colliding stations themselves resume after their
 //! CTS/ACK timeout (SIFS + CTS/ACK airtime + a propagation round trip) plus

@@ -8,7 +8,7 @@ use hoplab_sim::scenario::Scenario;
 use hoplab_sim::time::SimTime;
 use hoplab_sim::world::{TraceEntry, TraceWhat, World};
 
-// DSSS timing at 2 Mbps (SPEC.md section 1), in ns.
+// DSSS timing at 2 Mbps (docs/network-model.md), in ns.
 const SIFS: u64 = 10_000;
 const DIFS: u64 = 50_000;
 const SLOT: u64 = 20_000;

@@ -1,5 +1,5 @@
 //! TCP over an 802.11 chain (2 Mbps, 512 B, RTS/CTS, static routing, the
-//! ns-2 TCP defaults of SPEC.md): every congestion controller on every hop
+//! ns-2 TCP defaults of docs/network-model.md): every congestion controller on every hop
 //! count from 1 to 14, 100 simulated seconds each.
 
 use hoplab_sim::api::{simulate, RunOptions};

@@ -1,4 +1,4 @@
-//! TCP Westwood BR on seed 002's path (SPEC.md section 5): one bulk flow
+//! TCP Westwood BR on seed 002's path (docs/tcpw-br.md): one bulk flow
 //! over `wired_cum_wireless` with its defaults (100 Mb/s 30 ms access link,
 //! 100 Mb/s 10 ms bottleneck, 5 Mb/s 0.01 ms last hop, drop-tail 50),
 //! 1000-byte segments, a 1000-segment receiver window, 100 s (90 s

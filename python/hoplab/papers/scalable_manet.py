@@ -1,7 +1,7 @@
 """Jehan and Radhamani: "Scalable TCP: better throughput in TCP congestion
 control algorithms on MANETs" — seed 004.
 
-The paper's MANET (section III, SPEC.md section 7): 20 nodes placed at
+The paper's MANET (section III, docs/scalable-manet.md): 20 nodes placed at
 random in 500 x 500 m, AODV, IEEE 802.11, drop-tail / PriQueue of 50, one
 FTP flow over TCP with 1448-byte segments, 200 s; the nodes stand still, or
 move at 20 m/s from t = 20 s. It compares Scalable TCP, BIC and Vegas
@@ -513,7 +513,7 @@ PAPER = Paper(
     experiments=EXPERIMENTS,
     figures=FIGURES,
     notes=[
-        "Network of section III (SPEC.md 1 and 7; `examples/manet-20-tcp.toml`): 20 nodes placed uniformly at "
+        "Network of section III (docs/network-model.md, docs/scalable-manet.md; `examples/manet-20-tcp.toml`): 20 nodes placed uniformly at "
         "random in 500 x 500 m, AODV with link-layer feedback, 802.11 with RTS/CTS at ns-2's default 1 Mbps data "
         "and basic rate, 250 m transmission and 550 m carrier-sense range, drop-tail interface queue of 50 "
         "(routing packets first), one bulk (FTP) flow from node 0 to node 19 over TCP with 1448-byte segments, "

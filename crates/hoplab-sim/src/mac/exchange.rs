@@ -256,7 +256,7 @@ impl Mac {
         let (next_hop, sent_at) = (op.item.next_hop, op.last_attempt_at);
         if waited_for == Exchange::WaitCts && self.hop.excuses_failure(next_hop, sent_at) {
             // Semi-TCP: the next hop announced its congestion; the attempt
-            // does not count and the window stays (SPEC.md section 2).
+            // does not count and the window stays (docs/semitcp-2018.md).
             self.draw_backoff();
             self.resume_after_timeout(now, ctx);
             return;

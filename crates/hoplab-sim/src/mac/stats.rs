@@ -1,5 +1,5 @@
-//! The MAC's counters (the per-node figures of the papers, SPEC.md section
-//! 2): frames sent by kind, attempts per packet, service time, retry-limit
+//! The MAC's counters (the per-node figures of the papers,
+//! docs/semitcp-2018.md): frames sent by kind, attempts per packet, service time, retry-limit
 //! drops, queue length over time.
 
 use crate::queue::QueueDrops;

@@ -2,7 +2,7 @@
 //!
 //! For each transmitter the channel keeps the list of nodes whose received
 //! power reaches the carrier-sense threshold (below it a frame does not exist
-//! for the receiver, SPEC.md 1.1), with the power and the propagation delay.
+//! for the receiver, docs/network-model.md), with the power and the propagation delay.
 //! The list is built with a uniform grid of cells one carrier-sense range
 //! wide, so building it costs O(n k) for n nodes with k neighbours each,
 //! not O(n^2).

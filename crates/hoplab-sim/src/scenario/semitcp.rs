@@ -1,4 +1,4 @@
-//! `[semitcp]`: semi-TCP's parameters (SPEC.md sections 2-3), its
+//! `[semitcp]`: semi-TCP's parameters (docs/semitcp-2018.md), its
 //! transport's (the reserved buffer, Algorithm 1) and its MACs' (the
 //! hop-by-hop rules). The transport also uses the RTO settings of `[tcp]`.
 

@@ -4,7 +4,7 @@
 use crate::time::SimTime;
 
 /// A receiver's classification of a loss, carried back in an ACK option
-/// (receiver-aided schemes such as TCP-RA, SPEC.md section 4).
+/// (receiver-aided schemes such as TCP-RA, docs/tcp-ra.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LossHint {
     Congestion,

@@ -248,7 +248,7 @@ impl World {
 
     /// Re-evaluate the congestion state of the nodes whose held data
     /// changed during the event just processed: the data packets in the
-    /// MAC and those waiting for a route (SPEC.md section 2).
+    /// MAC and those waiting for a route (docs/semitcp-2018.md).
     pub(crate) fn hop_flush(&mut self) {
         let now = self.now();
         let mut dirty = std::mem::take(&mut self.hop_dirty);

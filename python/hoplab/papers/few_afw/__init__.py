@@ -6,7 +6,7 @@ ACK, alpha = 0.01 (`cc = "few"`). AFW keeps a step S_W for every integer
 window W, all starting at Smax = 0.1, and grows by S_floor(cwnd) / cwnd;
 a timeout at window W_t multiplies the steps of the smaller windows by
 alpha = 4 (at most Smax) and divides those of the larger by beta = 8 (at
-least Smin = 0.001) (`cc = "afw"`; SPEC.md section 6). The paper's
+least Smin = 0.001) (`cc = "afw"`; docs/few-afw.md). The paper's
 setting: ns-2, DSR, IEEE 802.11 with 2 Mb/s data and basic rates, 250 m
 decoding and 500 m carrier-sense ranges, two-ray ground, 1024-byte
 packets, FTP of 100 MB (a flow that never runs out).

@@ -1,8 +1,8 @@
 """Chen, Yu, Guan, Wang, Jiang: "Rate control for semi-TCP in multihop
 wireless networks", EURASIP J. Wireless Commun. Netw. (2018) — seed 000.
 
-Figures 2-10 and Table 1 on the paper's chain (section 3.1, SPEC.md
-section 3): 15 nodes 200 m apart, IEEE 802.11 with RTS/CTS, 2 Mbps data and
+Figures 2-10 and Table 1 on the paper's chain (section 3.1,
+docs/semitcp-2018.md): 15 nodes 200 m apart, IEEE 802.11 with RTS/CTS, 2 Mbps data and
 basic rate, 512-byte packets, 250 m transmission and 500 m interference
 (carrier-sense) range, one FTP flow from node 1 to node 15 (ids 0 and 14
 here), semi-TCP with a reserved buffer of one packet.
@@ -104,7 +104,7 @@ PAPER = Paper(
     experiments=EXPERIMENTS,
     figures=FIGURES,
     notes=[
-        "Network of section 3.1 (SPEC.md 3): 15-node chain, 200 m spacing, 802.11 RTS/CTS, 2 Mbps data and basic "
+        "Network of section 3.1 (docs/semitcp-2018.md): 15-node chain, 200 m spacing, 802.11 RTS/CTS, 2 Mbps data and basic "
         "rate, 512 B packets, 250 m transmission and 500 m carrier-sense range, drop-tail 50, one bulk (FTP) flow "
         "from node 1 to node 15 (ids 0 and 14 here); nodes are numbered from 1 in the figures, as in the paper.",
         "Routing is AODV (RFC 3561) with link-layer feedback, as the paper's: an RTS dropped at the retry limit "

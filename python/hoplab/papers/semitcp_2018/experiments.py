@@ -40,7 +40,7 @@ __all__ = [
 
 HOPS = 14
 
-#: The chain of section 3.1 (SPEC.md section 3), routed by AODV as in the
+#: The chain of section 3.1 (docs/semitcp-2018.md), routed by AODV as in the
 #: paper (section 3.1): an RTS dropped at the retry limit breaks the route
 #: and triggers a rediscovery (section 3.2). The paper simulated in ns-2:
 #: `preset = "ns2"` (docs/scenario-reference.md, "Presets").

@@ -2,7 +2,7 @@
 scheme based on RTT" — seed 002.
 
 TCPW BR is TCP Westwood whose reactions depend on a congestion level read
-off the RTT (SPEC.md section 5; `cc = "westwood_br"` in hoplab's core, the
+off the RTT (docs/tcpw-br.md; `cc = "westwood_br"` in hoplab's core, the
 paper's constants as its `cc_params` defaults): at level 1 a loss is taken
 for a wireless one (no reduction), from level 3 two duplicate ACKs trigger
 a fast retransmit, and the window grows by P / cwnd, P = 1, 0.867, 0.5,

@@ -320,7 +320,7 @@ impl Mac {
     /// fresh backoff, unless a newer announcement still holds the node.
     /// (On release the node draws a fresh backoff from its current window,
     /// so that the nodes released by one DATA frame do not all send at
-    /// once: the SPEC leaves the re-entry open; this is the hoplab reading.)
+    /// once: docs/semitcp-2018.md leaves the re-entry open; this is the hoplab reading.)
     pub(crate) fn hop_release(&mut self, now: SimTime, ctx: &mut MacContext) {
         if !self.hop.is_parked() {
             return;

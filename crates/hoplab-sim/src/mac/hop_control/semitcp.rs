@@ -1,5 +1,5 @@
 //! Semi-TCP's hop-by-hop congestion control in the MAC (Cai et al. 2013;
-//! seed 000 section 2; SPEC.md section 2). Each rule below is a parameter
+//! seed 000 section 2; docs/semitcp-2018.md). Each rule below is a parameter
 //! with its default named.
 //!
 //! - **Congested**: a node holding `congestion_threshold + 1` data packets
@@ -9,7 +9,7 @@
 //! - **RTSC**: a congested node sends every RTS with the congestion mark
 //!   (the public ns-2 implementation sets the frame-control order bit).
 //! - **Refusal**: a congested node does not answer an RTS (no CTS), unless
-//!   the packet needs no place in its buffer: a routing packet (SPEC: "an
+//!   the packet needs no place in its buffer: a routing packet (docs/semitcp-2018.md: "an
 //!   RTS that is always answered") or, a hoplab **Decision**
 //!   (`accept_final_hop`, default on), a packet addressed to the receiver
 //!   itself. Without it the source, which is congested by construction
@@ -33,7 +33,7 @@
 //!   count toward the retry limit and does not double the window.
 //! - On release the node draws a fresh backoff from its current window, so
 //!   that the nodes released by one DATA frame do not all send at once
-//!   (the SPEC leaves the re-entry open; this is the hoplab reading).
+//!   (docs/semitcp-2018.md leaves the re-entry open; this is the hoplab reading).
 //!
 //! Congestion thus propagates back to the source, whose transport stops
 //! because its reserved buffer is full, and is released as queues drain.

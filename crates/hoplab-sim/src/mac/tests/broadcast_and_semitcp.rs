@@ -1,9 +1,9 @@
-//! Broadcast (10.3.2.2, 10.3.6) and semi-TCP's hop-by-hop control (SPEC.md section 2).
+//! Broadcast (10.3.2.2, 10.3.6) and semi-TCP's hop-by-hop control (docs/semitcp-2018.md).
 
 use super::*;
 
 // ---------------------------------------------------------------------------
-// Semi-TCP's hop-by-hop control (SPEC.md section 2)
+// Semi-TCP's hop-by-hop control (docs/semitcp-2018.md)
 
 #[test]
 fn semitcp_congested_node_sends_rtsc() {

@@ -7,7 +7,7 @@
 //! when that frame ends, saying whether and why it is corrupted.
 //!
 //! - [`threshold`]: ns-2's receive / carrier-sense / capture thresholds
-//!   with pairwise interference (SPEC.md 1.1), `radio.reception =
+//!   with pairwise interference (docs/network-model.md), `radio.reception =
 //!   "threshold"`.
 //! - [`sinr`]: ns-3's YANS receiver: cumulative interference plus noise,
 //!   preamble detection, the DSSS error-rate curves ([`dsss`]) drawn over

@@ -1,4 +1,4 @@
-//! The ns-2 threshold reception model of one node (SPEC.md 1.1; ns-2
+//! The ns-2 threshold reception model of one node (docs/network-model.md; ns-2
 //! `Mac802_11::recv`, `capture`, `collision`, `recv_timer`).
 //!
 //! A node locks onto the first frame that reaches it while it is idle and

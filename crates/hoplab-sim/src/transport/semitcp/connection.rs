@@ -5,7 +5,7 @@
 //! transport (the reserved buffer is full when R of them wait), delivers
 //! segments, MAC samples and timer expiries.
 //!
-//! Buffer-based sending (SPEC.md section 2): the source hands a segment to
+//! Buffer-based sending (docs/semitcp-2018.md): the source hands a segment to
 //! its MAC whenever fewer than `reserved_packets` (R) of its own packets
 //! wait in the interface queue (the packet in service not counted), so it
 //! holds R + 1 and, with the default threshold, is congested and sends

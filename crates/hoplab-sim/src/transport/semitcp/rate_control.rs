@@ -1,6 +1,6 @@
 //! Binary-search source rate control for semi-TCP (Chen et al., "Rate
 //! control for semi-TCP in multihop wireless networks", EURASIP JWCN 2018,
-//! section 4 and Algorithm 1; SPEC.md section 3). `[semitcp.rate_control]
+//! section 4 and Algorithm 1; docs/semitcp-2018.md). `[semitcp.rate_control]
 //! algorithm = "matcp"` runs the public ns-2.35 code's reading instead
 //! ([`super::matcp`]).
 //!
@@ -21,7 +21,7 @@
 //! 4. *Dynamic adjustment*: keep the rate; an estimate more than 20 % above
 //!    or below the previous one restarts at step 1.
 //!
-//! **Decisions** (SPEC.md section 3; each a parameter):
+//! **Decisions** (docs/semitcp-2018.md; each a parameter):
 //! - `window_samples` n0 = 10 samples, each the mean over
 //!   `frames_per_sample` = 10 acknowledged DATA frames (the public
 //!   implementation samples every 10 acknowledged DATA frames): a decision

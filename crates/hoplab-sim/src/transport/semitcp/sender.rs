@@ -1,12 +1,12 @@
-//! The semi-TCP sender: reliability without congestion control (SPEC.md
-//! section 2). There is no window: the source hands a segment down whenever
+//! The semi-TCP sender: reliability without congestion control
+//! (docs/semitcp-2018.md). There is no window: the source hands a segment down whenever
 //! its MAC's reserved buffer has room (and, with rate control, its sending
 //! timer allows). End-to-end ACKs carry the cumulative ACK and the segment
 //! that triggered them (so an out-of-order segment is acknowledged on its
 //! own) and echo that copy's send time; lost segments are resent, and no
 //! loss changes the sending rate.
 //!
-//! Loss detection (**Decision**: SPEC.md says "retransmission timer,
+//! Loss detection (**Decision**: docs/semitcp-2018.md says "retransmission timer,
 //! duplicate ACKs"; the duplicate-ACK rule is generalised to time-based
 //! detection, RACK, RFC 8985): a segment still unacknowledged when a copy
 //! sent after it (plus a reorder window of SRTT / 4) is acknowledged is

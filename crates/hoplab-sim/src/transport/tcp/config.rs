@@ -1,6 +1,6 @@
 //! `[tcp]`: the TCP parameters of every TCP flow (and the RTO settings
 //! semi-TCP's transport uses). Defaults are the papers' ns-2 settings
-//! (SPEC.md section 1) unless noted.
+//! (docs/network-model.md) unless noted.
 
 use crate::config::{at_least, packets, positive_duration, ConfigError};
 use crate::time::SimDuration;

@@ -17,7 +17,7 @@ use crate::wire::tcp::{SackBlocks, SegmentKind, TcpHeader, MAX_SACK_BLOCKS};
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Range;
 
-/// A receiver-side scheme (TCP-RA, SPEC.md section 4): sees every new data
+/// A receiver-side scheme (TCP-RA, docs/tcp-ra.md): sees every new data
 /// segment with its one-way delay and may classify the loss the receiver
 /// just detected; the classification rides back in the ACKs.
 pub trait ReceiverAid: Send {

@@ -1,6 +1,6 @@
 //! AFW, adaptive fractional window increment (seed 003: "Adaptive
 //! fractional window increment", an improvement of FeW, Nahm et al. 2005),
-//! as SPEC.md section 6 states it.
+//! as docs/few-afw.md states it.
 //!
 //! AFW keeps a step S_W for every integer window W = 1, 2, ..., all starting
 //! at Smax. In congestion avoidance each new ACK adds `S_floor(cwnd) / cwnd`
@@ -11,9 +11,9 @@
 //!
 //! - W < W_t: S_W = min(S_W * alpha, Smax)
 //! - W > W_t: S_W = max(S_W / beta, Smin)
-//! - W = W_t: **Decision** (SPEC.md section 6): the paper leaves it open
+//! - W = W_t: **Decision** (docs/few-afw.md): the paper leaves it open
 //!   (its text says "smaller than W_t ... increased, larger than W_t ...
-//!   decreased"); the SPEC reads `W >= W_t` as shrinking, the default here.
+//!   decreased"); docs/few-afw.md reads `W >= W_t` as shrinking, the default here.
 //!   [`Config::at_timeout_window`] selects `"grow"` (W <= W_t grows) or
 //!   `"keep"` (the literal reading: S_{W_t} is left as it is).
 //!
@@ -31,7 +31,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What a timeout at window W_t does to S_{W_t} (seed 003 leaves it
-/// open; SPEC.md section 6 decides).
+/// open; docs/few-afw.md decides).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum AtTimeoutWindow {

@@ -1,7 +1,7 @@
 //! BIC-TCP, binary increase congestion control (Xu, Harfoush, Rhee,
 //! "Binary increase congestion control (BIC) for fast long-distance
 //! networks", IEEE INFOCOM 2004), as Linux `tcp_bic.c` implements it with
-//! its defaults (seed 004 ran it through ns-2 TCP-Linux, SPEC.md section 7).
+//! its defaults (seed 004 ran it through ns-2 TCP-Linux, docs/scalable-manet.md).
 //!
 //! After a loss at window W, BIC remembers Wmax and searches for the
 //! saturation point between the reduced window and Wmax. `tcp_bic.c`

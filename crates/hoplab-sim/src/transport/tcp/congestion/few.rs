@@ -1,6 +1,6 @@
 //! FeW, fractional window increment (Nahm, Helmy, Kuo, "TCP over multihop
 //! 802.11 networks: issues and performance enhancement", ACM MobiHoc 2005),
-//! as seed 003 section 2 (its Eq. 2) and SPEC.md section 6 state it:
+//! as seed 003 section 2 (its Eq. 2) and docs/few-afw.md state it:
 //! in congestion avoidance `cwnd += alpha / cwnd` per new ACK, `alpha =
 //! 0.01`, so the window grows by about alpha segments per RTT instead of
 //! Reno's one. Slow start and the loss response are Reno's (RFC 5681:

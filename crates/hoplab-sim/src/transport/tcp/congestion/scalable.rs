@@ -1,5 +1,5 @@
 //! Scalable TCP (Kelly, "Scalable TCP: improving performance in highspeed
-//! wide area networks", ACM CCR 33(2), 2003), as SPEC.md section 7 states it
+//! wide area networks", ACM CCR 33(2), 2003), as docs/scalable-manet.md states it
 //! for seed 004 (Jehan): slow start as usual (RFC 5681 3.1); in congestion
 //! avoidance `cwnd += a` for every segment acknowledged, `a = 0.01`; on a
 //! loss `cwnd = b * cwnd`, `b = 0.875`, so ssthresh = 0.875 cwnd and the

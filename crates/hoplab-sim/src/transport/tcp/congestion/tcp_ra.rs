@@ -1,4 +1,4 @@
-//! TCP-RA, receiver-aided loss differentiation (seed 001; SPEC.md section 4):
+//! TCP-RA, receiver-aided loss differentiation (seed 001; docs/tcp-ra.md):
 //! the receiver classifies each loss it detects as congestion, wireless or
 //! dubious from the one-way delays of the segments around it, and tells the
 //! sender in an ACK option; the sender's fast retransmit reacts by verdict.
@@ -7,7 +7,7 @@
 //! time S_i; at arrival R_i the end-to-end delay is `EED_i = R_i - S_i`.
 //! - Contention indicator, eq. (4): `CI = 7/8 CI + 1/8 (EED_i - EED_{i-1})`.
 //! - `EED_mean = 0.95 EED_mean + 0.05 EED_i` (the paper prints `0.5 EED_i`,
-//!   a typo: the weights must sum to 1; SPEC.md decision).
+//!   a typo: the weights must sum to 1; a decision, docs/tcp-ra.md).
 //! - `EED_lc`: the EED of the last segment received before the last loss
 //!   classified as congestion (infinite before any).
 //! - Grade: slight if `EED_i <= 0.8 EED_mean`; heavy if `EED_i >=
@@ -30,7 +30,7 @@
 //! **Sender** ([`TcpRa`], section 2.2): NewReno, except that on a fast
 //! retransmit the window becomes `cwnd` for a wireless verdict (no
 //! reduction), `0.8 cwnd` for a dubious one and `0.5 cwnd` for congestion
-//! (SPEC.md decision: the paper's "CWND + Packet_received" is the current
+//! (a decision, docs/tcp-ra.md: the paper's "CWND + Packet_received" is the current
 //! window); ssthresh likewise, at least 2 segments. A fast retransmit
 //! without a verdict (the option never arrived) and timeouts are NewReno's.
 

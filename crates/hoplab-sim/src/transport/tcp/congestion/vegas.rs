@@ -1,7 +1,7 @@
 //! TCP Vegas (Brakmo, Peterson, "TCP Vegas: end to end congestion avoidance
 //! on a global Internet", IEEE JSAC 13(8), 1995) with the mechanics and
 //! defaults of Linux `tcp_vegas.c`, which seed 004 ran through ns-2
-//! TCP-Linux ("all default parameters of TCP-Linux", SPEC.md section 7).
+//! TCP-Linux ("all default parameters of TCP-Linux", docs/scalable-manet.md).
 //!
 //! Once per RTT, Vegas compares the window with what the path carries at
 //! its base delay. With BaseRTT the smallest RTT ever sampled and RTT the

@@ -1,5 +1,5 @@
 //! TCP Westwood BR (seed 002: Tian, Li, Zhang, Sun, Yang, "TCPW BR: a
-//! wireless congestion control scheme based on RTT"; SPEC.md section 5):
+//! wireless congestion control scheme based on RTT"; docs/tcpw-br.md):
 //! TCP Westwood whose reactions depend on a congestion level read off the
 //! RTT.
 //!
@@ -17,7 +17,7 @@
 //!
 //! **Growth factor** P by level (Table 3): 1 ("maintain"), 0.867, 0.5, 0.4.
 //! A new ACK grows the window as Reno in slow start and by `P / cwnd` per
-//! segment in congestion avoidance (SPEC.md's reading of the algorithm's
+//! segment in congestion avoidance (docs/tcpw-br.md's reading of the algorithm's
 //! step 1, whose "Cwnd = Cwnd + 1" at L <= 2 is slow start).
 //!
 //! **Losses** (section 3.2, step 2): at L = 1, 3 duplicate ACKs are a

@@ -1,7 +1,7 @@
 //! TCP Westwood+ (Mascolo, Grieco, Ferorelli, Camarda, Piscitelli, "Performance
 //! evaluation of Westwood+ TCP congestion control", Performance Evaluation
-//! 55(1-2), 2004), as ns-3's `TcpWestwoodPlus` implements it (SPEC.md
-//! section 5 uses it as the base of TCPW BR).
+//! 55(1-2), 2004), as ns-3's `TcpWestwoodPlus` implements it (docs/tcpw-br.md
+//! uses it as the base of TCPW BR).
 //!
 //! Bandwidth estimate (BWE), as ns-3: the first ACK after an estimate opens
 //! a window one RTT long (the RTT of that ACK: the sample, or the latest
