@@ -138,6 +138,30 @@ def test_sweep_api_raises_before_any_run(tmp_path: Path, no_runs: list[int]) -> 
     assert no_runs == [] and not (tmp_path / "s").exists()
 
 
+# hoplab sweep: every point and the summary's metric checked before any run.
+@pytest.mark.parametrize(("args", "expected"), [
+    (["--metric", "goodput"], ["--metric", "'goodput'", "allowed: goodput_kbps, mean_delay_ms"]),
+    (["--vary", "warmup_s=0.5,2,9"], ["warmup_s", "below duration_s", "at warmup_s=9,", "1 of the sweep's 3 points"]),
+    (["--set", "flows.0.transport=tcp", "--vary", "flows.0.cc=newreno,renoo"],
+     ["flows[0].cc", "unknown congestion control \"renoo\"", "at flows.0.cc=renoo, 1 of the sweep's 2 points"]),
+    (["--vary", "flows.0.dst=4,9,8"], ["flows[0].dst", "at flows.0.dst=9 and 1 other point, 2 of the sweep's 3"]),
+    (["--vary", "flows.0.dst=8,9"], ["flows[0].dst", "does not exist", "(at every point of the sweep)"]),
+])
+def test_sweep_refuses_a_bad_point_or_metric_before_any_run(args: list[str], expected: list[str],
+                                                            small_chain: Path, workdir: Path) -> None:
+    done = run_cli("sweep", str(small_chain), "--runs", "2", *args, cwd=workdir)
+    _one_line_status_2(done, *expected)
+    assert list(workdir.iterdir()) == [], "nothing run, no store made"
+
+
+def test_sweep_api_refuses_a_point_the_core_rejects(tmp_path: Path, no_runs: list[int]) -> None:
+    chain = hoplab.Scenario.from_toml(SMALL_CHAIN)
+    with pytest.raises(hoplab.ScenarioError) as caught:
+        sweep(chain, vary={"duration_s": [5.0, 0.5]}, runs=2, store=tmp_path / "s", executor="serial")
+    assert caught.value.key == "warmup_s" and "at duration_s=0.5, 1 of the sweep's 2 points" in str(caught.value)
+    assert no_runs == [] and not (tmp_path / "s").exists()
+
+
 def test_the_store_is_ready_before_the_first_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Once runs start, writing one cannot fail for a path: the store's
     directories exist before the first run."""

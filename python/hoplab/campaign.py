@@ -21,8 +21,12 @@ and started again runs only what is missing. Finished runs are written in
 batches (every `flush_every` runs or `flush_seconds`, and whenever the sweep
 stops, Ctrl-C included), each batch atomically.
 
-A run that fails (an invalid combination, a simulator error) is recorded
-with status "failed" and its message, reported, and does not stop the sweep.
+Every point's scenario is validated before any run: a value the core
+rejects at any point is bad input (ScenarioError naming the key and the
+point), unless `check_parameters=False`. A run that fails (a simulator
+error, a limit; with `check_parameters=False` also an invalid combination)
+is recorded with status "failed" and its message, reported, and does not
+stop the sweep.
 """
 
 from __future__ import annotations
@@ -56,10 +60,12 @@ if TYPE_CHECKING:
     from hoplab.store import Store
 
 __all__ = [
+    "METRICS",
     "SweepStats",
     "Task",
     "base_seed",
     "build_build_id",
+    "check_points",
     "check_seeds",
     "check_size",
     "config_hash",
@@ -75,6 +81,11 @@ _RESERVED = frozenset({
     "error", "events", "sim_seconds", "wall_seconds", "sim_call_seconds", "task_seconds", "flows",
     "goodput_kbps", "mean_delay_ms", "jain_goodput", "finished_at",
 })
+
+#: The numeric columns of the runs table a sweep's summary can average
+#: (`hoplab sweep --metric`).
+METRICS: tuple[str, ...] = ("goodput_kbps", "mean_delay_ms", "jain_goodput", "events", "flows", "sim_seconds",
+                            "wall_seconds", "sim_call_seconds", "task_seconds")
 
 _RANGE = re.compile(r"^\s*([-+0-9.eE]+)\s*\.\.\s*([-+0-9.eE]+)\s*(?::\s*([-+0-9.eE]+)\s*)?$")
 
@@ -419,6 +430,45 @@ def _error_text(error: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
+def check_points(tasks: Sequence[Task]) -> None:
+    """Raise ScenarioError (naming the key, the point and how many points
+    share the fault) if the core rejects the scenario of any point: a value
+    bad at one point is bad input, refused before any run, as one bad at
+    every point is. A point only too large to build in this process (a
+    SimulationError) is left to its worker and its own memory limit."""
+    points: dict[str, Task] = {}
+    for task in tasks:
+        if task.config_hash.startswith("invalid-"):
+            points.setdefault(task.config_hash, task)
+    if not points:
+        return
+    all_points = len({json.dumps(t.params, sort_keys=True, default=str) for t in tasks})
+    bad: list[tuple[Task, ScenarioError]] = []
+    for task in points.values():
+        try:
+            Scenario(json.loads(task.scenario_json)).validate()
+        except ScenarioError as e:
+            bad.append((task, e))
+        except SimulationError:
+            continue
+    if not bad:
+        return
+    task, error = bad[0]
+    reason = str(error).split(": ", 1)[-1] if error.key else str(error)
+    if len(bad) == len(points) == all_points:
+        where = "at every point of the sweep"
+    else:
+        point = ", ".join(f"{k}={_point_value(v)}" for k, v in task.params.items()) or "the base scenario"
+        others = f" and {len(bad) - 1} other point{'s' if len(bad) != 2 else ''}" if len(bad) > 1 else ""
+        where = (f"at {point}{others}, {len(bad)} of the sweep's {all_points} points; "
+                 "a sweep runs only when every point is valid")
+    raise scenario_error(error.key, f"{reason} ({where})")
+
+
+def _point_value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
 # The sweep.
 @dataclass
 class SweepStats:
@@ -528,8 +578,9 @@ def sweep(
     (`scheduler` address or a LocalCluster), "serial", or an Executor.
     `series`: keep time series. `progress`: a rich progress bar on stderr
     (True) or a callback(event, info). `stats`: filled with what happened.
-    `check_parameters`: reject keys the simulator does not know up front
-    (False: such runs fail and are recorded, as any failing run).
+    `check_parameters`: reject, before any run, keys the simulator does not
+    know and any point whose scenario the core rejects (False: such runs
+    fail and are recorded, as any failing run).
     `run_timeout_s`: give a run up after that many wall-clock seconds; it
     is recorded as failed ("wall-clock limit ... exceeded") and run again
     by the next sweep over the same store (only "ok" runs are kept).
@@ -539,7 +590,7 @@ def sweep(
     A run past it is recorded as failed with what grew.
 
     Raises ScenarioError (naming the key) for an unknown parameter, an
-    empty range, a bad scenario file, or seeds past 2**64 - 1 (`seed` +
+    empty range, a bad scenario file, a point the core rejects, or seeds past 2**64 - 1 (`seed` +
     run number), and `hoplab.paths.OutputPathError` for a store directory
     that cannot be written; all before any run starts. Never raises for a
     failing run.
@@ -567,12 +618,8 @@ def sweep(
     points = max(1, len(cases or {})) * math.prod(len(values) for values in normal_vary.values())
     check_size(points, runs)
     tasks, param_keys = expand(scenario, normal_vary, runs, cases, series, run_timeout_s, memory_limit_bytes)
-    if check_parameters and tasks and all(t.config_hash.startswith("invalid-") for t in tasks):
-        # Not one valid point: bad input, not a sweep of failures.
-        try:
-            Scenario(json.loads(tasks[0].scenario_json)).validate()
-        except ScenarioError as e:
-            raise scenario_error(e.key, f"{str(e).split(': ', 1)[-1]} (at every point of the sweep)") from None
+    if check_parameters:
+        check_points(tasks)
 
     temporary: tempfile.TemporaryDirectory[str] | None = None
     if store is None:

@@ -327,15 +327,17 @@ def sweep(
     set_: SetOption = None,
     series: Annotated[bool, typer.Option("--series", help="Keep the time series of every run.")] = False,
     metric: Annotated[str, typer.Option(
-        "--metric", metavar="COLUMN", help="Headline metric of the summary table (a runs column).")] = "goodput_kbps",
+        "--metric", metavar="COLUMN", help="Headline metric of the summary table: goodput_kbps, mean_delay_ms, jain_goodput, events, ...")] = "goodput_kbps",
     run_timeout: RunTimeoutOption = None,
     memory_limit: MemoryLimitOption = "auto",
 ) -> None:
     """Run a scenario over parameter values and runs; store every run; print mean and 95 % CI per point."""
-    from hoplab.campaign import SweepStats, default_store_path, parse_vary
+    from hoplab.campaign import METRICS, SweepStats, default_store_path, parse_vary
     from hoplab.campaign import sweep as run_sweep
     from hoplab.stats import summarize
 
+    if metric not in METRICS:
+        raise InputError(f"--metric: {metric!r} is not a metric of the runs table; allowed: {', '.join(METRICS)}")
     executor = _check_executor(executor, jobs, scheduler)
     if runs < 1:
         raise InputError(f"--runs: must be a positive integer, got {runs}")
@@ -359,9 +361,6 @@ def sweep(
     console = _stdout()
     params = [key for key, _ in specs]
     ok = frame[frame["status"] == "ok"] if not frame.empty else frame
-    if metric not in frame.columns:
-        raise InputError(f"--metric: {metric!r} is not a column of the runs table "
-                         f"(e.g. goodput_kbps, mean_delay_ms, jain_goodput, events)")
     table = Table(title=f"{loaded.name}: {metric}, mean and 95 % CI over runs", title_justify="left")
     for column in [*params, "runs ok", "mean", "± 95 % CI", "std"]:
         table.add_column(column, justify="right")
