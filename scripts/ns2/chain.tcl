@@ -16,15 +16,19 @@
 #               (payload: ns-2 adds its 40-byte TCP/IP header on top)
 #   sack        1: Agent/TCPSink/Sack1 (TCP-Linux reads SACK blocks)
 #   trace       a file name: ns-2's new trace format, agent + router + MAC
+#   sample_s    cwnd_ is read every sample_s from warmup on (hoplab's
+#               stats.series_interval_s): its mean and std / mean
 #
 # Printed at the end, one line: `result {json}` with the goodput (payload
-# bytes the sender saw acknowledged in [warmup, duration], x 8 / window) and
-# the sender's counters.
+# bytes the sender saw acknowledged in [warmup, duration], x 8 / window),
+# the sender's counters (nrexmit_: retransmission timeouts; nrexmitpack_:
+# segments retransmitted; ncwndcuts_: window reductions, timeouts included)
+# and cwnd_'s mean and coefficient of variation over the samples.
 
 array set opt {
     hops 4 routing AODV seed 1 duration 100.0 warmup 10.0 rate_mbps 2.0
     cc newreno window 256 packet_bytes 512 sack 0 trace "" spacing_m 200.0
-    ifqlen 50 start 0.0
+    ifqlen 50 start 0.0 sample_s 0.1
 }
 foreach arg $argv {
     set kv [split $arg =]
@@ -119,13 +123,32 @@ proc at_warmup {} {
 }
 $ns_ at $opt(warmup) "at_warmup"
 
+# cwnd_ samples (TCP-Linux's cwnd_ is save_from_linux's: snd_cwnd, or the
+# rate-halving bound next_pkts_in_flight_ when that is larger).
+set cwnd_n 0
+set cwnd_sum 0.0
+set cwnd_sumsq 0.0
+proc sample_cwnd {} {
+    global ns_ tcp opt cwnd_n cwnd_sum cwnd_sumsq
+    set w [$tcp set cwnd_]
+    incr cwnd_n
+    set cwnd_sum [expr {$cwnd_sum + $w}]
+    set cwnd_sumsq [expr {$cwnd_sumsq + $w * $w}]
+    set next [expr {[$ns_ now] + $opt(sample_s)}]
+    if {$next <= $opt(duration) + 1e-9} { $ns_ at $next "sample_cwnd" }
+}
+$ns_ at [expr {$opt(warmup) + $opt(sample_s)}] "sample_cwnd"
+
 proc finish {} {
-    global ns_ tcp opt ack_at_warmup tracefd
+    global ns_ tcp opt ack_at_warmup tracefd cwnd_n cwnd_sum cwnd_sumsq
     set ack [$tcp set ack_]
+    set cwnd_mean [expr {$cwnd_n ? $cwnd_sum / $cwnd_n : 0.0}]
+    set cwnd_var [expr {$cwnd_n ? max(0.0, $cwnd_sumsq / $cwnd_n - $cwnd_mean * $cwnd_mean) : 0.0}]
+    set cwnd_cv [expr {$cwnd_mean > 0 ? sqrt($cwnd_var) / $cwnd_mean : 0.0}]
     set window_s [expr {$opt(duration) - $opt(warmup)}]
     set goodput [expr {($ack - $ack_at_warmup) * $opt(packet_bytes) * 8.0 / $window_s / 1000.0}]
-    puts [format {result {"goodput_kbps": %.3f, "ack": %d, "ack_at_warmup": %d, "retransmitted": %d, "timeouts": %d, "cwnd": %.3f}} \
-        $goodput $ack $ack_at_warmup [$tcp set nrexmitpack_] [$tcp set nrexmit_] [$tcp set cwnd_]]
+    puts [format {result {"goodput_kbps": %.3f, "ack": %d, "ack_at_warmup": %d, "retransmitted": %d, "timeouts": %d, "cwnd_cuts": %d, "cwnd": %.3f, "cwnd_mean": %.4f, "cwnd_cv": %.4f}} \
+        $goodput $ack $ack_at_warmup [$tcp set nrexmitpack_] [$tcp set nrexmit_] [$tcp set ncwndcuts_] [$tcp set cwnd_] $cwnd_mean $cwnd_cv]
     $ns_ flush-trace
     close $tracefd
     exit 0

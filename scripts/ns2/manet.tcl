@@ -1,0 +1,165 @@
+# Seed 004's MANET (examples/manet-20-tcp.toml, python/hoplab/papers/
+# scalable_manet.py) in ns-2.35 (Debian's ns2 package): 20 static nodes in
+# 500 x 500 m, AODV, 802.11 at 1 Mbps, one FTP flow 0 -> 19 over TCP-Linux
+# with SACK, 1448-byte segments, 200 s. The reference runs of the TCP-Linux
+# parity check (docs/tcp-linux-parity.md).
+#
+#   ns scripts/ns2/manet.tcl placement=FILE cc=scalable seed=1 [key=value ...]
+#
+# placement: a Tcl file of `set pos(I) {X Y}` lines, one per node, metres:
+# the placement hoplab drew for the same seed (its report's nodes x_m, y_m;
+# scripts/ns2/tcp_linux_parity.py writes it), so both simulators run on the
+# same positions. Every other setting is explicit below; key=value overrides:
+#   nodes, src, dst   node count, the flow's source and destination
+#   width_m height_m  the area (the flat grid)
+#   seed        the default RNG's seed (MAC backoff, routing jitter)
+#   duration    simulated seconds; warmup: goodput counts from here
+#   rate_mbps   data and basic rate (Mac/802_11 dataRate_ and basicRate_)
+#   cc          newreno (Agent/TCP/Newreno) or a TCP-Linux module
+#               (Agent/TCP/Linux with select_ca: scalable, bic, vegas, ...)
+#   window      Agent/TCP window_ (segments; the paper's "window 30000")
+#   packet_bytes  packetSize_ (payload: ns-2 adds its 40-byte header)
+#   sack        1: Agent/TCPSink/Sack1 (TCP-Linux reads SACK blocks)
+#   ifqlen      interface queue (Queue/DropTail/PriQueue), packets
+#   sample_s    cwnd_ is read every sample_s from warmup on (hoplab's
+#               stats.series_interval_s): its mean and std / mean
+#
+# Printed at the end, one line: `result {json}` as scripts/ns2/chain.tcl.
+
+array set opt {
+    placement "" nodes 20 src 0 dst 19 width_m 500.0 height_m 500.0
+    routing AODV seed 1 duration 200.0 warmup 0.0 rate_mbps 1.0
+    cc scalable window 30000 packet_bytes 1448 sack 1 trace ""
+    ifqlen 50 start 0.0 sample_s 0.5
+}
+foreach arg $argv {
+    set kv [split $arg =]
+    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
+        puts stderr "manet.tcl: bad argument '$arg' (known: [lsort [array names opt]])"
+        exit 2
+    }
+    set opt([lindex $kv 0]) [lindex $kv 1]
+}
+if {$opt(placement) eq ""} {
+    puts stderr "manet.tcl: placement=FILE is required (set pos(I) {X Y} lines)"
+    exit 2
+}
+source $opt(placement)
+
+# --- PHY: ns-2's defaults for a 914 MHz WaveLAN with TwoRayGround: 250 m
+# decoding (RXThresh_), 550 m carrier sense (CSThresh_), capture 10 dB.
+Phy/WirelessPhy set Pt_ 0.28183815
+Phy/WirelessPhy set freq_ 914e6
+Phy/WirelessPhy set L_ 1.0
+Phy/WirelessPhy set RXThresh_ 3.652e-10
+Phy/WirelessPhy set CSThresh_ 1.559e-11
+Phy/WirelessPhy set CPThresh_ 10.0
+Phy/WirelessPhy set bandwidth_ [expr {$opt(rate_mbps) * 1e6}]
+
+# --- MAC: RTS before every unicast DATA frame, the DSSS timings (ns-2's
+# defaults), both rates as given.
+Mac/802_11 set RTSThreshold_ 0
+Mac/802_11 set dataRate_ [expr {$opt(rate_mbps) * 1e6}]
+Mac/802_11 set basicRate_ [expr {$opt(rate_mbps) * 1e6}]
+Mac/802_11 set ShortRetryLimit_ 7
+Mac/802_11 set LongRetryLimit_ 4
+
+# --- TCP: no delayed ACKs (TCPSink), ns-2's defaults otherwise
+# (windowInit_ 2, minrto_ 0.2, tcpTick_ 0.01).
+Agent/TCP set window_ $opt(window)
+Agent/TCP set packetSize_ $opt(packet_bytes)
+
+set ns_ [new Simulator]
+$defaultRNG seed $opt(seed)
+
+set nn $opt(nodes)
+# ns-2's wireless nodes need a trace target even when nothing is traced.
+$ns_ use-newtrace
+set tracefd [open [expr {$opt(trace) ne "" ? $opt(trace) : "/dev/null"}] w]
+$ns_ trace-all $tracefd
+set topo [new Topography]
+$topo load_flatgrid $opt(width_m) $opt(height_m)
+create-god $nn
+set chan [new Channel/WirelessChannel]
+
+if {$opt(routing) eq "DSR"} {
+    set ifq CMUPriQueue
+} elseif {$opt(routing) eq "AODV"} {
+    set ifq Queue/DropTail/PriQueue
+} else {
+    puts stderr "manet.tcl: routing must be AODV or DSR, not '$opt(routing)'"
+    exit 2
+}
+set trace_on [expr {$opt(trace) ne "" ? "ON" : "OFF"}]
+$ns_ node-config -adhocRouting $opt(routing) -llType LL -macType Mac/802_11 \
+    -ifqType $ifq -ifqLen $opt(ifqlen) -antType Antenna/OmniAntenna \
+    -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy \
+    -channel $chan -topoInstance $topo \
+    -agentTrace $trace_on -routerTrace $trace_on -macTrace $trace_on -movementTrace OFF
+
+for {set i 0} {$i < $nn} {incr i} {
+    set node_($i) [$ns_ node]
+    $node_($i) random-motion 0
+    # hoplab's placement; ns-2 wants positions inside the grid.
+    $node_($i) set X_ [lindex $pos($i) 0]
+    $node_($i) set Y_ [lindex $pos($i) 1]
+    $node_($i) set Z_ 0.0
+}
+
+if {$opt(cc) eq "newreno"} {
+    set tcp [new Agent/TCP/Newreno]
+} else {
+    set tcp [new Agent/TCP/Linux]
+    $ns_ at 0.0 "$tcp select_ca $opt(cc)"
+}
+if {$opt(sack)} {
+    set sink [new Agent/TCPSink/Sack1]
+} else {
+    set sink [new Agent/TCPSink]
+}
+$ns_ attach-agent $node_($opt(src)) $tcp
+$ns_ attach-agent $node_($opt(dst)) $sink
+$ns_ connect $tcp $sink
+set ftp [new Application/FTP]
+$ftp attach-agent $tcp
+$ns_ at $opt(start) "$ftp start"
+
+set ack_at_warmup 0
+proc at_warmup {} {
+    global tcp ack_at_warmup
+    set ack_at_warmup [$tcp set ack_]
+}
+$ns_ at $opt(warmup) "at_warmup"
+
+# cwnd_ samples (TCP-Linux's cwnd_ is save_from_linux's: snd_cwnd, or the
+# rate-halving bound next_pkts_in_flight_ when that is larger).
+set cwnd_n 0
+set cwnd_sum 0.0
+set cwnd_sumsq 0.0
+proc sample_cwnd {} {
+    global ns_ tcp opt cwnd_n cwnd_sum cwnd_sumsq
+    set w [$tcp set cwnd_]
+    incr cwnd_n
+    set cwnd_sum [expr {$cwnd_sum + $w}]
+    set cwnd_sumsq [expr {$cwnd_sumsq + $w * $w}]
+    set next [expr {[$ns_ now] + $opt(sample_s)}]
+    if {$next <= $opt(duration) + 1e-9} { $ns_ at $next "sample_cwnd" }
+}
+$ns_ at [expr {$opt(warmup) + $opt(sample_s)}] "sample_cwnd"
+
+proc finish {} {
+    global ns_ tcp opt ack_at_warmup tracefd cwnd_n cwnd_sum cwnd_sumsq
+    set ack [$tcp set ack_]
+    set cwnd_mean [expr {$cwnd_n ? $cwnd_sum / $cwnd_n : 0.0}]
+    set cwnd_var [expr {$cwnd_n ? max(0.0, $cwnd_sumsq / $cwnd_n - $cwnd_mean * $cwnd_mean) : 0.0}]
+    set cwnd_cv [expr {$cwnd_mean > 0 ? sqrt($cwnd_var) / $cwnd_mean : 0.0}]
+    set window_s [expr {$opt(duration) - $opt(warmup)}]
+    set goodput [expr {($ack - $ack_at_warmup) * $opt(packet_bytes) * 8.0 / $window_s / 1000.0}]
+    puts [format {result {"goodput_kbps": %.3f, "ack": %d, "ack_at_warmup": %d, "retransmitted": %d, "timeouts": %d, "cwnd_cuts": %d, "cwnd": %.3f, "cwnd_mean": %.4f, "cwnd_cv": %.4f}} \
+        $goodput $ack $ack_at_warmup [$tcp set nrexmitpack_] [$tcp set nrexmit_] [$tcp set ncwndcuts_] [$tcp set cwnd_] $cwnd_mean $cwnd_cv]
+    $ns_ flush-trace
+    close $tracefd
+    exit 0
+}
+$ns_ at $opt(duration) "finish"
+$ns_ run
