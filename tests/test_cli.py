@@ -106,6 +106,8 @@ def test_version_and_entry_point(workdir: Path) -> None:
 BAD_INPUTS = {
     "missing file": (None, [], ["cannot read scenario file", "No such file"]),
     "bad TOML": ("name = \n[topology\n", [], ["invalid TOML", "line"]),
+    "TOML cut short": ('name = "x"\nduration_s = [1,\n', [], ["invalid TOML", "(at line 2, column 17: the end of the file)"]),
+    "memory limit too small": (SMALL_CHAIN, ["--memory-limit", "10"], ["--memory-limit", "'none' (no limit)", "got 10 bytes"]),
     "unknown key": (SMALL_CHAIN + "\n[mac]\nretry = 3\n", [], ["mac.retry", "unknown key", "short_retry_limit"]),
     "wrong type": (SMALL_CHAIN.replace("nodes = 5", 'nodes = "five"'), [], ["topology.nodes", "must be an integer"]),
     "out of range": (SMALL_CHAIN + "\n[mac]\nqueue_packets = 0\n", [], ["mac.queue_packets", "must be in 1..=1000000"]),
@@ -150,6 +152,16 @@ def test_bad_input_is_one_clear_line_and_status_2(command: str, case: str, tmp_p
     for text in expected:
         assert text in lines[0], (text, lines[0])
     assert list(workdir.iterdir()) == [], "nothing is written"
+
+
+def test_messages_use_the_command_line_words(small_chain: Path, workdir: Path) -> None:
+    """`none`, not Python's `None`, for --memory-limit; from Python, `None`."""
+    done = run_cli("run", str(small_chain), "--memory-limit", "1k", cwd=workdir)
+    assert done.returncode == 2 and "None" not in done.stderr and "'none'" in done.stderr, done.stderr
+    from hoplab.limits import check_memory_limit
+
+    with pytest.raises(ValueError, match=r"None \(no limit\) or 'auto', got 10$"):
+        check_memory_limit(10)
 
 
 def test_a_directory_is_not_a_scenario(tmp_path: Path, workdir: Path) -> None:

@@ -72,8 +72,10 @@ def check_memory_limit(value: object, key: str = "memory_limit_bytes") -> Memory
     if value is None or value == AUTO:
         return value
     if isinstance(value, bool) or not isinstance(value, int) or value < MIN_MEMORY_LIMIT_BYTES:
-        raise ValueError(f"{key}: must be a number of bytes >= {MIN_MEMORY_LIMIT_BYTES:,}, None (no limit) "
-                         f"or 'auto', got {value!r}")
+        # The command line's words on the command line, Python's in Python.
+        none, got = ("'none'", f"{value:,} bytes") if key.startswith("--") else ("None", repr(value))
+        raise ValueError(f"{key}: must be a number of bytes >= {MIN_MEMORY_LIMIT_BYTES:,}, {none} (no limit) "
+                         f"or 'auto', got {got}")
     return value
 
 

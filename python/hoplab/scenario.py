@@ -134,6 +134,18 @@ def _check_json_value(value: Any, path: KeyPath) -> None:
     raise scenario_error(_format_key(path), f"unsupported value of type {type(value).__name__}")
 
 
+def _with_position(message: str, text: str) -> str:
+    """tomllib's message with a line and column also where it says "at end
+    of document" (Python 3.11-3.13 give no position there)."""
+    end = "(at end of document)"
+    if not message.endswith(end):
+        return message
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()  # a final newline ends the last line
+    return f"{message[:-len(end)]}(at line {len(lines)}, column {len(lines[-1]) + 1}: the end of the file)"
+
+
 class Scenario:
     """A scenario as a TOML-shaped dict (`.data`), before defaults are filled.
 
@@ -152,7 +164,7 @@ class Scenario:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             where = f"{source}: " if source is not None else ""
-            raise scenario_error("", f"{where}invalid TOML: {e}") from None
+            raise scenario_error("", f"{where}invalid TOML: {_with_position(str(e), text)}") from None
         return cls(data, source)
 
     @property
