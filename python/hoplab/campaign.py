@@ -52,6 +52,9 @@ from hoplab._core import ScenarioError, SimulationError
 from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, per_worker_limit, resolve_memory_limit
 from hoplab.run import classified_counts
 from hoplab.scenario import SEED_MAX, Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
+from hoplab.shutdown import Termination, sweep_termination
+
+from hoplab.store import StoreWriteError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,6 +64,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "METRICS",
+    "StoreWriteError",
     "SweepStats",
     "Task",
     "base_seed",
@@ -634,12 +638,31 @@ def sweep(
     store_obj.prepare()
     try:
         result_stats = stats if stats is not None else SweepStats()
-        _run_tasks(tasks, param_keys, store_obj, executor, jobs, scheduler, name or scenario.name,
-                   progress, flush_every, flush_seconds, result_stats)
-        return _collect(store_obj, tasks, param_keys)
+        # One writer per store (a second sweep waits), SIGTERM as Ctrl-C.
+        with store_obj.lock(_waiting_message(progress, store_obj)), sweep_termination() as termination:
+            store_obj.clean()
+            _run_tasks(tasks, param_keys, store_obj, executor, jobs, scheduler, name or scenario.name,
+                       progress, flush_every, flush_seconds, result_stats, termination)
+            return _collect(store_obj, tasks, param_keys)
     finally:
         if temporary is not None:
             temporary.cleanup()
+
+
+def _waiting_message(progress: bool | ProgressCallback, store: Store) -> Callable[[int | None], None]:
+    """What a sweep says once while another process holds its store."""
+    def tell(holder: int | None) -> None:
+        who = f"process {holder}" if holder else "another process"
+        message = (f"store {str(store.path)!r} is in use by {who} (another sweep); waiting for it to finish "
+                   "(then only the runs still missing run)")
+        if callable(progress):
+            progress("waiting", {"holder": holder, "message": message})
+        elif progress:
+            import sys
+
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
+    return tell
 
 
 def _collect(store: Store, tasks: Sequence[Task], param_keys: Sequence[str]) -> pd.DataFrame:
@@ -680,6 +703,7 @@ def _run_tasks(
     flush_every: int,
     flush_seconds: float,
     stats: SweepStats,
+    termination: Termination | None = None,
 ) -> None:
     from hoplab.executors import Executor, make_executor
 
@@ -691,35 +715,26 @@ def _run_tasks(
     todo = [t for t in unique.values() if t.run_id not in done]
     stats.total = len(unique)
     stats.skipped = len(unique) - len(todo)
+    # Runs another sweep made: this sweep's parameters for them, too.
+    shared = [t for t in unique.values() if t.run_id in done]
+    store.record_params([t.run_id for t in shared], [t.params for t in shared], param_keys)
     reporter = _Reporter(progress, stats)
     started = time.perf_counter()
-    pending_runs: list[dict[str, Any]] = []
-    pending_scalars: list[tuple[str, dict[str, Any]]] = []
-    pending_series: list[tuple[str, dict[str, Any]]] = []
-    version = _core.version()
-    build = build_build_id()
-    last_flush = time.monotonic()
-
-    def flush() -> None:
-        nonlocal last_flush
-        if pending_runs:
-            store.write_batch(pending_runs, pending_scalars, pending_series, param_keys)
-            pending_runs.clear()
-            pending_scalars.clear()
-            pending_series.clear()
-        last_flush = time.monotonic()
-
+    batch = _Pending(store, param_keys, stats)
     own_executor = not isinstance(executor, Executor)
     runner: Executor | None = None
     try:
         if todo:
             runner = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
+            if termination is not None:
+                termination.executor = runner
             runner.start()  # workers first, then the progress bar's thread
             stats.workers = runner.workers
         reporter.start(len(unique), stats.skipped)
         if todo:
             assert runner is not None
             preload: threading.Thread | None = None
+            version, build = _core.version(), build_build_id()
             for index, outcome in runner.map_unordered(execute, todo):
                 if preload is None:
                     # The workers exist now: load what reading the results
@@ -727,24 +742,7 @@ def _run_tasks(
                     preload = threading.Thread(target=_preload, daemon=True)
                     preload.start()
                 task = todo[index]
-                if isinstance(outcome, BaseException):
-                    outcome = {"run": {"run_id": task.run_id, "run": task.run, "seed": task.seed,
-                                       "config_hash": task.config_hash, "status": "failed",
-                                       "error": f"worker lost: {_error_text(outcome)}"},
-                               "scalars": None, "series": None}
-                row = outcome["run"]
-                row.update(
-                    sweep=sweep_name, version=row.get("version") or version, build=build,
-                    params=json.dumps(task.params, sort_keys=True), config_hash=task.config_hash,
-                    finished_at=datetime.datetime.now(datetime.UTC),
-                )
-                row.setdefault("scenario", sweep_name)
-                row.update(task.params)
-                pending_runs.append(row)
-                if outcome["scalars"] is not None:
-                    pending_scalars.append((task.run_id, outcome["scalars"]))
-                if outcome["series"] is not None:
-                    pending_series.append((task.run_id, outcome["series"]))
+                row = batch.add(task, outcome, sweep_name, version, build)
                 stats.executed += 1
                 stats.sim_call_seconds += float(row.get("sim_call_seconds") or 0.0)
                 if row["status"] != "ok":
@@ -752,19 +750,71 @@ def _run_tasks(
                     stats.failures.append((dict(task.params), task.run, str(row.get("error"))))
                     reporter.failure(task.params, task.run, str(row.get("error")))
                 reporter.advance(row["status"] == "ok")
-                if len(pending_runs) >= flush_every or time.monotonic() - last_flush >= flush_seconds:
-                    flush()
+                if len(batch.runs) >= flush_every or time.monotonic() - batch.last_flush >= flush_seconds:
+                    batch.flush()
     except KeyboardInterrupt:
         stats.interrupted = True
         raise
     finally:
         try:
-            flush()
+            batch.flush()
         finally:
             stats.wall_seconds = time.perf_counter() - started
             reporter.stop()
             if runner is not None and own_executor:
                 runner.close()
+
+
+class _Pending:
+    """Finished runs not yet written, and their writing (`flush`)."""
+
+    def __init__(self, store: Store, param_keys: Sequence[str], stats: SweepStats) -> None:
+        self.store = store
+        self.param_keys = param_keys
+        self.stats = stats
+        self.runs: list[dict[str, Any]] = []
+        self.scalars: list[tuple[str, dict[str, Any]]] = []
+        self.series: list[tuple[str, dict[str, Any]]] = []
+        self.saved = 0
+        self.last_flush = time.monotonic()
+
+    def add(self, task: Task, outcome: Any, sweep_name: str, version: str, build: str) -> dict[str, Any]:
+        """One finished run (an outcome of `execute`, or the exception of a lost worker); its row."""
+        if isinstance(outcome, BaseException):
+            outcome = {"run": {"run_id": task.run_id, "run": task.run, "seed": task.seed,
+                               "config_hash": task.config_hash, "status": "failed",
+                               "error": f"worker lost: {_error_text(outcome)}"},
+                       "scalars": None, "series": None}
+        row: dict[str, Any] = outcome["run"]
+        row.update(
+            sweep=sweep_name, version=row.get("version") or version, build=build,
+            params=json.dumps(task.params, sort_keys=True), config_hash=task.config_hash,
+            finished_at=datetime.datetime.now(datetime.UTC),
+        )
+        row.setdefault("scenario", sweep_name)
+        row.update(task.params)
+        self.runs.append(row)
+        if outcome["scalars"] is not None:
+            self.scalars.append((task.run_id, outcome["scalars"]))
+        if outcome["series"] is not None:
+            self.series.append((task.run_id, outcome["series"]))
+        return row
+
+    def flush(self) -> None:
+        if self.runs:
+            try:
+                self.store.write_batch(self.runs, self.scalars, self.series, self.param_keys)
+            except OSError as e:
+                held = self.stats.skipped + self.saved
+                raise StoreWriteError(
+                    e.errno, f"store {str(self.store.path)!r}: cannot write {len(self.runs)} finished run(s): "
+                    f"{(e.strerror or str(e)).lower()}; it holds {held} of this sweep's {self.stats.total} runs; "
+                    "make room and run the same command again (only the missing runs run)") from e
+            self.saved += len(self.runs)
+            self.runs.clear()
+            self.scalars.clear()
+            self.series.clear()
+        self.last_flush = time.monotonic()
 
 
 def _preload() -> None:

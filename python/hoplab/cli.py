@@ -29,6 +29,8 @@ from hoplab.limits import MemoryLimit
 from hoplab.paths import OutputPathError, check_output_file
 from hoplab.run import run as run_scenario
 from hoplab.scenario import Scenario, check_seed, load_scenario, parse_value
+from hoplab.shutdown import EXIT_TERMINATED, SweepTerminated
+from hoplab.store import StoreWriteError
 
 __all__ = ["app", "main"]
 
@@ -358,6 +360,10 @@ def sweep(
         _error(f"interrupted: {stats.skipped + stats.executed} of {stats.total} runs are in the store "
                f"{store_path}; run the same command again to run only the missing ones")
         raise typer.Exit(130) from None
+    except SweepTerminated:
+        _error(f"terminated (SIGTERM): {stats.skipped + stats.executed} of {stats.total} runs are in the store "
+               f"{store_path}; run the same command again to run only the missing ones")
+        raise typer.Exit(EXIT_TERMINATED) from None
     console = _stdout()
     params = [key for key, _ in specs]
     ok = frame[frame["status"] == "ok"] if not frame.empty else frame
@@ -431,6 +437,9 @@ def reproduce(
     except KeyboardInterrupt:
         _error("interrupted: finished runs are in the store; run the same command again to resume")
         raise typer.Exit(130) from None
+    except SweepTerminated:
+        _error("terminated (SIGTERM): finished runs are in the store; run the same command again to resume")
+        raise typer.Exit(EXIT_TERMINATED) from None
     console = _stdout()
     from hoplab.papers.verdicts import MIN_RUNS
 
@@ -512,6 +521,9 @@ def _main(argv: Sequence[str] | None) -> int:
     except (ScenarioError, InputError, OutputPathError) as e:
         _error(str(e))
         return EXIT_BAD_INPUT
+    except StoreWriteError as e:  # the disk, not the input: its own words, exit 1
+        _error(str(e.strerror))
+        return EXIT_SIMULATION_FAILED
     except OSError as e:  # a file or directory the command needed: one line, as any bad input
         where = f"{e.filename!r}: " if e.filename else ""
         _error(f"{where}{(e.strerror or str(e)).lower()}")

@@ -7,8 +7,10 @@ The function itself never raises for a failing run: it returns a failed
 outcome (see `hoplab.campaign.execute`), so one bad run never stops a sweep.
 
 - `LocalExecutor`: worker processes on this machine (all cores by default).
-  Workers ignore SIGINT, so Ctrl-C reaches only the sweep, which records
-  what finished and cancels the rest. If a worker process dies, the pool is
+  Workers ignore SIGINT and SIGTERM, so Ctrl-C reaches only the sweep, which
+  records what finished and cancels the rest (SIGTERM: kills the workers,
+  `hoplab.shutdown`), and they die with the sweep's process, even a
+  SIGKILLed one (PR_SET_PDEATHSIG). If a worker process dies, the pool is
   restarted and the unfinished tasks are submitted again; the tasks that
   were running then run alone afterwards, so the one that kills its worker
   is found (after `retries` + 1 deaths it comes back as an error) and the
@@ -76,6 +78,9 @@ class Executor(ABC):
     def close(self) -> None:
         """Release workers (idempotent)."""
 
+    def terminate(self) -> None:
+        """Stop the runs in flight at once (SIGTERM to the sweep); `close` follows."""
+
     def __enter__(self) -> Executor:
         return self
 
@@ -110,8 +115,15 @@ def _tracked(call: tuple[Callable[[Any], Any], str, int, Any]) -> Any:
         os.remove(marker)
 
 
-def _ignore_sigint() -> None:
+def _worker_start(parent: int) -> None:
+    """A local worker: Ctrl-C and SIGTERM are the sweep's to handle (it kills
+    its workers itself), and the worker dies with the sweep's process
+    (`hoplab.shutdown.die_with_parent`), even when that is SIGKILLed."""
+    from hoplab.shutdown import die_with_parent
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    die_with_parent(parent)
 
 
 class LocalExecutor(Executor):
@@ -123,6 +135,7 @@ class LocalExecutor(Executor):
         self._jobs = jobs or default_jobs()
         self.retries = retries
         self._ready: Any = None  # a started pool, taken by the next map_unordered
+        self._running: Any = None  # the pool map_unordered is using
 
     def start(self) -> None:
         if self._ready is None:
@@ -149,7 +162,18 @@ class LocalExecutor(Executor):
         # only calls the simulator (no locks shared with the parent).
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
-        return ProcessPoolExecutor(max_workers=self._jobs, mp_context=context, initializer=_ignore_sigint)
+        return ProcessPoolExecutor(max_workers=self._jobs, mp_context=context, initializer=_worker_start,
+                                   initargs=(os.getpid(),))
+
+    def terminate(self) -> None:
+        """Kill every worker now (the sweep is stopping; runs in flight are lost)."""
+        for pool in (self._ready, self._running):
+            processes = getattr(pool, "_processes", None) or {}  # ProcessPoolExecutor's pid -> Process
+            for process in list(processes.values()):
+                try:
+                    process.kill()
+                except (OSError, AttributeError):
+                    pass
 
     def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         """When a worker dies, the pool breaks and every unfinished task comes
@@ -169,6 +193,7 @@ class LocalExecutor(Executor):
                 struck = [i for i in pending if strikes.get(i)]
                 batch = struck[:1] if struck else pending
                 pool, self._ready = (self._ready or self._pool()), None
+                self._running = pool
                 futures: dict[Future[Any], int] = {}
                 broken = False
                 finished: set[int] = set()

@@ -7,16 +7,29 @@ not after the last. `check_output_dir` proves a directory can be made and
 written by doing it, then removes everything it made, so a refused
 command leaves nothing behind; `check_output_file` does the same for one
 file (a packet trace) in a directory that must exist.
+
+Every file the package writes (reports, figures and their CSV, the store's
+Parquet files) goes through `write_file`: a regular file (or nothing yet)
+at the target is replaced atomically by a temporary file created
+exclusively (`O_CREAT | O_EXCL | O_NOFOLLOW`, an unguessable name carrying
+the writer's pid) in the target's own folder; a FIFO or a device there is
+written through, never replaced; a symbolic link is followed to what it
+names (a dangling one is refused). `remove_stale_temporaries` removes the
+temporaries a killed writer left (their pid is gone) at the next start.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import secrets
+import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
-__all__ = ["OutputPathError", "check_output_dir", "check_output_file"]
+__all__ = ["OutputPathError", "check_output_dir", "check_output_file", "remove_stale_temporaries", "write_file"]
 
 
 class OutputPathError(ValueError):
@@ -34,6 +47,30 @@ def _reason(error: OSError) -> str:
     return (error.strerror or type(error).__name__).lower()
 
 
+def _dangling(path: Path) -> str | None:
+    """'is a dangling symbolic link ...' if `path` is a link to nothing."""
+    if os.path.islink(path) and not path.exists():
+        return f"{str(path)!r} is a dangling symbolic link (to {os.readlink(path)!r})"
+    return None
+
+
+def _check_missing_chain(target: Path, key: str, path: str | os.PathLike[str]) -> None:
+    """The folders `path` needs that do not exist: a dangling link or a
+    missing folder before a '..' is named (makedirs cannot make either)."""
+    step = target.absolute()
+    while not step.exists():
+        problem = _dangling(step)
+        if problem:
+            raise OutputPathError(key, path, f"cannot create it: {problem}")
+        if step.name == "..":
+            missing = step.parent
+            while not missing.parent.exists():
+                missing = missing.parent
+            raise OutputPathError(key, path, f"cannot create it: its folder {str(missing)!r} does not exist "
+                                             "(a path through '..' needs every folder on the way)")
+        step = step.parent
+
+
 def check_output_dir(path: str | os.PathLike[str], key: str, subdirs: Iterable[str] = ()) -> None:
     """Raise OutputPathError unless `path` is, or can be made, a directory
     this process can write into, and each of `subdirs` (relative to it) is a
@@ -42,6 +79,7 @@ def check_output_dir(path: str | os.PathLike[str], key: str, subdirs: Iterable[s
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise OutputPathError(key, path, "is a file, not a directory")
+    _check_missing_chain(target, key, path)
     if not target.exists():
         # The nearest existing ancestor must be a directory (else makedirs
         # would say "not a directory" about a path the user did not give).
@@ -89,9 +127,20 @@ def check_output_file(path: str | os.PathLike[str], key: str) -> None:
         raise OutputPathError(key, path, "names no file")
     if target.is_dir():
         raise OutputPathError(key, path, "is a directory, not a file")
+    if _dangling(target):
+        raise OutputPathError(key, path, f"is a dangling symbolic link (to {os.readlink(target)!r})")
+    if target.exists() and stat.S_ISSOCK(target.stat().st_mode):
+        raise OutputPathError(key, path, "is a socket, not a file")
+    if target.exists() and not target.is_file():  # a FIFO or a device: written through
+        if not os.access(target, os.W_OK):
+            raise OutputPathError(key, path, "cannot write into it: permission denied")
+        return
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     parent = target.absolute().parent
     if not parent.exists():
-        raise OutputPathError(key, path, f"its directory {str(target.parent)!r} does not exist")
+        problem = _dangling(parent)
+        raise OutputPathError(key, path, problem or f"its directory {str(target.parent)!r} does not exist")
     if not parent.is_dir():
         raise OutputPathError(key, path, f"{str(target.parent)!r} is a file, not a directory")
     try:
@@ -100,3 +149,93 @@ def check_output_file(path: str | os.PathLike[str], key: str) -> None:
         os.unlink(probe)
     except OSError as e:
         raise OutputPathError(key, path, f"cannot write into its directory: {_reason(e)}") from None
+
+
+def _temporary_name(name: str) -> str:
+    return f".{name}.{os.getpid()}-{secrets.token_hex(8)}.partial"
+
+
+def _open_exclusive(folder: Path, name: str) -> tuple[int, Path]:
+    """A new file in `folder` that no one else made: O_CREAT | O_EXCL (an
+    existing file or a planted link at the name is an error, not followed)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        temp = folder / _temporary_name(name)
+        try:
+            return os.open(temp, flags, 0o666), temp
+        except FileExistsError:
+            continue
+
+
+def write_file(path: str | os.PathLike[str], write: Callable[[BinaryIO], None], key: str = "path") -> Path:
+    """Write a file through `write(handle)`, never replacing what must not be:
+    a regular file (or nothing) at `path` is replaced atomically by a
+    temporary made exclusively beside it, flushed to disk first; a FIFO or
+    a device is written through; a symbolic link is followed (the link
+    stays). Raises OutputPathError (naming `key`) for a directory, a socket
+    or a dangling link there. Returns the path written."""
+    target = Path(path)
+    try:
+        mode: int | None = os.stat(target).st_mode  # through any links
+    except FileNotFoundError:
+        if os.path.islink(target):
+            raise OutputPathError(key, path, f"is a dangling symbolic link (to {os.readlink(target)!r})") from None
+        mode = None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise OutputPathError(key, path, "is a directory, not a file")
+    if mode is not None and stat.S_ISSOCK(mode):
+        raise OutputPathError(key, path, "is a socket, not a file")
+    if mode is not None and not stat.S_ISREG(mode):  # a FIFO or a device: through it
+        with open(target, "wb", buffering=1 << 16) as handle:
+            write(handle)
+        return target
+    if os.path.islink(target):  # the link stays; the file it names is replaced
+        target = Path(os.path.realpath(target))
+    handle_fd, temp = _open_exclusive(target.absolute().parent, target.name)
+    try:
+        with os.fdopen(handle_fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return target
+
+
+_TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]+\.partial$")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def remove_stale_temporaries(folder: str | os.PathLike[str], name: str | None = None) -> int:
+    """Remove the temporaries (`.NAME.PID-HEX.partial`, by `write_file` or a
+    packet trace) that writers no longer running left in `folder` (only
+    those of `name` if given); regular files only. Returns how many."""
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    for entry in entries:
+        match = _TEMPORARY.match(entry.name)
+        if match is None or (name is not None and not match["name"].startswith(name)):
+            continue
+        if int(match["pid"]) == os.getpid() or _alive(int(match["pid"])):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            pass
+    return removed

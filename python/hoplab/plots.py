@@ -18,7 +18,7 @@ Readability rules every figure follows:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -122,8 +122,7 @@ def line_figure(
     fig = draw_figure(lines, title=title, xlabel=xlabel, ylabel=ylabel, y2label=y2label, xticks=xticks, note=note,
                       yscale=yscale, ylim=ylim, lower=lower)
     paths = {"png": stem.with_suffix(".png"), "svg": stem.with_suffix(".svg"), "csv": stem.with_suffix(".csv")}
-    fig.savefig(paths["png"])
-    fig.savefig(paths["svg"])
+    save_drawing(fig, paths)
     plt.close(fig)
     if data is None:
         import pandas as pd
@@ -136,8 +135,25 @@ def line_figure(
         data = pd.DataFrame(rows, columns=["series", "x", "y", "ci_half"])
     from hoplab.stats import FIGURE_DIGITS, display_frame
 
-    display_frame(data, FIGURE_DIGITS).to_csv(paths["csv"], index=False)
+    save_csv(display_frame(data, FIGURE_DIGITS), paths["csv"])
     return paths
+
+
+def save_drawing(fig: Any, paths: Mapping[str, Path]) -> None:
+    """Save `fig` as `paths["png"]` and `paths["svg"]`, each through
+    `hoplab.paths.write_file` (a temporary made exclusively, then renamed)."""
+    from hoplab.paths import write_file
+
+    for kind in ("png", "svg"):
+        write_file(paths[kind], lambda handle, kind=kind: fig.savefig(handle, format=kind), "figure")
+
+
+def save_csv(frame: pd.DataFrame, path: Path) -> None:
+    """`frame` as CSV at `path`, through `hoplab.paths.write_file`."""
+    from hoplab.paths import write_file
+
+    text = frame.to_csv(index=False)
+    write_file(path, lambda handle: handle.write(text.encode("utf-8")), "figure")
 
 
 def draw_figure(

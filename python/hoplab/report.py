@@ -269,7 +269,7 @@ def _write_markdown(result: ReproduceResult, quick: bool, runs: int | None) -> N
     lines += ["", "Error bars and ± are 95 % Student-t confidence intervals over the runs. Every number here "
               "can be recomputed from `store/` (Parquet; e.g. `hoplab query " + str(result.out / "store") +
               " 'SELECT \"case\", status, count(*) FROM runs GROUP BY ALL'`).", ""]
-    result.markdown.write_text("\n".join(lines), encoding="utf-8")
+    write_text(result.markdown, "\n".join(lines))
 
 
 _CSS = """
@@ -358,4 +358,12 @@ def _write_html(result: ReproduceResult, quick: bool, runs: int | None) -> None:
     out.append("<p>Error bars and ± are 95 % Student-t confidence intervals over the runs. The data of every "
                "figure is in <code>figures/*.csv</code>; every run is in <code>store/</code> (Parquet, "
                "DuckDB).</p></body></html>")
-    result.html.write_text("\n".join(out), encoding="utf-8")
+    write_text(result.html, "\n".join(out))
+
+
+def write_text(path: Path, text: str) -> None:
+    """A report file, through `hoplab.paths.write_file` (never replacing a
+    FIFO, a device or a link; a temporary made exclusively, then renamed)."""
+    from hoplab.paths import write_file
+
+    write_file(path, lambda handle: handle.write(text.encode("utf-8")), "out")

@@ -42,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from hoplab import _core
 from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, resolve_memory_limit
-from hoplab.paths import check_output_file
+from hoplab.paths import check_output_file, remove_stale_temporaries
 from hoplab.scenario import Scenario, check_seed, load_scenario
 
 if TYPE_CHECKING:
@@ -263,5 +263,6 @@ def run(
         return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s,
                                         memory_limit_bytes=memory_limit))
     check_output_file(pcap, "pcap")
+    remove_stale_temporaries(os.path.dirname(os.path.realpath(pcap)))  # what killed runs left
     return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s, pcap=os.fspath(pcap),
                                     memory_limit_bytes=memory_limit))

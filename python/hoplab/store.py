@@ -14,9 +14,10 @@ STORE/
                                  id, metric, value
 ```
 
-Every file is written to `STORE/.tmp/` first, flushed to disk, then renamed
-into place (`os.replace`, atomic on POSIX), so a reader never sees half a
-file. A batch writes its scalars and series files first and its runs file
+Every file is written to a temporary in its own folder first (created
+exclusively under an unguessable name, `hoplab.paths.write_file`), flushed
+to disk, then renamed into place (`os.replace`, atomic on POSIX), so a
+reader never sees half a file. A batch writes its scalars and series files first and its runs file
 last; a run exists only once its runs row does, and the views below ignore
 scalars and series rows whose batch has no runs file (what a crash between
 the renames leaves). Nothing is ever rewritten in place.
@@ -29,6 +30,18 @@ holds an "ok" row with its run_id; failed runs are recorded (status,
 error) and tried again by the next sweep. If a run_id has several rows (a
 failure, then a success), the views keep the ok one, else the latest.
 
+One writer at a time: a sweep holds `STORE/.lock` (`fcntl.flock`, released
+by the kernel when its holder dies, however it dies) from before it looks
+up the finished runs until its last batch is written; a second sweep on the
+same store waits for it, then runs only what is still missing. Holding the
+lock, a sweep first removes what killed writers left: temporaries, the old
+`.tmp/` folder, and scalars and series files whose batch has no runs file.
+
+A run found in the store by a sweep that names its parameters differently
+(one sweep varied `flows.0.packet_bytes`, the next `flows.0.cc`) gets a
+`params/part-<batch>.parquet` row (run_id, batch, the parameters); the
+views give every run every parameter any sweep gave it.
+
 Views (DuckDB, `Store.query`): `runs`, `scalars` (joined with nothing; use
 `run_id`), `series`, plus `runs_all` with every row ever written.
 """
@@ -37,7 +50,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -46,7 +59,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-__all__ = ["RUN_COLUMNS", "SCALAR_COLUMNS", "SERIES_COLUMNS", "Store"]
+__all__ = ["RUN_COLUMNS", "SCALAR_COLUMNS", "SERIES_COLUMNS", "Store", "StoreLock", "StoreWriteError"]
 
 #: Fixed columns of a runs row (parameter columns come in addition).
 RUN_COLUMNS: tuple[str, ...] = (
@@ -57,12 +70,18 @@ RUN_COLUMNS: tuple[str, ...] = (
 SCALAR_COLUMNS: tuple[str, ...] = ("run_id", "batch", "entity", "id", "metric", "value")
 SERIES_COLUMNS: tuple[str, ...] = ("run_id", "batch", "time_s", "entity", "id", "metric", "value")
 
-_TABLES = ("runs", "scalars", "series")
+_TABLES = ("runs", "scalars", "series", "params")
 
 #: One run's scalars or series, as `hoplab.campaign.execute` makes them:
 #: {"names": [metric names], "entity": int8 (0 flow, 1 node), "id": int64,
 #: "metric": int32 index into names, "value": float64[, "time_s": float64]}.
 Block = dict[str, Any]
+
+
+class StoreWriteError(OSError):
+    """Finished runs that could not be written to the store (a full disk, a
+    read-only remount): the message (`.strerror`) names the store, how many
+    runs of the sweep it holds, how many were not written, and what to do."""
 
 
 def _run_schema_fields() -> list[tuple[str, Any]]:
@@ -108,7 +127,7 @@ class Store:
         return f"Store({str(self.path)!r})"
 
     #: Directories a store writes into (created by `prepare`).
-    DIRECTORIES: tuple[str, ...] = (*_TABLES, ".tmp")
+    DIRECTORIES: tuple[str, ...] = _TABLES
 
     def check(self, key: str = "store") -> None:
         """Raise `hoplab.paths.OutputPathError` (naming `key`) unless this
@@ -170,22 +189,73 @@ class Store:
     def _write_table(self, kind: str, batch: str, table: pa.Table) -> None:
         import pyarrow.parquet as pq
 
+        from hoplab.paths import write_file
+
         folder = self.path / kind
         folder.mkdir(parents=True, exist_ok=True)
-        tmp_dir = self.path / ".tmp"
-        tmp_dir.mkdir(parents=True, exist_ok=True)
         final = folder / f"part-{batch}.parquet"
-        tmp = tmp_dir / f"{kind}-{batch}.parquet.tmp"
-        try:
-            with open(tmp, "wb") as handle:
-                pq.write_table(table, handle, compression="zstd")
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, final)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        if os.path.lexists(final):  # batch ids are unique: never replace a committed file
+            raise FileExistsError(f"{final} exists")
+        write_file(final, lambda handle: pq.write_table(table, handle, compression="zstd"), "store")
         _fsync_dir(folder)
+
+    def record_params(self, run_ids: Sequence[str], params: Sequence[Mapping[str, Any]],
+                      param_keys: Sequence[str]) -> str:
+        """Record that runs found in the store also have these parameters
+        (a `params` file), unless every one of them already shows them all.
+        Returns the batch id, or "" if nothing was written."""
+        import pyarrow as pa
+
+        keys = [k for k in param_keys if k not in RUN_COLUMNS]
+        if not run_ids or not keys:
+            return ""
+        con = self.connect()
+        try:
+            have = {str(c[0]) for c in con.execute("DESCRIBE runs_all").fetchall()}
+            if all(k in have for k in keys):
+                known = pa.table({"run_id": list(run_ids)})
+                con.register("known", known)
+                nulls = " OR ".join(f"{_ident(k)} IS NULL" for k in keys)
+                missing = con.execute(f"SELECT count(*) FROM runs_all r SEMI JOIN known k ON r.run_id = k.run_id "
+                                      f"WHERE {nulls}").fetchone()
+                if missing is not None and missing[0] == 0:
+                    return ""
+        finally:
+            con.close()
+        batch = f"{_now_tag()}-{uuid.uuid4().hex[:8]}"
+        arrays = [pa.array(list(run_ids), type=pa.string()), pa.array([batch] * len(run_ids), type=pa.string())]
+        arrays += [_param_array([row.get(k) for row in params]) for k in keys]
+        self._write_table("params", batch, pa.Table.from_arrays(arrays, names=["run_id", "batch", *keys]))
+        return batch
+
+    def lock(self, on_wait: Callable[[int | None], None] | None = None, poll_s: float = 0.2) -> StoreLock:
+        """The store's writer lock (`with store.lock(): ...`): waits while
+        another process holds it, calling `on_wait(holder pid)` once."""
+        return StoreLock(self.path / ".lock", on_wait, poll_s)
+
+    def clean(self) -> int:
+        """Remove what killed writers left (call holding `lock`): their
+        temporaries, the old `.tmp/` folder, and scalars, series and params
+        files whose batch has no runs file. Returns how many files."""
+        from hoplab.paths import remove_stale_temporaries
+
+        removed = sum(remove_stale_temporaries(self.path / kind) for kind in _TABLES)
+        legacy = self.path / ".tmp"
+        if legacy.is_dir() and not legacy.is_symlink():
+            for entry in legacy.iterdir():
+                if entry.name.endswith(".tmp") and entry.is_file() and not entry.is_symlink():
+                    entry.unlink()
+                    removed += 1
+            try:
+                legacy.rmdir()
+            except OSError:
+                pass
+        batches = {_batch_of(f) for f in self.files("runs")}
+        for kind in ("scalars", "series"):  # a params file is a batch of its own
+            for orphan in (f for f in self.files(kind) if _batch_of(f) not in batches):
+                orphan.unlink()
+                removed += 1
+        return removed
 
     # Reading.
     def files(self, kind: str) -> list[Path]:
@@ -201,8 +271,7 @@ class Store:
         con = duckdb.connect(":memory:")
         runs_files = self.files("runs")
         if runs_files:
-            listing = "[" + ", ".join(_sql_string(str(f)) for f in runs_files) + "]"
-            con.execute(f"CREATE VIEW runs_all AS SELECT * FROM read_parquet({listing}, union_by_name = true)")
+            con.execute(f"CREATE VIEW runs_all AS {_runs_all_sql(con, runs_files, self.files('params'))}")
         else:
             columns = ", ".join(f"CAST(NULL AS {_duck_type(t)}) AS \"{n}\"" for n, t in _run_schema_fields())
             con.execute(f"CREATE VIEW runs_all AS SELECT {columns} WHERE false")
@@ -268,6 +337,93 @@ class Store:
             return _frame(con, f"SELECT v.* FROM {view} v SEMI JOIN wanted w ON v.run_id = w.run_id")
         finally:
             con.close()
+
+
+def _listing(files: Sequence[Path]) -> str:
+    return "read_parquet([" + ", ".join(_sql_string(str(f)) for f in files) + "], union_by_name = true)"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _runs_all_sql(con: duckdb.DuckDBPyConnection, runs_files: Sequence[Path], params_files: Sequence[Path]) -> str:
+    """Every runs row, each parameter column filled from any row (runs or
+    params) of the same run_id: a run shared by sweeps that varied
+    different keys shows every parameter it has."""
+    fixed = set(RUN_COLUMNS)
+    columns = [str(c[0]) for c in con.execute(f"DESCRIBE SELECT * FROM {_listing(runs_files)}").fetchall()]
+    params = [c for c in columns if c not in fixed]
+    sources = [f"SELECT {', '.join(_ident(c) for c in ['run_id', *params])} FROM {_listing(runs_files)}"]
+    if params_files:
+        extra = [str(c[0]) for c in con.execute(f"DESCRIBE SELECT * FROM {_listing(params_files)}").fetchall()]
+        extra = [c for c in extra if c not in fixed]
+        params += [c for c in extra if c not in params]
+        sources.append(f"SELECT {', '.join(_ident(c) for c in ['run_id', *extra])} FROM {_listing(params_files)}")
+    if not params:
+        return f"SELECT * FROM {_listing(runs_files)}"
+    merged = (f"SELECT run_id, {', '.join(f'any_value({_ident(p)}) AS {_ident(p)}' for p in params)} "
+              f"FROM ({' UNION ALL BY NAME '.join(sources)}) GROUP BY run_id")
+    select = [f"m.{_ident(c)}" if c in params else f"r.{_ident(c)}" for c in columns]
+    select += [f"m.{_ident(p)}" for p in params if p not in columns]
+    return (f"SELECT {', '.join(select)} FROM {_listing(runs_files)} AS r "
+            f"LEFT JOIN ({merged}) AS m ON r.run_id = m.run_id")
+
+
+def _batch_of(path: Path) -> str:
+    """The batch id of a committed file, `part-<batch>.parquet`."""
+    return path.name[len("part-"):-len(".parquet")]
+
+
+class StoreLock:
+    """An exclusive `fcntl.flock` on a store's lock file, held from
+    `__enter__` to `__exit__`. The kernel releases it when the holding
+    process dies, so a killed sweep never blocks the next one; the file
+    holds the holder's pid, for the waiting message only."""
+
+    def __init__(self, path: Path, on_wait: Callable[[int | None], None] | None, poll_s: float) -> None:
+        self.path = path
+        self._on_wait = on_wait
+        self._poll_s = poll_s
+        self._fd: int | None = None
+
+    def __enter__(self) -> StoreLock:
+        import fcntl
+        import time
+
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        fd = os.open(self.path, flags, 0o644)
+        told = False
+        try:
+            while True:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                    break
+                except BlockingIOError:
+                    if not told and self._on_wait is not None:
+                        self._on_wait(_holder(fd))
+                    told = True
+                    time.sleep(self._poll_s)
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the last descriptor releases the flock
+            self._fd = None
+
+
+def _holder(fd: int) -> int | None:
+    try:
+        text = os.pread(fd, 32, 0).decode().strip()
+        return int(text) if text.isdigit() else None
+    except (OSError, ValueError):
+        return None
 
 
 def _blocks_table(blocks: Sequence[tuple[str, Block]], batch: str, schema: pa.Schema, timed: bool) -> pa.Table:

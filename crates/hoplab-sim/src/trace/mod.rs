@@ -10,6 +10,9 @@
 //! records through buffered files, and makes the files appear only when
 //! the run has succeeded (it writes to temporary files beside them and
 //! renames them at the end; a failed or abandoned run leaves nothing).
+//! Temporary files are created exclusively under unguessable names; a
+//! target that is a FIFO or a device is written through, never replaced,
+//! and a symbolic link is followed to the file it names.
 //!
 //! Tracing changes nothing simulated: the world calls the tracer after the
 //! fact, and when a run is not traced the world only checks an `Option`.
@@ -56,10 +59,12 @@ pub fn receive_trace_path(path: &Path, node: NodeId) -> PathBuf {
     path.with_file_name(name)
 }
 
-/// One output file: written under a temporary name, renamed when done.
+/// One output file: written under a temporary name, renamed when done; or,
+/// when the target is a FIFO or a device (`/dev/null`, `/dev/stdout`),
+/// written through it (`temp` is None: nothing to rename or remove).
 struct TraceFile {
     target: PathBuf,
-    temp: PathBuf,
+    temp: Option<PathBuf>,
     writer: Option<PcapWriter<BufWriter<File>>>,
     /// Renamed to `target`: nothing to remove.
     renamed: bool,
@@ -68,26 +73,71 @@ struct TraceFile {
 /// Temporary names are unique within the process, too.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
+/// A name no one can guess: the process id (so a later run can tell a
+/// leftover of a dead process), then 64 bits from the OS's randomness
+/// (std seeds every `RandomState` from it) mixed with a counter and the clock.
+fn temp_name(name: &std::ffi::OsStr) -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(TEMP_COUNTER.fetch_add(1, Ordering::Relaxed));
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    h.write_u128(nanos);
+    format!(".{}.{}-{:016x}.partial", name.to_string_lossy(), std::process::id(), h.finish())
+}
+
+/// Where a trace path leads. A FIFO or a device (also through a link, as
+/// `/dev/stdout`) is opened and written through; otherwise the regular file
+/// (or the name) at the end of any symbolic links, which the run replaces
+/// (the link stays); a dangling link or a directory is refused.
+enum Destination {
+    Through(File),
+    Replace(PathBuf),
+}
+
+fn destination(target: &Path) -> io::Result<Destination> {
+    match std::fs::metadata(target) {
+        Ok(m) if m.is_dir() => Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory, not a file")),
+        Ok(m) if !m.is_file() => Ok(Destination::Through(std::fs::OpenOptions::new().write(true).open(target)?)),
+        Ok(_) if target.is_symlink() => Ok(Destination::Replace(std::fs::canonicalize(target)?)),
+        Err(e) if e.kind() == io::ErrorKind::NotFound && target.is_symlink() => {
+            let to = std::fs::read_link(target).map(|p| p.display().to_string()).unwrap_or_default();
+            Err(io::Error::new(io::ErrorKind::NotFound, format!("is a dangling symbolic link (to {to:?})")))
+        }
+        Ok(_) | Err(_) => Ok(Destination::Replace(target.to_path_buf())),
+    }
+}
+
 impl TraceFile {
     fn create(target: PathBuf) -> Result<TraceFile, TraceError> {
         let fail = |error: io::Error| TraceError { path: target.clone(), error };
-        if target.is_dir() {
-            return Err(fail(io::Error::new(io::ErrorKind::InvalidInput, "is a directory, not a file")));
-        }
-        let Some(name) = target.file_name() else {
+        let real = match destination(&target).map_err(fail)? {
+            Destination::Through(file) => {
+                let writer = Some(PcapWriter::new(BufWriter::with_capacity(1 << 16, file)).map_err(fail)?);
+                return Ok(TraceFile { target, temp: None, writer, renamed: false });
+            }
+            Destination::Replace(real) => real,
+        };
+        let Some(name) = real.file_name() else {
             return Err(fail(io::Error::new(io::ErrorKind::InvalidInput, "names no file")));
         };
-        let dir = match target.parent() {
+        let dir = match real.parent() {
             Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
             _ => PathBuf::from("."),
         };
         if !dir.is_dir() {
             return Err(fail(io::Error::new(io::ErrorKind::NotFound, format!("directory {} does not exist", dir.display()))));
         }
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = dir.join(format!(".{}.{}-{n}.partial", name.to_string_lossy(), std::process::id()));
-        let file = File::create(&temp).map_err(fail)?;
-        let mut trace = TraceFile { target: target.clone(), temp, writer: None, renamed: false };
+        // Created exclusively (O_CREAT | O_EXCL: an existing file or a
+        // planted symbolic link at that name is an error, never followed).
+        let (temp, file) = loop {
+            let temp = dir.join(temp_name(name));
+            match std::fs::OpenOptions::new().write(true).create_new(true).open(&temp) {
+                Ok(file) => break (temp, file),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(fail(e)),
+            }
+        };
+        let mut trace = TraceFile { target: real, temp: Some(temp), writer: None, renamed: false };
         // From here on, dropping `trace` removes the temporary file.
         trace.writer = Some(PcapWriter::new(BufWriter::with_capacity(1 << 16, file)).map_err(fail)?);
         Ok(trace)
@@ -115,8 +165,8 @@ impl Drop for TraceFile {
     fn drop(&mut self) {
         // Not renamed: a failed or abandoned run leaves nothing behind.
         self.writer = None;
-        if !self.renamed {
-            let _ = std::fs::remove_file(&self.temp);
+        if let (false, Some(temp)) = (self.renamed, &self.temp) {
+            let _ = std::fs::remove_file(temp);
         }
     }
 }
@@ -218,14 +268,19 @@ impl Tracer {
             file.close()?;
         }
         let mut done = Vec::new();
+        let mut renamed = Vec::new();
         for file in &mut files {
-            if let Err(error) = std::fs::rename(&file.temp, &file.target) {
-                for path in &done {
-                    let _ = std::fs::remove_file(path);
+            if let Some(temp) = &file.temp {
+                if let Err(error) = std::fs::rename(temp, &file.target) {
+                    // Only files this run gave a name; never a FIFO or device written through.
+                    for path in &renamed {
+                        let _ = std::fs::remove_file(path);
+                    }
+                    return Err(TraceError { path: file.target.clone(), error });
                 }
-                return Err(TraceError { path: file.target.clone(), error });
+                file.renamed = true;
+                renamed.push(file.target.clone());
             }
-            file.renamed = true;
             done.push(file.target.clone());
         }
         Ok(done)

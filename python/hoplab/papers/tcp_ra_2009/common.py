@@ -20,12 +20,12 @@ def save_figure(fig: Any, stem: Path, data: pd.DataFrame) -> dict[str, Path]:
     """Save a drawn figure as PNG and SVG with `data` as CSV (as `line_figure` does)."""
     import matplotlib.pyplot as plt
 
+    from hoplab.plots import save_csv, save_drawing
     from hoplab.stats import FIGURE_DIGITS, display_frame
 
     stem.parent.mkdir(parents=True, exist_ok=True)
     paths = {"png": stem.with_suffix(".png"), "svg": stem.with_suffix(".svg"), "csv": stem.with_suffix(".csv")}
-    fig.savefig(paths["png"])
-    fig.savefig(paths["svg"])
+    save_drawing(fig, paths)
     plt.close(fig)
-    display_frame(data, FIGURE_DIGITS).to_csv(paths["csv"], index=False)
+    save_csv(display_frame(data, FIGURE_DIGITS), paths["csv"])
     return paths
