@@ -43,12 +43,12 @@ def scenario_error(key: str, message: str) -> ScenarioError:
 
 
 def check_seed(value: Any, key: str = "seed") -> int:
-    """`value` if it is a seed (an integer in 0..SEED_MAX), else a
+    """`value` if it is a seed (an integer from 0 to SEED_MAX), else a
     ScenarioError naming `key`. Python decides this itself, before the core
     sees the value, so `--seed X`, `--set seed=X`, a file's `seed = X` and
     `hoplab.run(seed=X)` all say the same words about the same X."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= SEED_MAX:
-        raise scenario_error(key, f"must be an integer in 0..{SEED_MAX}, got {value!r}")
+        raise scenario_error(key, f"must be an integer from 0 to {SEED_MAX}, got {value!r}")
     return value
 
 
@@ -192,9 +192,9 @@ class Scenario:
             last = depth == len(path) - 1
             if isinstance(node, list):
                 if not isinstance(part, int):
-                    raise scenario_error(here, f"{_format_key(path[:depth])} is a list: use an index (0..{len(node) - 1})")
+                    raise scenario_error(here, f"{_format_key(path[:depth])} is a list: use an index (0 to {len(node) - 1})")
                 if not 0 <= part < len(node):
-                    allowed = f"indices 0..{len(node) - 1}" if node else "it is empty"
+                    allowed = f"indices 0 to {len(node) - 1}" if node else "it is empty"
                     raise scenario_error(here, f"no such entry ({_format_key(path[:depth])} has {len(node)}: {allowed})")
             elif isinstance(node, dict):
                 part = str(part)

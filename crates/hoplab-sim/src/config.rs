@@ -1,8 +1,8 @@
 //! What every layer's configuration type shares: the error naming a key,
 //! range checks, durations read from (and written as) milliseconds or
 //! seconds, key-aware parsing of a part of a scenario, and the plain words
-//! serde's messages are turned into ("must be an integer in 0..=255, got
-//! 300", not "invalid value: integer `300`, expected u8").
+//! serde's messages are turned into ("must be an integer from 0 to 255,
+//! got 300", not "invalid value: integer `300`, expected u8").
 //!
 //! Every configuration type also derives `schemars::JsonSchema`, so that
 //! the JSON Schema of a scenario (`scenario::schema`) is read off the same
@@ -98,11 +98,11 @@ pub fn count_in(key: &str, v: u32, min: u32, max: u32) -> Result<(), ConfigError
     if (min..=max).contains(&v) {
         Ok(())
     } else {
-        Err(ConfigError::new(key, format!("must be in {min}..={max}, got {v}")))
+        Err(ConfigError::new(key, format!("must be an integer from {min} to {max}, got {v}")))
     }
 }
 
-/// A number of packets a buffer may hold: 1..=[`MAX_PACKETS`].
+/// A number of packets a buffer may hold: 1 to [`MAX_PACKETS`].
 pub fn packets(key: &str, v: u32) -> Result<(), ConfigError> {
     count_in(key, v, 1, MAX_PACKETS)
 }
@@ -113,6 +113,39 @@ pub fn positive_duration(key: &str, d: SimDuration) -> Result<(), ConfigError> {
         Ok(())
     } else {
         Err(ConfigError::new(key, "must be a positive number"))
+    }
+}
+
+/// An integer key whose range is checked while it is read:
+/// `#[serde(deserialize_with = "crate::config::u32_in::<_, 1, 65000>")]`.
+/// A negative, fractional, too large or non-numeric value then gets the
+/// same words ("must be an integer from 1 to 65000, got -1"), not the type's
+/// range for some values and the key's for others.
+pub fn u32_in<'de, D: serde::Deserializer<'de>, const MIN: u32, const MAX: u32>(d: D) -> Result<u32, D::Error> {
+    d.deserialize_u32(U32In::<MIN, MAX>)
+}
+
+struct U32In<const MIN: u32, const MAX: u32>;
+
+impl<const MIN: u32, const MAX: u32> serde::de::Visitor<'_> for U32In<MIN, MAX> {
+    type Value = u32;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "an integer from {MIN} to {MAX}")
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u32, E> {
+        match u32::try_from(v) {
+            Ok(v) if (MIN..=MAX).contains(&v) => Ok(v),
+            _ => Err(E::invalid_value(serde::de::Unexpected::Unsigned(v), &self)),
+        }
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u32, E> {
+        match u64::try_from(v) {
+            Ok(v) => self.visit_u64(v),
+            Err(_) => Err(E::invalid_value(serde::de::Unexpected::Signed(v), &self)),
+        }
     }
 }
 
@@ -361,7 +394,7 @@ pub fn plain_error(key: String, message: &str) -> ConfigError {
 
 /// What a serde type name means to a user.
 fn expected_in_words(expected: &str) -> String {
-    let range = |max: &str| format!("an integer in 0..={max}");
+    let range = |max: &str| format!("an integer from 0 to {max}");
     match expected.trim() {
         "u8" => range("255"),
         "u16" => range("65535"),
@@ -419,16 +452,34 @@ pub fn plain_words(message: &str) -> String {
 mod tests {
     use super::*;
 
+    #[derive(serde::Deserialize, Debug)]
+    struct Bytes {
+        #[serde(deserialize_with = "u32_in::<_, 1, 65000>")]
+        n: u32,
+    }
+
+    #[test]
+    fn a_ranged_integer_names_one_range_whatever_the_value() {
+        let read = |json: &str| serde_json::from_str::<Bytes>(json).map(|b| b.n).map_err(|e| plain_error(String::new(), &e.to_string()));
+        assert_eq!(read(r#"{"n": 512}"#), Ok(512));
+        assert_eq!(read(r#"{"n": 1}"#), Ok(1));
+        assert_eq!(read(r#"{"n": 65000}"#), Ok(65000));
+        for (value, got) in [("-1", "-1"), ("0", "0"), ("65001", "65001"), ("5000000000", "5000000000"), ("1.5", "1.5"), (r#""x""#, "the text \"x\"")] {
+            let message = read(&format!(r#"{{"n": {value}}}"#)).unwrap_err().message;
+            assert_eq!(message, format!("must be an integer from 1 to 65000, got {got}"), "{value}");
+        }
+    }
+
     #[test]
     fn serde_messages_in_plain_words() {
-        assert_eq!(plain_words("invalid value: integer `300`, expected u8"), "must be an integer in 0..=255, got 300");
+        assert_eq!(plain_words("invalid value: integer `300`, expected u8"), "must be an integer from 0 to 255, got 300");
         assert_eq!(
             plain_words("invalid type: string \"three\", expected u32"),
-            "must be an integer in 0..=4294967295, got the text \"three\""
+            "must be an integer from 0 to 4294967295, got the text \"three\""
         );
         assert_eq!(
             plain_words("invalid type: floating point `1.5`, expected u64"),
-            "must be an integer in 0..=18446744073709551615, got 1.5"
+            "must be an integer from 0 to 18446744073709551615, got 1.5"
         );
         assert_eq!(plain_words("invalid type: string \"x\", expected f64"), "must be a number, got the text \"x\"");
         assert_eq!(plain_words("invalid type: integer `1`, expected a boolean"), "must be true or false, got 1");

@@ -41,7 +41,7 @@ impl LinkConfig {
     pub fn validate(&self, key: &str, nodes: u32) -> Result<(), ConfigError> {
         for (end, node) in [("a", self.a), ("b", self.b)] {
             if node >= nodes {
-                return Err(ConfigError::new(format!("{key}.{end}"), format!("node {node} does not exist (nodes 0..{})", nodes - 1)));
+                return Err(ConfigError::new(format!("{key}.{end}"), format!("node {node} does not exist (nodes 0 to {})", nodes - 1)));
             }
         }
         if self.a == self.b {

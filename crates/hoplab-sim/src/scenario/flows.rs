@@ -82,9 +82,9 @@ struct FlowFile {
     /// semi-TCP flows are bulk).
     #[serde(default = "FlowFile::default_app")]
     app: AppKind,
-    /// Application payload per packet, bytes (1..=65000); transport, IP and
+    /// Application payload per packet, bytes (1 to 65000); transport, IP and
     /// MAC headers are added per layer. TCP and semi-TCP: the segment size.
-    #[serde(default = "FlowFile::default_packet_bytes")]
+    #[serde(default = "FlowFile::default_packet_bytes", deserialize_with = "crate::config::u32_in::<_, 1, 65000>")]
     packet_bytes: u32,
     /// Rate in kb/s: required for `app = "cbr"`, and for a semi-TCP flow
     /// with `rate_control = "fixed"` (its constant source rate); not used
@@ -220,16 +220,16 @@ impl FlowConfig {
     pub fn validate(&self, index: usize, nodes: u32, duration_s: f64) -> Result<(), ConfigError> {
         let key = |k: &str| format!("flows[{index}].{k}");
         if self.src >= nodes {
-            return Err(ConfigError::new(key("src"), format!("node {} does not exist (nodes 0..{})", self.src, nodes - 1)));
+            return Err(ConfigError::new(key("src"), format!("node {} does not exist (nodes 0 to {})", self.src, nodes - 1)));
         }
         if self.dst >= nodes {
-            return Err(ConfigError::new(key("dst"), format!("node {} does not exist (nodes 0..{})", self.dst, nodes - 1)));
+            return Err(ConfigError::new(key("dst"), format!("node {} does not exist (nodes 0 to {})", self.dst, nodes - 1)));
         }
         if self.src == self.dst {
             return Err(ConfigError::new(key("dst"), "must differ from src"));
         }
         if !(1..=65_000).contains(&self.packet_bytes) {
-            return Err(ConfigError::new(key("packet_bytes"), format!("must be in 1..=65000, got {}", self.packet_bytes)));
+            return Err(ConfigError::new(key("packet_bytes"), format!("must be an integer from 1 to 65000, got {}", self.packet_bytes)));
         }
         match self.transport {
             Transport::Udp => {

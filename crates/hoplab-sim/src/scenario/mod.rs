@@ -10,7 +10,7 @@
 //!
 //! Parsing goes through `serde_path_to_error`, so a wrong type or an
 //! unknown key is reported with its full path (`topology.nodes: must be an
-//! integer in 0..=4294967295, got the text "three"`). [`Scenario::validate`]
+//! integer from 0 to 4294967295, got the text "three"`). [`Scenario::validate`]
 //! then checks ranges and cross-section rules and reports the same way.
 //! Python hands the TOML over as JSON; this module is the one place that
 //! knows what a valid scenario is.

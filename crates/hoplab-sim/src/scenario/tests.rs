@@ -60,9 +60,9 @@ fn cbr_needs_a_rate() {
 #[test]
 fn wrong_types_are_named_in_plain_words() {
     let e = parse(r#"{"topology": {"kind": "chain", "nodes": "three", "spacing_m": 200}}"#).unwrap_err();
-    assert_eq!(e.to_string(), "topology.nodes: must be an integer in 0..=4294967295, got the text \"three\"");
+    assert_eq!(e.to_string(), "topology.nodes: must be an integer from 0 to 4294967295, got the text \"three\"");
     let e = parse(r#"{"seed": 1.5, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}}"#).unwrap_err();
-    assert_eq!(e.to_string(), "seed: must be an integer in 0..=18446744073709551615, got 1.5");
+    assert_eq!(e.to_string(), "seed: must be an integer from 0 to 18446744073709551615, got 1.5");
     let e = parse(r#"{"radio": {"data_rate_mbps": "fast"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}}"#).unwrap_err();
     assert_eq!(e.to_string(), "radio.data_rate_mbps: must be a number, got the text \"fast\"");
 }

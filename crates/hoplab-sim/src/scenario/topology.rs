@@ -258,7 +258,7 @@ impl TopologyConfig {
                     if node >= n {
                         return Err(ConfigError::new(
                             format!("topology.wired_nodes[{i}]"),
-                            format!("node {node} does not exist (nodes 0..{})", n - 1),
+                            format!("node {node} does not exist (nodes 0 to {})", n - 1),
                         ));
                     }
                 }

@@ -44,7 +44,7 @@ impl TraceConfig {
         for (i, &node) in self.nodes.iter().enumerate() {
             let key = format!("trace.nodes[{i}]");
             if node >= nodes {
-                return Err(ConfigError::new(key, format!("node {node} does not exist (nodes 0..{})", nodes.saturating_sub(1))));
+                return Err(ConfigError::new(key, format!("node {node} does not exist (nodes 0 to {})", nodes.saturating_sub(1))));
             }
             if self.nodes[..i].contains(&node) {
                 return Err(ConfigError::new(key, format!("node {node} is listed twice")));
