@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -403,6 +404,7 @@ def test_cli_bad_input(args: list[str], expected: list[str], small_chain: Path, 
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     for text in expected:
         assert text in lines[0]
+    assert not re.match(r"error: [\w.\[\]]+: --[\w-]+: ", lines[0]), f"a doubled prefix: {lines[0]}"
     assert list(workdir.iterdir()) == [], "nothing is written"
 
 
@@ -413,8 +415,11 @@ def test_cli_sweep_then_rerun(small_chain: Path, workdir: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "4 runs: 4 executed, 0 already in the store, 0 failed" in done.stdout
     assert "± 95 % CI" in done.stdout and "256" in done.stdout
+    assert "ETA" in done.stderr
     again = run_cli(*args, cwd=workdir)
     assert "4 runs: 0 executed, 4 already in the store" in again.stdout
+    # Every run from the store: no time left to estimate, no "ETA -:--:--".
+    assert "4 from store" in again.stderr and "ETA" not in again.stderr and "-:--" not in again.stderr
     query = run_cli("query", "st", "SELECT count(*) AS n FROM runs WHERE status = 'ok'", "--csv", cwd=workdir)
     assert query.returncode == 0 and query.stdout.split() == ["n", "4"]
 

@@ -102,22 +102,22 @@ def parse_range(key: str, text: str) -> list[int | float]:
     range is a ScenarioError naming the key."""
     match = _RANGE.match(text)
     if match is None:
-        raise scenario_error(key, f"--vary: {text!r} is not a range (expected a..b or a..b:step, e.g. 20..300:20)")
+        raise scenario_error(key, f"{text!r} in --vary is not a range (expected a..b or a..b:step, e.g. 20..300:20)")
     parts = [match.group(1), match.group(2), match.group(3) or "1"]
     values: list[int | float] = []
     for part in parts:
         number = parse_value(part)
         if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-            raise scenario_error(key, f"--vary: {part!r} in {text!r} is not a number")
+            raise scenario_error(key, f"{part!r} in --vary's {text!r} is not a number")
         values.append(number)
     start, stop, step = values
     if step <= 0:
-        raise scenario_error(key, f"--vary: empty range {text!r} (the step must be positive, got {step})")
+        raise scenario_error(key, f"empty range {text!r} in --vary (the step must be positive, got {step})")
     if stop < start:
-        raise scenario_error(key, f"--vary: empty range {text!r} (the end {stop} is below the start {start})")
+        raise scenario_error(key, f"empty range {text!r} in --vary (the end {stop} is below the start {start})")
     count = int(math.floor((stop - start) / step + 1e-9)) + 1
     if count > 100_000:
-        raise scenario_error(key, f"--vary: range {text!r} has {count} values (at most 100000)")
+        raise scenario_error(key, f"range {text!r} in --vary has {count} values (at most 100000)")
     if all(isinstance(v, int) for v in values):
         return [int(start) + i * int(step) for i in range(count)]
     return [round(float(start) + i * float(step), 12) for i in range(count)]
@@ -135,14 +135,14 @@ def parse_vary(spec: str) -> tuple[str, list[Any]]:
                                  f"got {spec!r}")
     text = text.strip()
     if not text:
-        raise scenario_error(key, "--vary: no values given (empty list)")
+        raise scenario_error(key, "no values given in --vary (an empty list)")
     if ".." in text and _RANGE.match(text):
         return key, list(parse_range(key, text))
     if ".." in text and not text.startswith(("[", '"', "'")):
         parse_range(key, text)  # raises with the reason
     values = [parse_value(part.strip()) for part in _split_values(text)]
     if any(v == "" for v in values):
-        raise scenario_error(key, f"--vary: empty value in {text!r}")
+        raise scenario_error(key, f"empty value in --vary's {text!r}")
     return key, values
 
 
@@ -194,14 +194,14 @@ def _normalise_vary(vary: Mapping[str, Any] | Iterable[str] | None) -> dict[str,
             raw_values = [raw_values]
         values = list(raw_values)
         if not values:
-            raise scenario_error(key, "--vary: no values given (empty list)")
+            raise scenario_error(key, "no values given in --vary (an empty list)")
         if canonical in seen:
-            raise scenario_error(key, "--vary: given twice")
+            raise scenario_error(key, "given twice in --vary")
         seen.add(canonical)
         if key == "seed":
-            raise scenario_error(key, "--vary: the seed comes from the run number; use --runs N")
+            raise scenario_error(key, "cannot be varied: the seed comes from the run number; use --runs N")
         if key in _RESERVED or key == "case":
-            raise scenario_error(key, f"--vary: {key!r} is a column of the results store; it cannot be varied")
+            raise scenario_error(key, f"cannot be varied: {key!r} is a column of the results store")
         out[key] = values
     return out
 
@@ -291,7 +291,7 @@ MAX_SWEEP_RUNS = 1_000_000
 def check_size(points: int, runs: int) -> None:
     """Raise ScenarioError (key `runs`) if `points` x `runs` passes MAX_SWEEP_RUNS."""
     if points * runs > MAX_SWEEP_RUNS:
-        raise scenario_error("runs", f"--runs: {points} point{'s' if points != 1 else ''} x {runs} runs = "
+        raise scenario_error("runs", f"{points} point{'s' if points != 1 else ''} x {runs} runs (--runs) = "
                                      f"{points * runs} runs, more than one sweep may hold ({MAX_SWEEP_RUNS}); "
                                      "split it")
 
@@ -604,7 +604,7 @@ def sweep(
     from hoplab.store import Store
 
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
-        raise scenario_error("runs", f"--runs: must be a positive integer, got {runs!r}")
+        raise scenario_error("runs", f"must be a positive integer (--runs), got {runs!r}")
     check_run_timeout(run_timeout_s)
     memory_limit_bytes = per_worker_limit(check_memory_limit(memory_limit_bytes), executor, jobs)
     if isinstance(scenario, (str, os.PathLike)):
@@ -850,11 +850,13 @@ class _Reporter:
         )
 
         console = Console(stderr=True)
+        # No ETA when every run comes from the store: nothing is left to time.
+        remaining = [TextColumn("ETA"), TimeRemainingColumn()] if skipped < total else []
         self._progress = Progress(
             TextColumn("[bold]runs[/bold]"), BarColumn(), MofNCompleteColumn(),
             TextColumn("[red]{task.fields[failed]} failed[/red]"),
             TextColumn("{task.fields[skipped]} from store"),
-            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+            TimeElapsedColumn(), *remaining,
             console=console, transient=False,
         )
         self._progress.start()
