@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -169,6 +170,21 @@ def test_messages_use_the_command_line_words(small_chain: Path, workdir: Path) -
 
     with pytest.raises(ValueError, match=r"None \(no limit\) or 'auto', got 10$"):
         check_memory_limit(10)
+
+
+@pytest.mark.parametrize("command", ["", "run", "validate", "schema", "bench", "sweep", "reproduce", "query"])
+def test_help_fits_80_columns_with_every_example_whole(command: str, workdir: Path) -> None:
+    """At 80 columns no help text is cut ("…") and no bracket is eaten as
+    markup: the examples a user copies are there in one piece."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HOPLAB_DEBUG", "NO_COLOR")} | {"COLUMNS": "80"}
+    done = subprocess.run([sys.executable, "-m", "hoplab", *([command] if command else []), "--help"], cwd=workdir,
+                          capture_output=True, text=True, env=env, check=False, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "…" not in done.stdout, done.stdout
+    assert all(len(line) <= 80 for line in done.stdout.splitlines()), done.stdout
+    whole = {"run": ["[trace] keys", "flows.0.rate_kbps=200"], "sweep": ["flows.0.rate_kbps=20..300:20", "KEY=A..B:STEP"]}
+    for text in whole.get(command, []):
+        assert text in done.stdout, (text, done.stdout)
 
 
 def test_a_directory_is_not_a_scenario(tmp_path: Path, workdir: Path) -> None:

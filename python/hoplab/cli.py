@@ -160,7 +160,7 @@ def run(
     pcap: Annotated[str | None, typer.Option(
         "--pcap", metavar="PATH",
         help="Write a packet trace (pcap, radiotap + 802.11) of every frame put on the air; the scenario's "
-             "[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")] = None,
+             "\\[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")] = None,
     memory_limit: MemoryLimitOption = "auto",
     wall_limit: Annotated[float | None, typer.Option(
         "--wall-limit", metavar="SECONDS", help="Give the run up after this many wall-clock seconds.")] = None,
@@ -317,8 +317,9 @@ def _check_executor(executor: str, jobs: int | None, scheduler: str | None) -> s
 def sweep(
     scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
     vary: Annotated[list[str] | None, typer.Option(
-        "--vary", "-v", metavar="KEY=V1,V2|KEY=A..B[:STEP]",
-        help="A parameter and its values, e.g. flows.0.rate_kbps=20..300:20 (repeatable: the product).")] = None,
+        "--vary", "-v", metavar="KEY=VALUES",
+        help="A parameter and its values, KEY=V1,V2 or KEY=A..B:STEP, e.g. flows.0.rate_kbps=20..300:20 "
+             "(repeatable: the product).")] = None,
     runs: Annotated[int, typer.Option("--runs", "-n", metavar="N",
                                       help="Runs per point, numbers 0..N-1; run r has seed = scenario seed + r.")] = 1,
     executor: ExecutorOption = "local",
