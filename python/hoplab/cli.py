@@ -154,7 +154,7 @@ def run(
     scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
     set_: SetOption = None,
     seed: Annotated[str | None, typer.Option(
-        "--seed", metavar="N", help="Run seed, an integer in 0..2^64-1 (overrides the file's seed).")] = None,
+        "--seed", metavar="N", help="Run seed, an integer from 0 to 2^64-1 (overrides the file's seed).")] = None,
     json_: Annotated[bool, typer.Option("--json", help="Print the run report as JSON.")] = False,
     series: Annotated[bool, typer.Option("--series", help="Include the time series in the JSON.")] = False,
     pcap: Annotated[str | None, typer.Option(
