@@ -63,6 +63,21 @@ def test_figure_csv_has_no_float_noise(tmp_path: Path) -> None:
     assert pd.read_csv(paths["csv"])["y"].tolist() == [811.663, 0.3]
 
 
+def test_query_shows_sql_null_as_null_never_as_nan(tmp_path: Path, workdir: Path) -> None:
+    chain = hoplab.Scenario.from_toml(SMALL_CHAIN).set("duration_s", 1.0).set("warmup_s", 0.5)
+    hoplab.sweep(chain, runs=1, store=tmp_path / "st", executor="serial")
+    sql = "SELECT NULL::VARCHAR AS t, NULL::DOUBLE AS d, 'nan'::DOUBLE AS n, 'a,b' AS s, 2 AS i"
+    table = run_cli("query", str(tmp_path / "st"), sql, cwd=workdir)
+    assert table.returncode == 0, table.stderr
+    row = [line for line in table.stdout.splitlines() if "a,b" in line][0]
+    assert [cell.strip() for cell in row.strip("│ ").split("│")] == ["NULL", "NULL", "nan", "a,b", "2"], row
+    csv = run_cli("query", str(tmp_path / "st"), sql, "--csv", cwd=workdir)
+    assert csv.stdout.splitlines() == ["t,d,n,s,i", ',,nan,"a,b",2']
+    # DESCRIBE's empty key / default / extra columns (text NULLs).
+    described = run_cli("query", str(tmp_path / "st"), "DESCRIBE runs", cwd=workdir)
+    assert "nan" not in described.stdout and "NULL" in described.stdout
+
+
 def test_rounding_for_display() -> None:
     assert round_significant(811.6633600000001, 10) == 811.66336
     assert repr(round_significant(811.6633600000001, 6)) == "811.663"

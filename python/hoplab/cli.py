@@ -466,29 +466,39 @@ def query(
         "SELECT status, count(*) AS runs FROM runs GROUP BY status",
     csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
 ) -> None:
-    """Query a results store with SQL (DuckDB)."""
+    """Query a results store with SQL (DuckDB). SQL NULL shows as NULL (empty in CSV); NaN as nan."""
     import duckdb
 
-    from hoplab.stats import QUERY_DIGITS, display_frame
+    from hoplab.stats import QUERY_DIGITS, display_cell
     from hoplab.store import Store
 
     if not os.path.isdir(store):
         raise InputError(f"store {store!r}: " + ("is a file, not a directory" if os.path.exists(store)
                                                    else "no such directory"))
+    con = Store(store).connect()
     try:
-        frame = Store(store).query(sql)
+        relation = con.sql(sql)
+        result = relation.to_arrow_table() if relation is not None else None
     except duckdb.Error as e:
         raise InputError(f"SQL: {str(e).splitlines()[0]}") from None
-    # Display only: the store keeps every value exact.
-    frame = display_frame(frame, QUERY_DIGITS)
+    finally:
+        con.close()
+    names = [str(n) for n in result.column_names] if result is not None else []
+    # Display only (the store keeps every value exact); None is SQL NULL.
+    columns = [[display_cell(v, QUERY_DIGITS) for v in result.column(n).to_pylist()] for n in names] if names else []
+    rows = list(zip(*columns, strict=True))
     if csv:
-        sys.stdout.write(frame.to_csv(index=False))
+        import csv as csv_module
+
+        writer = csv_module.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(names)
+        writer.writerows([["" if v is None else v for v in row] for row in rows])
         return
     table = Table(title_justify="left")
-    for column in frame.columns:
-        table.add_column(str(column), justify="right")
-    for row in frame.itertuples(index=False):
-        table.add_row(*["" if v is None else str(v) for v in row])
+    for name in names:
+        table.add_column(name, justify="right")
+    for row in rows:
+        table.add_row(*["NULL" if v is None else v for v in row])
     _stdout().print(table)
 
 

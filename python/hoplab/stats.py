@@ -17,7 +17,7 @@ from hoplab.campaign import jain_index
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["display_frame", "fmt", "jain", "mean_ci", "mean_of", "pivot", "round_significant", "summarize", "t_quantile", "tidy",
+__all__ = ["display_cell", "display_frame", "fmt", "jain", "mean_ci", "mean_of", "pivot", "round_significant", "summarize", "t_quantile", "tidy",
            "with_ci"]
 
 #: Significant digits of the numbers in the figures' CSV files: more than
@@ -135,6 +135,17 @@ def round_significant(value: float, digits: int) -> float:
     if not math.isfinite(value) or value == 0:
         return value
     return float(f"{value:.{digits}g}")
+
+
+def display_cell(value: object, digits: int = FIGURE_DIGITS) -> str | None:
+    """One value of a query's result as text for display: None (SQL NULL)
+    stays None, so that a caller shows it as NULL or an empty field, never
+    as NaN; floats rounded to `digits` significant digits (NaN is "nan")."""
+    if value is None:
+        return None
+    if isinstance(value, float):
+        return str(round_significant(value, digits))
+    return str(value)
 
 
 def display_frame(frame: pd.DataFrame, digits: int = FIGURE_DIGITS) -> pd.DataFrame:
