@@ -319,11 +319,11 @@ def test_reproduce_writes_the_report(tmp_path: Path) -> None:
     paper = _stub_paper()
     result = reproduce(paper, tmp_path / "out", quick=True, executor="serial")
     assert result.figures["Fig. A"].outcome == HOLDS and result.figures["Fig. A"].holds is True
-    assert result.figures["Fig. A"].verdict == "goodput rises with the rate. Agrees at all 2 points (5 runs or more each)"
+    assert result.figures["Fig. A"].verdict == "goodput rises with the rate. Agrees at both points (5 runs or more each)"
     assert result.figures["Fig. B"].outcome == NOT_REPRODUCED and result.figures["Fig. B"].holds is None
     assert result.figures["Fig. B"].verdict.startswith("flows[0].transport")
     markdown = result.markdown.read_text()
-    assert "*Here*: **holds**: goodput rises with the rate. Agrees at all 2 points" in markdown
+    assert "*Here*: **holds**: goodput rises with the rate. Agrees at both points" in markdown
     assert "figures/figa.png" in markdown
     assert "**not reproduced**: flows[0].transport" in markdown
     # The rule once, at the top; the paper's numbers with their ratio.

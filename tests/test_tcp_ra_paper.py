@@ -220,6 +220,10 @@ def test_fig4_on_made_up_data(tmp_path: Path) -> None:
     assert points[-1] == "average over hop counts"
     gain = result.numbers[0]
     assert gain.paper == 40.0 and gain.ours == pytest.approx(40.0, abs=0.5)  # +50 % at 8 of 10 hop counts
+    # One estimator: the reading, the check and the paper-number table say the same average gain.
+    average = result.checks[-1]
+    assert average.estimate.startswith(f"{gain.ours:.1f} ± "), average.estimate
+    assert f"is {gain.ours:+.1f} % ± " in result.verdict, result.verdict
     assert result.paths["png"].read_bytes().startswith(b"\x89PNG")
 
     # Worse than NewReno at 7 hops: named.

@@ -6,6 +6,7 @@ deciding through it on data made up for the purpose."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,28 @@ def test_every_contradicting_point_is_named() -> None:
     assert why.startswith("Contradicted at 2 of 5 points. X > y: 3 hops (-1.0 ± 0.0, 5 runs), 4 hops (-2.0")
     assert "Unresolved at 1: X > y: 9 hops" in why
     assert "2 hops" not in why and "5 hops" not in why  # agreeing points are not listed
+
+
+def test_the_count_of_points_reads_as_english() -> None:
+    agree = [greater("x > y", f"{h} hops", _runs([2.0, 3.0, 2.5, 3.5, 2.0]), _runs([0.0] * 5)) for h in (2, 3, 4)]
+    unsure = greater("x > y", "9 hops", _runs([1.0, -1.0, 2.0, -2.0, 0.5]), _runs([0.0] * 5))
+    assert decide(agree[:1])[1].startswith("Agrees at its one point (5 runs")
+    assert decide(agree[:2])[1].startswith("Agrees at both points (5 runs")
+    assert decide(agree)[1].startswith("Agrees at all 3 points (5 runs")
+    assert decide([unsure])[1].startswith("Unresolved at its one point. ")
+    assert decide([agree[0], unsure])[1].startswith("Unresolved at 1 of 2 points. ")
+    for why in (decide(c)[1] for c in (agree[:1], agree[:2], [unsure], [agree[0], unsure])):
+        assert not re.search(r"\b1 points\b|\ball [12] points\b|\b(\d+) of \1 points\b", why), why
+
+
+def test_fig4_says_the_source_sends_the_most_rtscs_only_when_it_does() -> None:
+    from hoplab.papers.semitcp_2018.chain import _rtsc_reading
+
+    assert _rtsc_reading([3.0, 1201.0, 40.0], [1, 2, 3]) == (
+        "the source sends 3 RTSCs per run, fewer than node 2 (1201 RTSCs, the most of any node)")
+    assert _rtsc_reading([1300.0, 1201.0, 40.0], [1, 2, 3]) == (
+        "the source sends 1300 RTSCs per run, the most of any node (next: 1201 RTSCs at node 2)")
+    assert _rtsc_reading([1.0, 0.0, 1.0], [1, 2, 3]) == "the source sends 1 RTSC per run, as many as node 3, the most elsewhere"
 
 
 def test_unresolved_points_make_it_inconclusive() -> None:

@@ -161,6 +161,14 @@ def _runs(n: int) -> str:
     return f"{n} run{'s' if n != 1 else ''}"
 
 
+def _share(part: int, whole: int) -> str:
+    """How many of a finding's points, in words: "its one point", "both
+    points", "all 5 points", "2 of 5 points", "1 of 3 points"."""
+    if part == whole:
+        return "its one point" if whole == 1 else "both points" if whole == 2 else f"all {whole} points"
+    return f"{part} of {whole} points"
+
+
 def _side(values: Sequence[float], threshold: float, above_it: bool) -> tuple[str, float, float, int]:
     """Status of "the mean of `values` is above (below) `threshold`"."""
     mean, half, n = _interval(values)
@@ -271,14 +279,14 @@ def decide(checks: Sequence[Check]) -> tuple[str, str]:
                          for claim, group in groups.items())
 
     if failing:
-        why = f"Contradicted at {len(failing)} of {len(checks)} points. {where(failing)}"
+        why = f"Contradicted at {_share(len(failing), len(checks))}. {where(failing)}"
         if unresolved:
             why += f". Unresolved at {len(unresolved)}: {where(unresolved)}"
         return DOES_NOT_HOLD, why
     if unresolved or thin:
         parts = []
         if unresolved:
-            parts.append(f"Unresolved at {len(unresolved)} of {len(checks)} points. {where(unresolved)}")
+            parts.append(f"Unresolved at {_share(len(unresolved), len(checks))}. {where(unresolved)}")
         if thin:
             fewest = min(c.n for c in thin)
             parts.append(f"Only {_runs(fewest)} behind some points (a \"holds\" needs at least {MIN_RUNS})")
@@ -287,7 +295,7 @@ def decide(checks: Sequence[Check]) -> tuple[str, str]:
             parts.append("The other point agrees" if agreeing == 1 else f"The other {agreeing} agree")
         return INCONCLUSIVE, ". ".join(parts)
     fewest = min(c.n for c in checks)
-    return HOLDS, f"Agrees at all {len(checks)} points ({_runs(fewest)} or more each)"
+    return HOLDS, f"Agrees at {_share(len(checks), len(checks))} ({_runs(fewest)} or more each)"
 
 
 def enforce(outcome: str, verdict: str, checks: Sequence[Check]) -> tuple[str, str]:

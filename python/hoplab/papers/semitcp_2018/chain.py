@@ -79,6 +79,24 @@ def _largest_elsewhere(wide: pd.DataFrame, metric: str, node: int, among: Sequen
             for other in among if other != node]
 
 
+def _rtsc_reading(values: Sequence[float], nodes: Sequence[int]) -> str:
+    """Fig. 4's reading of the mean RTSCs per node (`values[0]` at the
+    source): "the most of any node" only when it is."""
+    def rtscs(value: float) -> str:
+        return f"{value:.0f} RTSC{'' if round(value) == 1 else 's'}"
+
+    text = f"the source sends {rtscs(values[0])} per run"
+    if len(values) < 2:
+        return text
+    elsewhere = max(values[1:])
+    busiest = nodes[1 + list(values[1:]).index(elsewhere)]
+    if round(values[0]) > round(elsewhere):
+        return f"{text}, the most of any node (next: {rtscs(elsewhere)} at node {busiest})"
+    if round(values[0]) == round(elsewhere):
+        return f"{text}, as many as node {busiest}, the most elsewhere"
+    return f"{text}, fewer than node {busiest} ({rtscs(elsewhere)}, the most of any node)"
+
+
 _NAMES = {"rts_attempts_per_packet": "attempts per RTS", "data_attempts_per_packet": "attempts per DATA",
           "mac_service_time_ms": "MAC sending time (ms)", "queue_mean": "queue length",
           "rtsc_sent": "RTSC transmissions", "rts_drop_ratio": "RTS drop ratio"}
@@ -205,9 +223,9 @@ def fig4(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     checks.append(above("RTS drops concentrate in the first hops: nodes 1-2 drop more than half of the path's RTSs "
                         "(share per run; runs without drops left out)", f"nodes 1-{nodes[-1]}", shares, 0.5))
     values = [float(v) for v in rtsc["mean"]]
-    reading = (f"the source sends {values[0]:.0f} RTSCs per run, the most of any node (path maximum elsewhere "
-               f"{max(values[1:]):.0f}); nodes 1-2 drop {sum(shares) / len(shares):.0%} of the path's RTSs on average"
-               if shares else f"the source sends {values[0]:.0f} RTSCs per run; no RTS was dropped in any run")
+    reading = _rtsc_reading(values, [int(n) for n in rtsc["node"]])
+    reading += (f"; nodes 1-2 drop {sum(shares) / len(shares):.0%} of the path's RTSs on average" if shares
+                else "; no RTS was dropped in any run")
     rows = [
         ("RTSC transmissions", "most at the source", f"{values[0]:.0f} at the source, max {max(values):.0f}"),
         ("RTS drop ratio", "RTS drops concentrated in the first hops",
