@@ -23,10 +23,17 @@ fi
 # pytest side by side. Each uses about one of the two cores of the machine
 # this project is measured on, so together they take the time of the longer
 # one instead of the sum (HOPLAB_TEST_SERIAL=1 runs them one after the
-# other). The Rust tests' output is kept in a file and printed after
-# pytest's, so the two never interleave.
+# other). The Rust tests' whole output goes to target/test-logs/cargo-test.log
+# (printed in full only when they fail), pytest's to the terminal (and its
+# counts to target/test-logs/pytest.xml). The last line is the two suites'
+# counts summed, `N passed, N failed, N skipped`: CI reads it.
 phase_start=$SECONDS
 took() { echo "   ($((SECONDS - phase_start)) s)"; phase_start=$SECONDS; }
+logs=target/test-logs
+mkdir -p "$logs"
+cargo_log=$logs/cargo-test.log
+pytest_xml=$logs/pytest.xml
+rm -f "$cargo_log" "$pytest_xml"
 
 echo "== extension up to date (pip install -e ., release build) =="
 "$python" -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps -e .
@@ -40,40 +47,47 @@ took
 # and once for the extension. Now the tests link the very hoplab-sim the
 # extension was built with.
 echo "== cargo test (release): build =="
-cargo test --release --workspace --no-run
+cargo_status=0
+cargo test --release --workspace --no-run || cargo_status=$?
 took
 
+pytest_status=0
 if [[ -n "${HOPLAB_TEST_SERIAL:-}" ]]; then
-    echo "== cargo test (release) =="
-    cargo test --release --workspace
+    echo "== cargo test (release); output in $cargo_log =="
+    if (( cargo_status == 0 )); then
+        cargo test --release --workspace >"$cargo_log" 2>&1 || cargo_status=$?
+    fi
     took
     echo "== pytest =="
-    "$python" -m pytest
+    "$python" -m pytest --junit-xml="$pytest_xml" || pytest_status=$?
     took
-    exit 0
+else
+    echo "== cargo test (release) in the background; output in $cargo_log =="
+    cargo_pid=
+    if (( cargo_status == 0 )); then
+        cargo test --release --workspace >"$cargo_log" 2>&1 &
+        cargo_pid=$!
+        # Ctrl-C or a failure here must not leave the Rust tests running.
+        trap 'kill "$cargo_pid" 2>/dev/null || true' EXIT
+    fi
+    echo "== pytest =="
+    "$python" -m pytest --junit-xml="$pytest_xml" || pytest_status=$?
+    if [[ -n "$cargo_pid" ]]; then
+        wait "$cargo_pid" || cargo_status=$?
+    fi
+    trap - EXIT
+    took
 fi
 
-echo "== cargo test (release) in the background; its output follows pytest's =="
-cargo_log=$(mktemp)
-cargo test --release --workspace >"$cargo_log" 2>&1 &
-cargo_pid=$!
-# Ctrl-C or a failure here must not leave the Rust tests running.
-trap 'kill "$cargo_pid" 2>/dev/null || true; rm -f "$cargo_log"' EXIT
-
-echo "== pytest =="
-pytest_status=0
-"$python" -m pytest || pytest_status=$?
-cargo_status=0
-wait "$cargo_pid" || cargo_status=$?
-echo "== cargo test (release): output =="
-cat "$cargo_log"
-took
+echo "== summary (the whole cargo output: $cargo_log) =="
+if (( cargo_status != 0 )) && [[ -s "$cargo_log" ]]; then
+    cat "$cargo_log"
+fi
 if (( cargo_status != 0 )); then
-    echo "cargo test failed (exit status $cargo_status)" >&2
+    echo "cargo test failed (exit status $cargo_status)"
 fi
 if (( pytest_status != 0 )); then
-    echo "pytest failed (exit status $pytest_status)" >&2
+    echo "pytest failed (exit status $pytest_status)"
 fi
-if (( cargo_status != 0 || pytest_status != 0 )); then
-    exit 1
-fi
+# The last line: cargo's and pytest's counts summed (exit status 1 if any failed).
+"$python" scripts/test_summary.py "$cargo_log" "$cargo_status" "$pytest_xml" "$pytest_status"
