@@ -4,6 +4,7 @@ docs/timings.md, the one place the README's times come from.
     python scripts/timings.py                 # benchmarks + both --quick reproductions (about a minute)
     python scripts/timings.py --full          # + both full reproductions (a few minutes)
     python scripts/timings.py --fresh-clone   # + the README's two commands on a fresh clone (about 10 minutes)
+    python scripts/timings.py --install --keep-quick --keep-bench   # only the two locks' installs (a few minutes)
     python scripts/timings.py --paper tcp-ra-2009 --full --keep-bench   # one paper's rows only
 
 Every command runs as a user runs it (`python -m hoplab ...` in a fresh
@@ -123,6 +124,58 @@ def _old_bench() -> str | None:
     return "## Benchmarks" + OUT.read_text(encoding="utf-8").split("## Benchmarks", 1)[1]
 
 
+#: What each README command installs before it builds hoplab: the runtime
+#: lock alone (the main job), and the runtime and test locks (the tests).
+INSTALLS = (("runtime (README's first command)", ("requirements.lock",)),
+            ("runtime + test (README's second command, .ci/run)", ("requirements.lock", "requirements-test.lock")))
+
+
+def _install(locks: tuple[str, ...], venv: Path) -> tuple[float, int, int]:
+    """(seconds, bytes, packages) of a fresh venv with `locks` installed
+    from the package index, pip's cache left out (as on a new machine)."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    args = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check", "--no-cache-dir"]
+    for lock in locks:
+        args += ["-r", str(REPO / lock)]
+    subprocess.run(args, check=True)
+    seconds = time.perf_counter() - started
+    size = sum(f.stat().st_size for f in venv.rglob("*") if f.is_file() and not f.is_symlink())
+    freeze = subprocess.run([str(venv / "bin" / "pip"), "freeze"], capture_output=True, text=True, check=True)
+    return seconds, size, len(freeze.stdout.split())
+
+
+def _install_section(measure: bool, work: Path, today: str) -> list[str]:
+    """docs/timings.md's installs section: measured now, or kept as it is."""
+    if not measure:
+        text = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        if "## Installs" not in text:
+            return []
+        return ["", "## Installs" + text.split("## Installs", 1)[1].split("\n## ", 1)[0].rstrip("\n")]
+    lines = ["", "## Installs", "",
+             "What the README's commands install before they build hoplab (`pip install --no-build-isolation -e .`, "
+             "the same for both): a fresh venv (`python3 -m venv`), then `pip install --no-cache-dir -r LOCK...` from "
+             "PyPI. Size: every file of the venv (`du` counts the same within 1 %). `python scripts/timings.py "
+             "--install --keep-quick --keep-bench` measures these rows again.", "",
+             "| what | locks | packages | venv size | install time | measured |", "|---|---|---|---|---|---|"]
+    for name, locks in INSTALLS:
+        seconds, size, packages = _install(locks, work / ("venv-" + str(len(locks))))
+        lines.append(f"| {name} | {' + '.join(f'`{lock}`' for lock in locks)} | {packages} | {size / 1e6:.0f} MB | "
+                     f"{_minutes(seconds)} | {today} |")
+    return lines
+
+
+def _stale_readme_rows(rows: list[list[str]]) -> str:
+    """A sentence when a README row was measured with an earlier form of the
+    command than README.md's (kept from an earlier run)."""
+    current = {f"`{command}`" for command in _readme_commands()}
+    if all(row[1] in current for row in rows if row[0].startswith("README")):
+        return ""
+    return (" A README row whose command differs from README.md's was measured with that earlier form of it "
+            "(before the lock was split, both commands installed both locks); the installs below are measured "
+            "with today's.")
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min ({seconds:.0f} s)"
 
@@ -138,6 +191,10 @@ def main() -> None:
                         help="keep each reproduction's output (report, figures, store) under this directory")
     parser.add_argument("--keep-bench", action="store_true",
                         help="keep the benchmarks table as it is (do not run `hoplab bench`)")
+    parser.add_argument("--keep-quick", action="store_true",
+                        help="keep the --quick reproductions' rows as they are (do not run them)")
+    parser.add_argument("--install", action="store_true",
+                        help="also measure the installs of requirements.lock and requirements-test.lock in fresh venvs")
     args = parser.parse_args()
 
     today = datetime.date.today().isoformat()
@@ -152,7 +209,8 @@ def main() -> None:
                          _minutes(_fresh_clone(first, work, "first")), today])
             rows.append(["README, second command, fresh clone (build + every test)", f"`{second}`", "-",
                          _minutes(_fresh_clone(second, work, "second")), today])
-        for quick in (True, False) if args.full else (True,):
+        installs = _install_section(args.install, work, today)
+        for quick in ((False,) if args.keep_quick else (True, False)) if args.full else (() if args.keep_quick else (True,)):
             for paper in args.paper or PAPERS:
                 out = (args.reports or work) / f"{paper}{'-quick' if quick else ''}"
                 if out.exists():
@@ -192,12 +250,13 @@ def main() -> None:
         "",
         "Wall-clock time of each command as a user runs it, every run executed (a fresh output directory, "
         "nothing from a store); reproductions use the local executor on every core. `python "
-        "scripts/timings.py --full --fresh-clone` measures every row.",
+        "scripts/timings.py --full --fresh-clone` measures every row." + _stale_readme_rows(ordered),
         "",
         "| what | command | runs | wall time | measured |",
         "|---|---|---|---|---|",
     ]
     lines += ["| " + " | ".join(row) + " |" for row in ordered]
+    lines += installs
     if old_bench is not None:
         lines += ["", old_bench.rstrip("\n")]
     else:
