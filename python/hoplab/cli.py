@@ -162,24 +162,70 @@ def run(
         help="Write a packet trace (pcap, radiotap + 802.11) of every frame put on the air; the scenario's "
              "\\[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")] = None,
     memory_limit: MemoryLimitOption = "auto",
-    wall_limit: Annotated[float | None, typer.Option(
-        "--wall-limit", metavar="SECONDS", help="Give the run up after this many wall-clock seconds.")] = None,
+    run_timeout: Annotated[str | None, typer.Option(
+        "--run-timeout", "--wall-limit", metavar="SECONDS|none",
+        help="Give the run up after this many wall-clock seconds (default 3600; 'none': no limit).")] = None,
 ) -> None:
     """Run one scenario and print a summary (or the JSON report)."""
     # `--seed X` is read as `--set seed=X` is, so the same X gets the same words.
     seed_value = check_seed(parse_value(seed.strip())) if seed is not None else None
     limit = _memory_limit(memory_limit)
-    if wall_limit is not None and not (math.isfinite(wall_limit) and 0 < wall_limit < 1e9):
-        raise InputError(f"--wall-limit: must be a positive number of seconds, got {wall_limit}")
+    wall_limit = _run_budget(run_timeout)
     loaded = _read_scenario(scenario, set_ or [], limit)
     if pcap is not None:
         check_output_file(pcap, "--pcap")
-    result = run_scenario(loaded, seed=seed_value, series=series, pcap=pcap, memory_limit_bytes=limit,
-                          wall_limit_s=wall_limit)
+    _notice_estimate(loaded, series, wall_limit)
+    try:
+        result = run_scenario(loaded, seed=seed_value, series=series, pcap=pcap, memory_limit_bytes=limit,
+                              wall_limit_s=wall_limit)
+    except SimulationError as e:
+        if "wall-clock limit" in str(e) and run_timeout is None:
+            raise SimulationError(f"{e} (the default budget of hoplab run; --run-timeout SECONDS or none "
+                                  "lifts it)") from None
+        raise
     if json_:
         sys.stdout.write(result.to_json() + "\n")
     else:
         _print_summary(result.to_dict())
+
+
+def _run_budget(text: str | None) -> float | None:
+    """`--run-timeout` of `hoplab run`: seconds, 'none', or the default budget."""
+    from hoplab.limits import DEFAULT_RUN_TIMEOUT_S
+
+    if text is None:
+        return DEFAULT_RUN_TIMEOUT_S
+    if text.strip().lower() == "none":
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not (math.isfinite(seconds) and 0 < seconds < 1e9):
+        raise InputError(f"--run-timeout: must be a positive number of seconds or 'none', got {text!r}")
+    return seconds
+
+
+def _notice_estimate(loaded: Scenario, series: bool, wall_limit: float | None) -> None:
+    """Above ESTIMATE_NOTICE_EVENTS estimated events, say so on stderr before the run starts."""
+    from hoplab.limits import ESTIMATE_NOTICE_EVENTS
+
+    events = float(loaded.estimate(series=series)["events"])
+    if events <= ESTIMATE_NOTICE_EVENTS:
+        return
+    low, high = events / 10e6, events / 3e6  # 3-10 M events per second (docs/timings.md)
+    budget = (f"it stops after {wall_limit:g} s of wall-clock time (--run-timeout SECONDS or none)"
+              if wall_limit is not None else "no wall-clock limit (--run-timeout none)")
+    Console(stderr=True, soft_wrap=True).print(
+        f"estimate: ~{events:.1e} events, about {_duration(low)} to {_duration(high)} of wall-clock time; "
+        f"{budget}", highlight=False)
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
+        if seconds >= size:
+            return f"{seconds / size:,.3g} {unit}"
+    return f"{seconds:.3g} s"
 
 
 @app.command()

@@ -188,7 +188,8 @@ class LocalExecutor(Executor):
 
         pending = list(range(len(tasks)))
         strikes: dict[int, int] = {}
-        with tempfile.TemporaryDirectory(prefix="hoplab-running-") as running:
+        _remove_stale_running_dirs()
+        with tempfile.TemporaryDirectory(prefix=f"hoplab-running-{os.getpid()}-") as running:
             while pending:
                 struck = [i for i in pending if strikes.get(i)]
                 batch = struck[:1] if struck else pending
@@ -229,6 +230,35 @@ class LocalExecutor(Executor):
                                                   "(killed, out of memory, or crashed)")
 
 
+def _remove_stale_running_dirs() -> None:
+    """Remove the marker folders (`hoplab-running-<pid>-*` in the system's
+    temporary directory) of sweeps whose process is gone (killed: no
+    cleanup ran); only this user's, and only marker files inside."""
+    import re
+    import tempfile
+
+    from hoplab.paths import process_alive
+
+    folder = tempfile.gettempdir()
+    pattern = re.compile(r"^hoplab-running-(\d+)-")
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        match = pattern.match(entry.name)
+        try:
+            if match is None or not entry.is_dir(follow_symlinks=False) or entry.stat().st_uid != os.getuid() \
+                    or process_alive(int(match.group(1))):
+                continue
+            for marker in os.scandir(entry.path):
+                if marker.name.isdigit() and marker.is_file(follow_symlinks=False):
+                    os.unlink(marker.path)
+            os.rmdir(entry.path)
+        except OSError:
+            continue
+
+
 class DaskExecutor(Executor):
     """A Dask distributed cluster: `scheduler` address, or a LocalCluster."""
 
@@ -236,7 +266,7 @@ class DaskExecutor(Executor):
 
     def __init__(self, scheduler: str | None = None, jobs: int | None = None, retries: int = 2) -> None:
         import dask
-        from distributed import Client, LocalCluster
+        from distributed import Client
 
         self.retries = retries
         self._cluster: Any = None
@@ -247,10 +277,7 @@ class DaskExecutor(Executor):
             except (OSError, TimeoutError, ValueError) as e:
                 raise ExecutorError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
         else:
-            self._cluster = LocalCluster(  # type: ignore[no-untyped-call]
-                n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True,
-                dashboard_address=None, silence_logs=40,
-            )
+            self._cluster = _local_cluster(jobs or default_jobs())
             self._client = Client(self._cluster)  # type: ignore[no-untyped-call]
 
     @property
@@ -285,6 +312,63 @@ class DaskExecutor(Executor):
         if self._cluster is not None:
             self._cluster.close()
             self._cluster = None
+
+
+def _local_cluster(workers: int) -> Any:
+    """A Dask cluster on this machine that opens no HTTP port: a scheduler in
+    this process and `workers` single-threaded worker processes (each under
+    a nanny, so a lost worker is replaced), every one listening on the
+    loopback interface only, for Dask's own protocol. Dask starts an HTTP
+    server (dashboard, metrics) in every scheduler and worker even with the
+    dashboard off (`dashboard_address=None` still binds 8787); the scheduler
+    and worker classes here leave it out."""
+    from distributed import Nanny, SpecCluster
+
+    host = {"host": "127.0.0.1", "dashboard_address": None, "dashboard": False}
+    scheduler = {"cls": __getattr__("_QuietScheduler"), "options": {**host, "port": 0}}
+    worker = {"cls": Nanny, "options": {**host, "nthreads": 1, "worker_class": __getattr__("_QuietWorker"),
+                                        "silence_logs": 40}}
+    return SpecCluster(scheduler=scheduler, workers={i: worker for i in range(workers)},  # type: ignore[no-untyped-call]
+                       silence_logs=40, name="hoplab-local")
+
+
+def _no_http_server(node: Any, routes: Any, *args: Any, **kwargs: Any) -> None:
+    """`ServerNode.start_http_server` that keeps the routes (so stopping works)
+    and listens nowhere."""
+    from distributed.http.routing import RoutingApplication
+
+    node.http_application = RoutingApplication(routes)
+
+
+def _quiet_classes() -> tuple[type, type]:
+    from distributed import Scheduler, Worker
+
+    class QuietScheduler(Scheduler):  # type: ignore[misc]
+        """A scheduler without the HTTP server."""
+
+        def start_http_server(self, routes: Any, *args: Any, **kwargs: Any) -> None:
+            _no_http_server(self, routes)
+
+    class QuietWorker(Worker):  # type: ignore[misc]
+        """A worker without the HTTP server."""
+
+        def start_http_server(self, routes: Any, *args: Any, **kwargs: Any) -> None:
+            _no_http_server(self, routes)
+
+    QuietScheduler.__module__ = QuietWorker.__module__ = __name__
+    QuietScheduler.__qualname__, QuietWorker.__qualname__ = "_QuietScheduler", "_QuietWorker"
+    return QuietScheduler, QuietWorker
+
+
+def __getattr__(name: str) -> Any:
+    """`_QuietScheduler` and `_QuietWorker`, made on first use (importing
+    hoplab.executors does not import distributed)."""
+    if name in ("_QuietScheduler", "_QuietWorker"):
+        if name not in globals():
+            scheduler, worker = _quiet_classes()
+            globals().update(_QuietScheduler=scheduler, _QuietWorker=worker)
+        return globals()[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make_executor(name: str, jobs: int | None = None, scheduler: str | None = None) -> Executor:

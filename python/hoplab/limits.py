@@ -19,7 +19,7 @@ import resource
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["AUTO", "MemoryLimit", "check_memory_limit", "default_memory_limit_bytes", "parse_memory_limit",
+__all__ = ["AUTO", "DEFAULT_RUN_TIMEOUT_S", "ESTIMATE_NOTICE_EVENTS", "MemoryLimit", "check_memory_limit", "default_memory_limit_bytes", "parse_memory_limit",
            "per_worker_limit", "resolve_memory_limit"]
 
 #: The default budget, resolved where the run executes (a sweep's workers may
@@ -28,6 +28,15 @@ AUTO: Literal["auto"] = "auto"
 
 #: A memory limit as the API takes it: bytes, None (no limit) or "auto".
 MemoryLimit = int | None | Literal["auto"]
+
+#: The wall-clock budget of `hoplab run` unless `--run-timeout` says otherwise
+#: (`none` lifts it): an hour, 25x the slowest example at 100 simulated seconds.
+DEFAULT_RUN_TIMEOUT_S = 3600.0
+
+#: `hoplab run` prints its up-front estimate (events, a wall-time range) on
+#: stderr above this many estimated events: 2.4x the largest example's
+#: 4.2e7, about 10-30 s at 3-10 M events per second.
+ESTIMATE_NOTICE_EVENTS = 1e8
 
 #: The share of the available memory a run may hold by default.
 DEFAULT_SHARE = 0.5

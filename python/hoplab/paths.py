@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-__all__ = ["OutputPathError", "check_output_dir", "check_output_file", "remove_stale_temporaries", "write_file"]
+__all__ = ["OutputPathError", "check_output_dir", "check_output_file", "process_alive", "remove_stale_temporaries", "write_file"]
 
 
 class OutputPathError(ValueError):
@@ -207,7 +207,8 @@ def write_file(path: str | os.PathLike[str], write: Callable[[BinaryIO], None], 
 _TEMPORARY = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)-[0-9a-f]+\.partial$")
 
 
-def _alive(pid: int) -> bool:
+def process_alive(pid: int) -> bool:
+    """Whether a process `pid` exists (someone else's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -217,10 +218,10 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def remove_stale_temporaries(folder: str | os.PathLike[str], name: str | None = None) -> int:
+def remove_stale_temporaries(folder: str | os.PathLike[str]) -> int:
     """Remove the temporaries (`.NAME.PID-HEX.partial`, by `write_file` or a
-    packet trace) that writers no longer running left in `folder` (only
-    those of `name` if given); regular files only. Returns how many."""
+    packet trace) that writers no longer running left in `folder`; regular
+    files only. Returns how many."""
     removed = 0
     try:
         entries = list(os.scandir(folder))
@@ -228,9 +229,9 @@ def remove_stale_temporaries(folder: str | os.PathLike[str], name: str | None = 
         return 0
     for entry in entries:
         match = _TEMPORARY.match(entry.name)
-        if match is None or (name is not None and not match["name"].startswith(name)):
+        if match is None:
             continue
-        if int(match["pid"]) == os.getpid() or _alive(int(match["pid"])):
+        if int(match["pid"]) == os.getpid() or process_alive(int(match["pid"])):
             continue
         try:
             if entry.is_file(follow_symlinks=False):

@@ -27,6 +27,7 @@ from typing import Any
 
 from hoplab import _core
 from hoplab._core import ScenarioError
+from hoplab.guards import MAX_DEPTH, check_depth, check_key_length, check_text_size, read_scenario_text
 from hoplab.limits import MemoryLimit
 
 __all__ = ["SEED_MAX", "Scenario", "ScenarioError", "check_seed", "load_scenario", "parse_override", "parse_value"]
@@ -72,6 +73,7 @@ def _parse_key(key: str) -> KeyPath:
     """Split `flows.0.rate_kbps` or `flows[0].rate_kbps` into ("flows", 0, "rate_kbps")."""
     if not key:
         raise scenario_error("", "empty key (expected a dotted key such as mac.queue_packets)")
+    check_key_length(key)
     path: list[str | int] = []
     for part in key.split("."):
         match = _KEY_PART.match(part)
@@ -94,6 +96,9 @@ def parse_value(text: str) -> Any:
         parsed = tomllib.loads(f"value = {text}")
     except tomllib.TOMLDecodeError:
         return text
+    except RecursionError:
+        raise scenario_error("", f"a --set value nested deeper than the parser reads ({MAX_DEPTH} levels at "
+                                 "most; docs/limits.md)") from None
     if set(parsed) != {"value"}:
         return text
     value = parsed["value"]
@@ -160,11 +165,16 @@ class Scenario:
     @classmethod
     def from_toml(cls, text: str, source: Path | None = None) -> Scenario:
         """Parse TOML text. A syntax error is a ScenarioError with its line and column."""
+        check_text_size(text, str(source) if source is not None else "scenario")
+        where = f"{source}: " if source is not None else ""
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
-            where = f"{source}: " if source is not None else ""
             raise scenario_error("", f"{where}invalid TOML: {_with_position(str(e), text)}") from None
+        except RecursionError:
+            raise scenario_error("", f"{where}tables and arrays nested deeper than {MAX_DEPTH} levels "
+                                     "(no scenario key is deeper than 6; docs/limits.md)") from None
+        check_depth(data, str(source) if source is not None else "")
         return cls(data, source)
 
     @property
@@ -185,6 +195,7 @@ class Scenario:
         `validate` (and so by `run`), which knows every valid key.
         """
         path = _parse_key(key)
+        check_depth(value, key, len(path))
         _check_json_value(value, path)
         node: Any = self.data
         for depth, part in enumerate(path):
@@ -260,7 +271,7 @@ def load_scenario(path: str | os.PathLike[str], overrides: Iterable[str] = (),
     not valid TOML or not a valid scenario (the message names the key).
     """
     source = Path(path)
-    text = source.read_text(encoding="utf-8")
+    text = read_scenario_text(source)  # a regular file, of a bounded size
     scenario = Scenario.from_toml(text, source).apply_overrides(overrides)
     scenario.validate(memory_limit_bytes)
     return scenario
