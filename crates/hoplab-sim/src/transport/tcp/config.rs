@@ -66,6 +66,24 @@ pub struct TcpConfig {
     /// by every segment the ACK covers (RFC 3465 byte counting with no
     /// limit, Linux since 3.9's `tcp_slow_start(tp, acked)`).
     pub cwnd_growth: CwndGrowth,
+    /// With `sack`: a segment retransmitted in SACK recovery counts as lost
+    /// again once a segment first sent after that retransmission is
+    /// SACKed, and is resent (Linux's lost-retransmission detection,
+    /// `tcp_sacktag_write_queue`'s `lost_retrans` in 2.6; ns-2.35's
+    /// TCP-Linux scoreboard, tcp/scoreboard1.cc:213-223). Off: RFC 6675,
+    /// whose NextSeg never resends a segment twice in one recovery
+    /// (HighRxt), so a lost retransmission waits for the timeout.
+    pub sack_lost_retransmit: bool,
+    /// With `sack`: a timeout keeps the SACKed marks and resends only the
+    /// segments not SACKed (Linux: the scoreboard is cleared only on SACK
+    /// reneging; ns-2.35's TCP-Linux, tcp/tcp-linux.cc:551 `MarkLoss`).
+    /// Off: RFC 2018 section 8, the marks are cleared (ns-2's Sack1 agent).
+    pub sack_kept_after_rto: bool,
+    /// Every ACK that is not older than the cumulative ACK, duplicates
+    /// included, restarts the retransmission timer (ns-2.35's TCP-Linux,
+    /// tcp/tcp-linux.cc:168 and 226 `renew_timer` in `time_processing`,
+    /// run for every ACK). Off: RFC 6298 5.3, only an ACK of new data.
+    pub rto_restart_on_every_ack: bool,
 }
 
 /// `tcp.cwnd_growth`: what one cumulative ACK counts for when cwnd grows.
@@ -105,6 +123,9 @@ impl Default for TcpConfig {
             handshake: false,
             sack: false,
             cwnd_growth: CwndGrowth::PerAck,
+            sack_lost_retransmit: false,
+            sack_kept_after_rto: false,
+            rto_restart_on_every_ack: false,
         }
     }
 }

@@ -33,6 +33,13 @@
 //!   cumulative ACK passes RecoveryPoint (cwnd = ssthresh). A timeout
 //!   clears the SACKed marks (RFC 2018 section 8, as ns-2's Sack1) and goes
 //!   back N; segments SACKed again since are not resent.
+//! - Linux's (and ns-2.35 TCP-Linux's) variants, each its own key, all on
+//!   in `preset = "ns2"` with SACK: `tcp.sack_lost_retransmit` (a
+//!   retransmission lost again is found by SACK and resent, and resending
+//!   the first unacknowledged segment restarts the timer),
+//!   `tcp.sack_kept_after_rto` (a timeout keeps the SACKed marks) and
+//!   `tcp.rto_restart_on_every_ack` (ns-2.35 TCP-Linux: every ACK restarts
+//!   the timer).
 //! - cwnd grows only while it limits the sending (RFC 7661; Linux
 //!   `tcp_is_cwnd_limited`): not when the receiver's window or the
 //!   application holds the sender back, except in slow start while cwnd is
@@ -73,6 +80,13 @@ struct SentRecord {
     /// Retransmitted during the current SACK recovery (RFC 6675's pipe
     /// counts it twice; NextSeg does not resend it).
     resent_in_recovery: bool,
+    /// With `tcp.sack_lost_retransmit`: one past the highest segment sent
+    /// when this segment was last retransmitted (Linux's `ack_seq` of a
+    /// retransmitted skb, ns-2.35 ScoreBoardNode1's `nxt_`).
+    resent_high_tx: u64,
+    /// With `tcp.sack_lost_retransmit`: its retransmission was lost (a
+    /// segment sent after it was SACKed); lost, and NextSeg resends it.
+    lost_again: bool,
 }
 
 /// What RFC 6675's pipe and NextSeg need from the scoreboard.
@@ -287,7 +301,7 @@ impl Sender {
                 sacked_above += 1;
                 continue;
             }
-            let lost = sacked_above >= DUP_THRESH; // IsLost
+            let lost = sacked_above >= DUP_THRESH || r.lost_again; // IsLost
             scan.pipe += (!lost) as u32 + r.resent_in_recovery as u32;
             if !r.resent_in_recovery {
                 if lost {
@@ -318,20 +332,56 @@ impl Sender {
                 self.records[(seq - self.snd_una) as usize].sacked = true;
             }
         }
+        if self.config.sack_lost_retransmit && self.sack_recovery() {
+            self.mark_lost_retransmissions();
+        }
+    }
+
+    /// `tcp.sack_lost_retransmit`: a segment resent in this recovery and
+    /// still not SACKed is lost again once a segment first sent after the
+    /// retransmission is SACKed: the highest SACKed segment (FACK) is at or
+    /// above the `high_tx` of its retransmission. Linux 2.6's
+    /// `tcp_sacktag_write_queue` (`lost_retrans`), ns-2.35's
+    /// tcp/scoreboard1.cc:213-223 (`GetSndNxt() <= fack_`).
+    fn mark_lost_retransmissions(&mut self) {
+        let Some(fack) = self.records.iter().rposition(|r| r.sacked).map(|i| self.snd_una + i as u64) else {
+            return;
+        };
+        for r in self.records.iter_mut() {
+            if r.resent_in_recovery && !r.sacked && r.resent_high_tx <= fack {
+                r.resent_in_recovery = false;
+                r.lost_again = true;
+            }
+        }
     }
 
     fn send_data(&mut self, seq: u64, now: SimTime) -> Outgoing {
         let retransmission = seq < self.high_tx;
         let in_sack_recovery = self.sack_recovery();
         if retransmission {
+            let high_tx = self.high_tx;
             let record = &mut self.records[(seq - self.snd_una) as usize];
             record.sent_at = now;
             record.retransmitted = true;
             record.resent_in_recovery |= in_sack_recovery;
+            record.resent_high_tx = high_tx;
+            record.lost_again = false;
             self.counters.retransmissions += 1;
             self.last_retransmission_at = Some(now);
+            if in_sack_recovery && self.config.sack_lost_retransmit && seq == self.snd_una {
+                // Linux 2.6 tcp_xmit_retransmit_queue: resending the head
+                // of the queue restarts the timer.
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
         } else {
-            self.records.push_back(SentRecord { sent_at: now, retransmitted: false, sacked: false, resent_in_recovery: false });
+            self.records.push_back(SentRecord {
+                sent_at: now,
+                retransmitted: false,
+                sacked: false,
+                resent_in_recovery: false,
+                resent_high_tx: 0,
+                lost_again: false,
+            });
             self.high_tx = seq + 1;
         }
         self.counters.segments_sent += 1;
@@ -408,7 +458,7 @@ impl Sender {
                 // Partial ACK (step 4): resend the next hole, deflate.
                 self.retransmit_next = Some(self.snd_una);
                 self.state.cwnd = (self.state.cwnd - acked as f64 + 1.0).max(1.0);
-                restart_timer = self.first_partial_ack;
+                restart_timer = self.first_partial_ack || self.config.rto_restart_on_every_ack;
                 self.first_partial_ack = false;
             }
         } else {
@@ -438,6 +488,11 @@ impl Sender {
 
     fn on_duplicate_ack(&mut self, now: SimTime) {
         self.dupacks += 1;
+        if self.config.rto_restart_on_every_ack {
+            // ns-2.35 TCP-Linux (tcp/tcp-linux.cc:168, 226): every ACK
+            // re-arms the timer while data is outstanding.
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
         self.sync_state(now);
         self.cc.dup_ack(&self.state);
         if self.state.cong_state == CongState::Recovery {
@@ -465,6 +520,7 @@ impl Sender {
         self.first_partial_ack = true;
         for record in &mut self.records {
             record.resent_in_recovery = false;
+            record.lost_again = false;
         }
         self.set_cong_state(CongState::Recovery);
         // RFC 6675 step (4.2)/(C): the first unacknowledged segment goes now.
@@ -493,10 +549,13 @@ impl Sender {
         self.recover = Some(self.high_tx - 1);
         self.dupacks = 0;
         self.retransmit_next = None;
+        let keep_sacked = self.config.sack_kept_after_rto;
         for record in &mut self.records {
-            // RFC 2018 section 8: the receiver may have discarded them.
-            record.sacked = false;
+            // RFC 2018 section 8: the receiver may have discarded them
+            // (unless `tcp.sack_kept_after_rto`, as Linux).
+            record.sacked &= keep_sacked;
             record.resent_in_recovery = false;
+            record.lost_again = false;
         }
         self.snd_nxt = self.snd_una; // go-back-N
         self.set_cong_state(CongState::Loss);
@@ -687,6 +746,76 @@ mod tests {
         assert_eq!(s.state.cwnd, 6.0);
         assert_eq!(s.counters.retransmissions, 2);
         assert_eq!(s.counters.fast_retransmits, 1);
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_resent_once_a_later_segment_is_sacked() {
+        // 0..9 sent, 2 lost; ACKs 1, 2 grow cwnd to 12 and release 10..13;
+        // SACKs of 3..5 start recovery (cwnd 6) and 2 is resent while
+        // high_tx = 14. That retransmission is lost too.
+        for lost_retransmit in [false, true] {
+            let config =
+                TcpConfig { initial_cwnd_segments: 10.0, sack: true, sack_lost_retransmit: lost_retransmit, ..TcpConfig::default() };
+            let mut s = sender(config);
+            let _ = drain(&mut s, at(0.0));
+            sack_ack(&mut s, at(100.0), 1, &[]);
+            sack_ack(&mut s, at(100.0), 2, &[]);
+            assert_eq!(drain(&mut s, at(100.0)).len(), 4);
+            sack_ack(&mut s, at(101.0), 2, &[(3, 4)]);
+            sack_ack(&mut s, at(101.0), 2, &[(3, 5)]);
+            sack_ack(&mut s, at(101.0), 2, &[(3, 6)]);
+            assert_eq!(drain(&mut s, at(101.0)), vec![(2, true)]);
+            // 3..13 SACKed: pipe 1 (the retransmission), five new segments.
+            sack_ack(&mut s, at(110.0), 2, &[(3, 14)]);
+            assert_eq!(drain(&mut s, at(110.0)), vec![(14, false), (15, false), (16, false), (17, false), (18, false)]);
+            // 14, sent after the retransmission, is SACKed: with the rule the
+            // retransmission is lost (pipe 4: 15..18) and goes again, first,
+            // and resending the head restarts the timer (Linux); RFC 6675's
+            // NextSeg never resends it (HighRxt): pipe 5, one new segment,
+            // and only the timeout will repair 2.
+            let deadline = s.rto_deadline();
+            sack_ack(&mut s, at(150.0), 2, &[(3, 15)]);
+            if lost_retransmit {
+                assert_eq!(drain(&mut s, at(150.0)), vec![(2, true), (19, false)]);
+                assert_eq!(s.rto_deadline(), Some(at(150.0) + s.rtt.rto()));
+                // Its ACK ends the recovery with no timeout.
+                sack_ack(&mut s, at(200.0), 20, &[]);
+                assert_eq!(s.state.cong_state, CongState::Open);
+                assert_eq!(s.counters.retransmissions, 2);
+            } else {
+                assert_eq!(drain(&mut s, at(150.0)), vec![(19, false)]);
+                assert_eq!(s.rto_deadline(), deadline);
+            }
+            assert_eq!(s.counters.timeouts, 0);
+        }
+    }
+
+    #[test]
+    fn rto_restart_on_every_ack_rearms_the_timer_on_duplicates() {
+        for every_ack in [false, true] {
+            let mut s = sender(TcpConfig { initial_cwnd_segments: 4.0, rto_restart_on_every_ack: every_ack, ..TcpConfig::default() });
+            let _ = drain(&mut s, at(0.0));
+            assert_eq!(s.rto_deadline(), Some(at(1000.0)));
+            ack(&mut s, at(500.0), 0); // a duplicate: nothing new acknowledged
+            let expected = if every_ack { at(500.0) + s.rtt.rto() } else { at(1000.0) };
+            assert_eq!(s.rto_deadline(), Some(expected), "every_ack {every_ack}");
+        }
+    }
+
+    #[test]
+    fn sack_kept_after_rto_resends_only_what_was_not_sacked() {
+        let config = TcpConfig { initial_cwnd_segments: 4.0, sack: true, sack_kept_after_rto: true, ..TcpConfig::default() };
+        let mut s = sender(config);
+        let _ = drain(&mut s, at(0.0)); // 0..3
+        sack_ack(&mut s, at(100.0), 0, &[(1, 2)]);
+        s.on_rto(at(1000.0));
+        assert!(s.records[1].sacked, "Linux keeps the marks");
+        assert_eq!(drain(&mut s, at(1000.0)), vec![(0, true)]);
+        // cwnd 2 after 0's ACK (window 1..2): 1 is skipped, SACKed before
+        // the timeout (without the key it would go again, as the test above).
+        sack_ack(&mut s, at(1100.0), 1, &[(1, 2)]);
+        assert_eq!(drain(&mut s, at(1100.0)), vec![(2, true)]);
+        assert_eq!(s.counters.retransmissions, 2);
     }
 
     #[test]

@@ -33,11 +33,18 @@
 //! (`vegas_enable`); elsewhere it is Reno. The loss response is Linux's
 //! `tcp_reno_ssthresh`: max(cwnd / 2, 2).
 //!
-//! **diff** ([`DiffFormula`]): Linux computes `cwnd * (RTT - BaseRTT) /
-//! BaseRTT` (the default, what seed 004 ran); the paper's `(Expected -
-//! Actual) * BaseRTT` is `cwnd * (RTT - BaseRTT) / RTT`. Both are real-valued
-//! here (Linux truncates to integers); the `+ 1` on leaving slow start is
-//! kept as Linux has it.
+//! **diff** ([`DiffFormula`]): later Linux (after 2.6.22) computes `cwnd * (RTT -
+//! BaseRTT) / BaseRTT` (the default); the paper's `(Expected - Actual) *
+//! BaseRTT` is `cwnd * (RTT - BaseRTT) / RTT`, and so is Linux 2.6.22's
+//! `tcp_vegas.c`, the one ns-2.35's TCP-Linux carries and seed 004 ran
+//! (tcp/linux/src/tcp_vegas.c:208-209, 257-268 in GitHub hbatmit/ns2.35: `diff =
+//! old_wnd - old_wnd * baseRTT / rtt`, `old_wnd` the segments sent in the
+//! round just ended, which this controller reads as cwnd): `diff =
+//! "brakmo"` for ns-2 parity (docs/tcp-linux-parity.md). On a multi-hop
+//! path whose RTT grows with the window, the `/ BaseRTT` form holds about
+//! half the window (3.3 against 5 segments on seed 004's MANET). Both are
+//! real-valued here (Linux truncates to integers); the `+ 1` on leaving
+//! slow start is kept as Linux has it.
 
 use super::{reno_increase, reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
 use crate::time::{SimDuration, SimTime};
@@ -48,10 +55,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DiffFormula {
-    /// `cwnd * (RTT - BaseRTT) / BaseRTT`, as `tcp_vegas.c`.
+    /// `cwnd * (RTT - BaseRTT) / BaseRTT`, as `tcp_vegas.c` after Linux
+    /// 2.6.22.
     Linux,
     /// `cwnd * (RTT - BaseRTT) / RTT`, Brakmo & Peterson's
-    /// `(Expected - Actual) * BaseRTT`.
+    /// `(Expected - Actual) * BaseRTT`, and Linux 2.6.22's `tcp_vegas.c`
+    /// (ns-2.35's TCP-Linux, what seed 004 ran).
     Brakmo,
 }
 
