@@ -87,7 +87,10 @@ PAPER_CASES = (C_SCALABLE, C_BIC, C_VEGAS)
 CASES: dict[str, dict[str, Any]] = {
     C_SCALABLE: {"flows.0.cc": "scalable"},
     C_BIC: {"flows.0.cc": "bic"},
-    C_VEGAS: {"flows.0.cc": "vegas"},
+    # ns-2.35's TCP-Linux carries Linux 2.6.22's tcp_vegas.c, whose diff is
+    # the paper's (Expected - Actual) * BaseRTT: `diff = "brakmo"`
+    # (docs/tcp-linux-parity.md); later Linux's default holds half the window.
+    C_VEGAS: {"flows.0.cc": "vegas", "flows.0.cc_params.diff": "brakmo"},
     C_NEWRENO: {"flows.0.cc": "newreno"},
 }
 ALL_CASES = (*PAPER_CASES, C_NEWRENO)
