@@ -163,3 +163,272 @@ def test_stale_trace_temporaries_are_removed_by_the_next_run(chain: hoplab.Scena
     alive.write_bytes(b"in use")
     hoplab.run(chain, pcap=tmp_path / "x.pcap")
     assert not stale.exists() and alive.exists()
+
+
+# 3: SIGTERM flushes every finished run and exits 143; no worker outlives
+# the sweep's process, whether it got SIGTERM or SIGKILL.
+LONG_CHAIN = (SMALL_CHAIN.replace("duration_s = 5.0", "duration_s = 40.0").replace("nodes = 5", "nodes = 15")
+              .replace("dst = 4", "dst = 14"))
+
+
+def _start_sweep(workdir: Path, store: str = "st", *extra: str) -> subprocess.Popen[str]:
+    (workdir / "chain.toml").write_text(LONG_CHAIN, encoding="utf-8")
+    args = [sys.executable, "-m", "hoplab", "sweep", "chain.toml", "--vary", "flows.0.packet_bytes=256..1024:64",
+            "--runs", "4", "--store", store, "--jobs", "2", *extra]
+    env = {k: v for k, v in os.environ.items() if k != "HOPLAB_DEBUG"}
+    return subprocess.Popen(args, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _workers(pid: int, count: int = 2, timeout_s: float = 60) -> list[psutil.Process]:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        children = psutil.Process(pid).children(recursive=True)
+        if len(children) >= count:
+            return children
+        time.sleep(0.05)
+    raise AssertionError("the sweep started no workers")
+
+
+def _gone_within(processes: list[psutil.Process], seconds: float) -> list[psutil.Process]:
+    _, alive = psutil.wait_procs(processes, timeout=seconds)
+    for process in alive:  # do not leave them to the next test
+        process.kill()
+    return alive
+
+
+def test_sigterm_flushes_finished_runs_and_exits_143(tmp_path: Path) -> None:
+    process = _start_sweep(tmp_path)
+    workers = _workers(process.pid)
+    store = Store(tmp_path / "st")
+    deadline = time.monotonic() + 60
+    while not store.files("runs") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # a few more runs finish, not yet flushed
+    process.send_signal(signal.SIGTERM)  # as `timeout`, SLURM and systemd do: to the main process only
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 143, err
+    lines = err.strip().splitlines()
+    assert lines[-1].startswith("error: terminated (SIGTERM): ") and "runs are in the store" in lines[-1]
+    finished = int(re.search(r"(\d+) of \d+ runs are in the store", lines[-1]).group(1))  # type: ignore[union-attr]
+    assert finished == len(store.runs()) > 0, "every finished run was written"
+    assert _gone_within(workers, 5) == [], "no worker left running"
+
+
+def test_sigkill_of_the_sweep_leaves_no_worker(tmp_path: Path) -> None:
+    process = _start_sweep(tmp_path)
+    workers = _workers(process.pid)
+    process.kill()
+    process.communicate(timeout=30)
+    assert _gone_within(workers, 5) == [], "workers die with their parent (PR_SET_PDEATHSIG)"
+
+
+def test_sigkill_of_a_dask_sweep_leaves_no_worker(tmp_path: Path) -> None:
+    process = _start_sweep(tmp_path, "st", "--executor", "dask")
+    workers = _workers(process.pid, 2, 120)
+    time.sleep(2)  # the LocalCluster's worker processes are up
+    workers = psutil.Process(process.pid).children(recursive=True)
+    process.kill()
+    process.communicate(timeout=30)
+    assert _gone_within(workers, 5) == []
+
+
+# 4: one writer per store. A second sweep waits for the first, then runs
+# only what is still missing; a dead holder does not hold the lock.
+def test_two_sweeps_on_one_store_run_each_run_once(tmp_path: Path) -> None:
+    (tmp_path / "chain.toml").write_text(SMALL_CHAIN, encoding="utf-8")
+    args = [sys.executable, "-m", "hoplab", "sweep", "chain.toml", "--vary", "flows.0.packet_bytes=256..1024:128",
+            "--runs", "2", "--store", "st", "--jobs", "1", "--set", "duration_s=3"]
+    first, second = (subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                     for _ in range(2))
+    outputs = [p.communicate(timeout=300) for p in (first, second)]
+    assert first.returncode == second.returncode == 0, outputs
+    count = Store(tmp_path / "st").query("SELECT count(*) AS n, count(DISTINCT run_id) AS runs FROM runs_all")
+    assert count["n"].tolist() == [14] and count["runs"].tolist() == [14], "no run twice"
+    assert any("is in use by process" in err and "waiting" in err for _, err in outputs)
+    assert sum("14 executed" in out for out, _ in outputs) == 1
+
+
+def test_a_sweep_waits_while_the_store_is_held_and_not_after_its_holder_dies(chain: hoplab.Scenario,
+                                                                             tmp_path: Path) -> None:
+    Store(tmp_path / "st").prepare()
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from hoplab.store import Store\n"
+                               "with Store(sys.argv[1]).lock(): print('held', flush=True); time.sleep(600)",
+                               str(tmp_path / "st")], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    events: list[str] = []
+    killer = threading.Timer(3.0, holder.kill)  # SIGKILL: it never unlocks; the kernel does
+    killer.start()
+    started = time.monotonic()
+    sweep(chain, vary={"flows.0.packet_bytes": [256]}, store=tmp_path / "st", executor="serial",
+          progress=lambda event, info: events.append(event))
+    holder.wait(10)
+    holder.stdout.close()
+    assert events[0] == "waiting" and 2.5 < time.monotonic() - started < 30
+    assert len(Store(tmp_path / "st").runs()) == 1
+
+
+# 5: runs shared by sweeps over different keys are found under every key.
+def test_shared_runs_are_visible_under_every_parameter(chain: hoplab.Scenario, tmp_path: Path) -> None:
+    store = Store(tmp_path / "st")
+    sweep(chain, vary={"flows.0.packet_bytes": [256, 512]}, runs=2, store=store, executor="serial")
+    stats = hoplab.campaign.SweepStats()
+    sweep(chain, vary={"duration_s": [2.0]}, runs=2, store=store, executor="serial", stats=stats)
+    assert stats.executed == 0 and stats.skipped == 2, "the 512-byte runs are shared"
+    for view in ("runs", "runs_all"):
+        both = store.query(f'SELECT count(*) AS n FROM {view} WHERE duration_s = 2.0 AND '
+                           f'"flows.0.packet_bytes" = 512')
+        assert both["n"].tolist() == [2], view
+    assert store.query("SELECT count(*) AS n FROM runs")["n"].tolist() == [4]
+    # A third sweep that changes nothing writes nothing more.
+    files = len(store.files("params"))
+    sweep(chain, vary={"duration_s": [2.0]}, runs=2, store=store, executor="serial")
+    assert len(store.files("params")) == files == 1
+
+
+# 9: what killed writers left is removed at the next sweep's start.
+def test_a_sweep_removes_what_killed_writers_left(chain: hoplab.Scenario, tmp_path: Path) -> None:
+    store = Store(tmp_path / "st")
+    sweep(chain, vary={"flows.0.packet_bytes": [256]}, store=store, executor="serial")
+    (tmp_path / "st" / ".tmp").mkdir()
+    (tmp_path / "st" / ".tmp" / "runs-x.parquet.tmp").write_bytes(b"old format leftover")
+    stale = tmp_path / "st" / "runs" / f".part-y.parquet.{_dead_pid()}-00ff.partial"
+    stale.write_bytes(b"half a file")
+    orphan = tmp_path / "st" / "scalars" / "part-20990101T000000000000-deadbeef.parquet"
+    orphan.write_bytes(store.files("scalars")[0].read_bytes())  # its runs file never came
+    running = Path(os.environ.get("TMPDIR", "/tmp")) / f"hoplab-running-{_dead_pid()}-x"
+    running.mkdir()
+    (running / "3").touch()
+    sweep(chain, vary={"flows.0.packet_bytes": [512]}, store=store, executor="local", jobs=1)
+    assert not (tmp_path / "st" / ".tmp").exists() and not stale.exists() and not orphan.exists()
+    assert not running.exists()
+    assert len(store.runs()) == 2
+
+
+# 9: path errors name what is wrong; a full disk names the store and the count.
+@pytest.mark.parametrize("make, words", [
+    (lambda d: d / "missing" / ".." / "st", "its folder"),
+    (lambda d: (d / "link").symlink_to(d / "nowhere") or d / "link", "dangling symbolic link"),
+    (lambda d: (d / "link").symlink_to(d / "nowhere") or d / "link" / "st", "dangling symbolic link"),
+])
+def test_store_path_errors_say_what_is_wrong(make: object, words: str, tmp_path: Path) -> None:
+    path = make(tmp_path)  # type: ignore[operator]
+    with pytest.raises(OutputPathError, match=words) as caught:
+        Store(path).check("--store")
+    assert "file exists" not in str(caught.value)
+
+
+def test_a_full_disk_names_the_store_and_what_it_holds(chain: hoplab.Scenario, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(tmp_path / "st")
+    sweep(chain, vary={"flows.0.packet_bytes": [256]}, store=store, executor="serial")
+
+    def full(*args: object, **kwargs: object) -> str:
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(Store, "write_batch", full)
+    with pytest.raises(hoplab.campaign.StoreWriteError) as caught:
+        sweep(chain, vary={"flows.0.packet_bytes": [256, 512]}, store=store, executor="serial")
+    message = str(caught.value.strerror)
+    assert str(tmp_path / "st") in message and "no space left on device" in message
+    assert "cannot write 1 finished run" in message and "it holds 1 of this sweep's 2 runs" in message
+
+
+# 6: the scenario reader's guards: exit 2, one line, within a second.
+def _fifo(d: Path) -> str:
+    os.mkfifo(d / "s.toml")
+    return "s.toml"
+
+
+def _write(name: str, text: str) -> object:
+    def make(d: Path) -> str:
+        (d / name).write_text(text, encoding="utf-8")
+        return name
+    return make
+
+
+@pytest.mark.parametrize("make, extra, words", [
+    (lambda d: "/dev/zero", [], "is a character device, not a regular file"),
+    (_fifo, [], "is a FIFO, not a regular file"),
+    (_write("big.toml", "x = [" + "0," * 3_000_000 + "]"), [], "HOPLAB_MAX_SCENARIO_BYTES"),
+    (_write("deep.toml", "x = " + "[" * 600 + "]" * 600), [], "nested deeper than 32 levels"),
+    (_write("deep2.toml", "[" + ".".join(["a"] * 600) + "]\nb = 1"), [], "nested deeper than 32 levels"),
+    (_write("deep3.toml", "x = " + "[" * 150 + "]" * 150), [], "nested deeper than 32 levels"),
+    (_write("ok.toml", SMALL_CHAIN), ["--set", ".".join(["a"] * 10_000) + "=1"], "keys have at most 256"),
+    (_write("ok.toml", SMALL_CHAIN), ["--set", "a=" + "[" * 900 + "]" * 900], "nested deeper"),
+])
+def test_scenario_reader_guards(make: object, extra: list[str], words: str, tmp_path: Path) -> None:
+    target = make(tmp_path)  # type: ignore[operator]
+    before = {p.name for p in tmp_path.iterdir()}
+    started = time.monotonic()
+    done = run_cli("validate", target, *extra, cwd=tmp_path, timeout_s=30)
+    startup = time.monotonic()
+    run_cli("--version", cwd=tmp_path)
+    startup = time.monotonic() - startup
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("error: ") and words in done.stderr
+    assert time.monotonic() - started - startup < 1.0 + startup, "refused within a second (beyond start-up)"
+    assert {p.name for p in tmp_path.iterdir()} == before, "nothing written"
+
+
+def test_the_size_bound_is_lifted_by_its_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(SMALL_CHAIN + "# " + "x" * 600_000 + "\n", encoding="utf-8")
+    with pytest.raises(hoplab.ScenarioError, match="HOPLAB_MAX_SCENARIO_BYTES"):
+        hoplab.scenario.load_scenario(path)
+    monkeypatch.setenv("HOPLAB_MAX_SCENARIO_BYTES", "1000000")
+    assert hoplab.scenario.load_scenario(path).name == "small-chain"
+
+
+# 7: hoplab run shows its estimate above the threshold and has a default budget.
+def test_run_prints_the_estimate_and_applies_the_default_budget(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from hoplab import cli, limits
+
+    (tmp_path / "chain.toml").write_text(SMALL_CHAIN, encoding="utf-8")
+    monkeypatch.setattr(limits, "DEFAULT_RUN_TIMEOUT_S", 1.0)
+    status = cli._main(["run", str(tmp_path / "chain.toml"), "--set", "duration_s=1e9"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 1 and len(err) == 2
+    assert err[0].startswith("estimate: ~") and "days" in err[0] and "it stops after 1 s" in err[0]
+    assert "wall-clock limit of 1.000 s exceeded" in err[1] and "--run-timeout SECONDS or none" in err[1]
+    assert cli._main(["run", str(tmp_path / "chain.toml"), "--run-timeout", "soon"]) == 2
+    assert "--run-timeout: must be a positive number of seconds or 'none'" in capsys.readouterr().err
+    # A small run says nothing of its estimate.
+    assert cli._main(["run", str(tmp_path / "chain.toml"), "--json", "--run-timeout", "none"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+# 8: the local Dask cluster opens no HTTP port.
+def _listening(pids: list[int]) -> list[tuple[int, int]]:
+    found = []
+    for pid in pids:
+        for conn in psutil.Process(pid).net_connections(kind="inet"):
+            if conn.status == psutil.CONN_LISTEN:
+                found.append((pid, conn.laddr.port))
+    return found
+
+
+def test_the_local_dask_cluster_opens_no_http_port() -> None:
+    """Every socket the cluster's processes listen on is one of Dask's own
+    comm addresses (scheduler, workers, nannies), on loopback; none serves
+    HTTP (Dask's default LocalCluster adds 8787 and one per worker)."""
+    from urllib.parse import urlparse
+
+    from hoplab.executors import DaskExecutor
+
+    with DaskExecutor(jobs=2) as executor:
+        assert dict(executor.map_unordered(abs, [-1, -2])) == {0: 1, 1: 2}
+        info = executor._client.scheduler_info()
+        comms = {urlparse(info["address"]).port}
+        for address, worker in info["workers"].items():
+            comms |= {urlparse(address).port, urlparse(worker["nanny"]).port}
+            assert "dashboard" not in worker.get("services", {})
+        assert "dashboard" not in info.get("services", {})
+        me = psutil.Process()
+        sockets = _listening([me.pid, *(c.pid for c in me.children(recursive=True))])
+        assert len(sockets) == len(comms) == 5, sockets
+        assert {port for _, port in sockets} == comms and 8787 not in comms
+        for pid, _ in sockets:
+            for conn in psutil.Process(pid).net_connections(kind="inet"):
+                if conn.status == psutil.CONN_LISTEN:
+                    assert conn.laddr.ip == "127.0.0.1", "loopback only"
