@@ -14,6 +14,7 @@ import math
 import os
 import sys
 import traceback
+from pathlib import Path
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
@@ -304,6 +305,48 @@ def bench(
     _stdout().print(table)
     for line in sinr_cost_lines(figures):
         _stdout().print(line, highlight=False, soft_wrap=True)
+
+
+@app.command()
+def fidelity(
+    quick: Annotated[bool, typer.Option("--quick", help="The quick subset (fewer checks and seeds; about a minute).")] = False,
+    json_: Annotated[bool, typer.Option("--json", help="Print every row as JSON.")] = False,
+    only: Annotated[list[str] | None, typer.Option(
+        "--only", metavar="NAME", help="A check, or a prefix of checks' names (repeatable), e.g. ns2-aodv.")] = None,
+    doc: Annotated[str | None, typer.Option(
+        "--doc", metavar="PATH", help="Also write the table into PATH (docs/fidelity.md's generated part).")] = None,
+    regenerate: Annotated[bool, typer.Option(
+        "--regenerate", help="First rerun the reference simulators (ns-2.35) that are installed here.")] = False,
+) -> None:
+    """Cross-check hoplab's models against ns-2.35, ns-2.29 with semi-TCP, ns-3 3.44 and analytic models."""
+    from hoplab.fidelity import CHECKS, run_checks
+    from hoplab.fidelity import output as fidelity_output
+
+    names = [c.name for c in CHECKS]
+    for name in only or []:
+        if not any(n == name or n.startswith(name) for n in names):
+            raise InputError(f"--only: no check is named or starts with {name!r} (checks: {', '.join(names)})")
+    if doc is not None:
+        check_output_file(doc, "--doc")
+    if regenerate:
+        problem = fidelity_output.regenerate()
+        if problem is not None:
+            raise InputError(problem)
+    console = _stdout()
+    rows = run_checks(only, quick, progress=None if json_ else lambda r: console.print(
+        f"{r.name}: {r.verdict} ({fidelity_output.deviation_text(r)})", highlight=False))
+    if doc is not None:
+        command = "hoplab fidelity" + (" --quick" if quick else "") + "".join(f" --only {o}" for o in only or [])
+        fidelity_output.write_doc(Path(doc), rows, command)
+    if json_:
+        sys.stdout.write(json.dumps(fidelity_output.document(rows, _core.version(), quick), indent=2) + "\n")
+        return
+    table = Table(title=f"hoplab {_core.version()} fidelity", title_justify="left")
+    for column in fidelity_output.HEADER:
+        table.add_column(column, justify="left" if column in ("check", "what", "verdict") else "right")
+    for cells in fidelity_output.table_rows(rows):
+        table.add_row(*cells)
+    console.print(table)
 
 
 ExecutorOption = Annotated[str, typer.Option(

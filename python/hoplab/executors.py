@@ -276,6 +276,12 @@ class DaskExecutor(Executor):
                 self._client: Any = Client(scheduler, timeout="15s")  # type: ignore[no-untyped-call]
             except (OSError, TimeoutError, ValueError) as e:
                 raise ExecutorError(f"--scheduler: cannot reach a Dask scheduler at {scheduler!r}: {e}") from None
+            except TypeError as e:  # tls:// without certificates: Dask's words are about its internals
+                if "ssl" not in str(e).lower():
+                    raise
+                raise ExecutorError(f"--scheduler: {scheduler!r} speaks TLS and no client certificate is set "
+                                    "(DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ...__CLIENT__CERT, ...__CLIENT__KEY; "
+                                    "README, Executors)") from None
         else:
             self._cluster = _local_cluster(jobs or default_jobs())
             self._client = Client(self._cluster)  # type: ignore[no-untyped-call]

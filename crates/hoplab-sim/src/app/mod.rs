@@ -9,5 +9,6 @@
 //! saturation condition of Bianchi's model). The world runs them
 //! (`world::flows`).
 
-/// Initial TTL of data packets.
-pub const DEFAULT_TTL: u8 = 64;
+/// Initial TTL of data packets (defined with the packet, which counts its
+/// hops from it).
+pub use crate::wire::DEFAULT_TTL;

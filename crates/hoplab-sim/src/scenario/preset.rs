@@ -53,11 +53,6 @@ pub enum Applies {
     WithAodv,
     /// Only with `routing.protocol = "dsr"`.
     WithDsr,
-    /// Only with `tcp.sack = true`: ns-2's SACK agent with a window of its
-    /// own is TCP-Linux (`Agent/TCP/Linux` with a `Sack1` sink, what seed
-    /// 004 ran), whose rules these are; ns-2's `Agent/TCP/Newreno` has no
-    /// SACK.
-    WithTcpSack,
 }
 
 /// One key the preset sets.
@@ -82,6 +77,63 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::WithAodv,
         source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
     },
+    // AODV's constants and repair: ns-2.35's aodv/aodv.h and aodv.cc
+    // (GitHub hbatmit/ns2.35; ns-2.29's are the same code, 5 lines later in
+    // aodv.h and about 30 in aodv.cc).
+    PresetRule {
+        key: "routing.aodv.active_route_timeout_s",
+        value: "10.0",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.h:77 ACTIVE_ROUTE_TIMEOUT 10 (set on every forward, aodv.cc:1024; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.my_route_timeout_s",
+        value: "10.0",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.h:76 MY_ROUTE_TIMEOUT 10 (the destination's RREP lifetime, aodv.cc:765; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.ttl_start",
+        value: "5",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.h:89 TTL_START 5 (aodv.cc:1116; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.rreq_retries",
+        value: "3",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.h:84 RREQ_RETRIES 3 (aodv.cc:1093; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.node_traversal_time_ms",
+        value: "30.0",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.h:94 NODE_TRAVERSAL_TIME 0.03 (PerHopTime's default, aodv.cc:262-281; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.net_diameter",
+        value: "30",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.h:98 NETWORK_DIAMETER 30 (aodv.cc:1124; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.local_repair",
+        value: "true",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.h:49 #define AODV_LOCAL_REPAIR (used in rt_ll_failed, aodv.cc:324-331; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.local_repair_rule",
+        value: "\"ns2\"",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.cc:325-331 rt_ll_failed (num_forwards > rt_hops), 386-400 local_rt_repair (lrtimer delay = rt_req_timeout), 187-212 LocalRepairTimer::handle (rt_down, no RERR), 859-862 recvReply (ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.requeue_own_on_break",
+        value: "false",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.cc:333-341 rt_ll_failed (drop, ifqueue->filter(broken_nbr) dropped with DROP_RTR_MAC_CALLBACK, nb_delete; ns-2.35)",
+    },
     // DSR: ns-2.35's CMU DSR (GitHub hbatmit/ns2.35; the same code in
     // ns-2.29 apart from semi-TCP's hooks, so these lines are ns-2.35's).
     PresetRule {
@@ -95,26 +147,6 @@ pub const NS2_RULES: &[PresetRule] = &[
         value: "\"ns2\"",
         applies: Applies::WithDsr,
         source: "dsr/dsragent.cc:320-340 BackOffTest (next = 2^(2 x rt_reqs_outstanding) x rt_rq_period; ns-2.35)",
-    },
-    // TCP with SACK: ns-2.35's TCP-Linux (tcp/tcp-linux.cc, tcp/scoreboard1.cc;
-    // GitHub hbatmit/ns2.35), docs/tcp-linux-parity.md.
-    PresetRule {
-        key: "tcp.sack_lost_retransmit",
-        value: "true",
-        applies: Applies::WithTcpSack,
-        source: "tcp/scoreboard1.cc:213-223 ScoreBoard1::UpdateScoreBoard (a retransmission is lost again once fack_ >= the snd_nxt of its retransmission; marked LOST, resent by tcp/tcp-linux.cc:607-674 send_much; ns-2.35)",
-    },
-    PresetRule {
-        key: "tcp.sack_kept_after_rto",
-        value: "true",
-        applies: Applies::WithTcpSack,
-        source: "tcp/tcp-linux.cc:548-551 LinuxTcpAgent::enter_loss (scb_->MarkLoss: every segment not SACKed is lost, the SACKed marks stay; ns-2.35)",
-    },
-    PresetRule {
-        key: "tcp.rto_restart_on_every_ack",
-        value: "true",
-        applies: Applies::WithTcpSack,
-        source: "tcp/tcp-linux.cc:168, 226 LinuxTcpAgent::time_processing (renew_timer: set_rtx_timer() on every ACK not below snd_una, duplicates included; ns-2.35)",
     },
     // Transport (tcp-sink.cc, semitcp.cc)
     PresetRule {
@@ -261,13 +293,11 @@ pub fn apply(document: &mut Value) -> Result<(), ConfigError> {
         })?,
     };
     let protocol = map.get("routing").and_then(|r| r.get("protocol")).and_then(Value::as_str).map(str::to_string);
-    let tcp_sack = map.get("tcp").and_then(|t| t.get("sack")).and_then(Value::as_bool) == Some(true);
     for rule in preset.rules() {
         let applies = match rule.applies {
             Applies::Always => true,
             Applies::WithAodv => protocol.as_deref() == Some("aodv"),
             Applies::WithDsr => protocol.as_deref() == Some("dsr"),
-            Applies::WithTcpSack => tcp_sack,
         };
         if !applies {
             continue;
@@ -312,7 +342,6 @@ pub fn rules_json() -> Value {
                     Applies::Always => "always",
                     Applies::WithAodv => "routing.protocol = \"aodv\"",
                     Applies::WithDsr => "routing.protocol = \"dsr\"",
-                    Applies::WithTcpSack => "tcp.sack = true",
                 },
                 "source": rule.source,
             }));
@@ -364,7 +393,7 @@ mod tests {
         // Resolved through the scenario type, as `hoplab validate` shows it
         // (a rule whose value is the default would do nothing).
         let base = json!({"routing": {"protocol": "aodv"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
-            "tcp": {"sack": true}, "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"}]});
+            "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"}]});
         let resolve = |preset: &str| {
             let mut doc = base.clone();
             doc["preset"] = json!(preset);
@@ -389,18 +418,6 @@ mod tests {
             assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);
             assert_ne!(standard.pointer(&pointer), Some(&value), "{}: the standard default differs", rule.key);
         }
-    }
-
-    #[test]
-    fn the_tcp_linux_rules_need_sack() {
-        // Without SACK the ns2 preset's TCP is Agent/TCP/Newreno: RFC 6298's timer.
-        let mut doc = json!({"preset": "ns2"});
-        apply(&mut doc).unwrap();
-        assert_eq!(doc.pointer("/tcp/rto_restart_on_every_ack"), None);
-        let mut doc = json!({"preset": "ns2", "tcp": {"sack": true}});
-        apply(&mut doc).unwrap();
-        assert_eq!(doc.pointer("/tcp/rto_restart_on_every_ack"), Some(&json!(true)));
-        assert_eq!(doc.pointer("/tcp/sack_lost_retransmit"), Some(&json!(true)));
     }
 
     #[test]

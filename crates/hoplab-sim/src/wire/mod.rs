@@ -16,7 +16,7 @@ pub mod seqno;
 pub mod tcp;
 
 pub use ieee80211::{Frame, FrameKind};
-pub use packet::{Packet, PacketInfo, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
+pub use packet::{Packet, PacketInfo, PacketKind, RoutingHeader, TransportHeader, DEFAULT_TTL, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 
 /// A node's index (0-based, as in the scenario); also its MAC and IP
 /// address.

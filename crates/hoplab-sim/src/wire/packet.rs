@@ -13,6 +13,8 @@ use crate::time::SimTime;
 pub const IP_HEADER_BYTES: u32 = 20;
 /// UDP header: 8 bytes.
 pub const UDP_HEADER_BYTES: u32 = 8;
+/// Initial TTL of data packets; each forwarding node takes one off.
+pub const DEFAULT_TTL: u8 = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PacketKind {
@@ -108,6 +110,13 @@ impl Packet {
 
     pub fn is_control(&self) -> bool {
         self.kind == PacketKind::Control
+    }
+
+    /// Hops a data packet has crossed since its source (each forwarding
+    /// node takes one off its TTL): ns-2's `hdr_cmn::num_forwards()`,
+    /// counted by the MAC of each receiver (mac/mac-802_11.cc:1909).
+    pub fn hops_travelled(&self) -> u8 {
+        DEFAULT_TTL.saturating_sub(self.ttl)
     }
 
     /// Travels from the flow's destination back to its source (TCP ACKs

@@ -14,6 +14,38 @@ use crate::time::SimDuration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+/// How a local repair (`local_repair`, RFC 3561 section 6.12) is decided,
+/// run and ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum LocalRepairRule {
+    /// RFC 3561 6.12: a break on the way to a destination at most
+    /// MAX_REPAIR_TTL hops away is repaired; the queued packets toward the
+    /// broken neighbour for it are buffered; the RREQ's TTL is
+    /// max(MIN_REPAIR_TTL, 0.5 x hops to the source) + LOCAL_ADD_TTL; no
+    /// RREP within the discovery period invalidates the route and sends a
+    /// RERR.
+    #[default]
+    Rfc,
+    /// ns-2's AODV (ns-2.35 aodv/aodv.cc, the same code in ns-2.29): a data
+    /// packet whose MAC transmission failed is repaired for when it has
+    /// travelled more hops than its route has left (`rt_ll_failed`,
+    /// 325-331: `num_forwards() > rt_hops`). Only that packet is buffered:
+    /// the interface keeps what it queued toward the neighbour, the other
+    /// routes through it stay up, no RERR goes out (the branch returns
+    /// before the filter and `nb_delete` of 333-341). The route is held in
+    /// repair while discoveries go on as for any buffered packet (the RREQ
+    /// TTL of `sendRequest`, retries). `local_rt_repair` (386-400) arms the
+    /// repair timer with `rt_req_timeout`, an absolute time, as its delay:
+    /// it fires at the repair's start plus the time the first RREQ's wait
+    /// ends, about twice the simulated time; then a route still not repaired
+    /// goes down without a RERR (`LocalRepairTimer::handle`, 187-212).
+    /// Meanwhile a RREP replaces the route only with a fresher sequence
+    /// number or fewer hops (`recvReply`, 859-862: the route in repair keeps
+    /// its hop count, so an equal answer from a neighbour is ignored).
+    Ns2,
+}
+
 /// `[routing.aodv]`: AODV's parameters, each the RFC 3561 section 10
 /// constant of the same name with its unit, and its options. Defaults: the
 /// RFC's; options as ns-2's AODV (link-layer feedback on, HELLO and local
@@ -100,6 +132,17 @@ pub struct AodvConfig {
     pub hello: bool,
     /// Local repair of a broken link (section 6.12).
     pub local_repair: bool,
+    /// How a local repair is decided, run and ended: "rfc" (section 6.12)
+    /// or "ns2" (ns-2.35 aodv/aodv.cc:325-331, 386-400, 187-212, 859-862).
+    /// With `local_repair`.
+    pub local_repair_rule: LocalRepairRule,
+    /// On a link break, this node's own data packets queued toward the
+    /// broken neighbour wait in the request queue for a new discovery. Off,
+    /// as ns-2's `rt_ll_failed` (ns-2.35 aodv/aodv.cc:333-341): every packet
+    /// queued toward the neighbour is dropped, the node's own included
+    /// (`ifqueue->filter`, `DROP_RTR_MAC_CALLBACK`; loss cause
+    /// `route_break`).
+    pub requeue_own_on_break: bool,
     /// Set the 'G' flag in RREQs: an intermediate node that answers also
     /// sends a gratuitous RREP to the destination (section 6.6.3).
     pub gratuitous_reply: bool,
@@ -159,6 +202,8 @@ impl Default for AodvConfig {
             link_layer_feedback: true,
             hello: false,
             local_repair: false,
+            local_repair_rule: LocalRepairRule::Rfc,
+            requeue_own_on_break: true,
             gratuitous_reply: false,
             destination_only: false,
             blacklist_on_rrep_failure: false,

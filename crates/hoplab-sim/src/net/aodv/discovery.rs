@@ -56,10 +56,13 @@ impl AodvNode {
         let known = self.table.get(dst, now).map(|e| (e.seq_valid.then_some(e.seq), e.hops));
         let measured = self.traversal.get(&dst).and_then(|h| h.mean()).filter(|_| p.measured_traversal_time);
         let node_traversal_time = measured.unwrap_or(p.node_traversal_time());
+        // ns-2's repairs send the RREQs of any discovery (`local_rt_repair`
+        // calls `sendRequest`, aodv/aodv.cc:386-400).
+        let rfc_repair = !self.ns2_local_repair();
         let Some(d) = self.discoveries.get_mut(&dst) else {
             return;
         };
-        let ttl = match d.repair {
+        let ttl = match d.repair.filter(|_| rfc_repair) {
             // 6.12: TTL = max(MIN_REPAIR_TTL, 0.5 * #hops) + LOCAL_ADD_TTL.
             Some(r) => r.previous_hops.max(r.hops_to_source / 2).saturating_add(p.local_add_ttl()),
             None if d.ttl == 0 => match known {
@@ -78,7 +81,7 @@ impl AodvNode {
         }
         .min(p.net_diameter())
         .max(1);
-        let wait = if d.repair.is_none() && ttl >= p.net_diameter() {
+        let wait = if (d.repair.is_none() || !rfc_repair) && ttl >= p.net_diameter() {
             d.attempts_at_max_ttl += 1;
             // 6.3: binary exponential backoff of the network-wide attempts.
             let net_traversal_time = p.net_traversal_time_with(measured);
@@ -132,7 +135,7 @@ impl AodvNode {
         if self.table.valid(dst, now).is_some() {
             return self.release(now, dst, ctx, out);
         }
-        if d.repair.is_some() {
+        if d.repair.is_some() && !self.ns2_local_repair() {
             // 6.12: no RREP within the discovery period: the repair failed;
             // a RERR for the destination goes upstream.
             self.discoveries.remove(&dst);
@@ -171,6 +174,8 @@ impl AodvNode {
                     self.traversal.entry(dst).or_default().record(per_hop);
                 }
             }
+            // ns-2's repair ends quietly (aodv/aodv.cc:859-899 recvReply).
+            Some(_) if self.ns2_local_repair() => {}
             Some(r) => {
                 let longer = self.table.valid(dst, now).filter(|e| e.hops > r.previous_hops && !e.precursors.is_empty());
                 if let Some(e) = longer {

@@ -2,6 +2,7 @@
 //! failures or from HELLO loss, RERR origination (RFC 3561 section 6.11
 //! case (i)), local repair (6.12), the HELLO timer (6.9).
 
+use super::config::LocalRepairRule;
 use super::table::RouteState;
 use super::{AodvNode, AodvTimer, Out, Repair, SeqNumber};
 use crate::loss::DropCause;
@@ -13,9 +14,26 @@ use crate::wire::{NodeId, Packet};
 impl AodvNode {
     /// on_link_failure: the MAC gave up on `packet` toward `next_hop`. A
     /// data packet's failure breaks the link (link-layer feedback, as
-    /// ns-2's `rt_ll_failed`); a failed routing packet is just dropped
-    /// (6.8: a failed RREP may blacklist its next hop).
-    pub(crate) fn link_failure(&mut self, now: SimTime, packet: &Packet, next_hop: NodeId, out: &mut Out) {
+    /// ns-2's `rt_ll_failed`), or, with ns-2's local repair, starts a
+    /// repair for its destination; a failed routing packet is just dropped
+    /// (6.8: a failed RREP may blacklist its next hop). `lost`: the cause
+    /// the packet is lost with unless AODV keeps it (only when it salvages,
+    /// i.e. with ns-2's local repair; None: the next hop holds it).
+    pub(crate) fn link_failure(
+        &mut self,
+        now: SimTime,
+        packet: &Packet,
+        next_hop: NodeId,
+        lost: Option<DropCause>,
+        ctx: &mut RoutingContext,
+        out: &mut Out,
+    ) {
+        if !packet.is_control() && self.ns2_repairs(now, packet) {
+            return self.ns2_repair(now, packet, lost, ctx, out);
+        }
+        if let Some(cause) = lost {
+            out.push(RoutingOutput::Drop { packet: *packet, cause });
+        }
         if packet.is_control() {
             let rrep = matches!(packet.aodv(), Some(AodvMessage::Rrep(r)) if !r.is_hello());
             if self.config.blacklist_on_rrep_failure && rrep {
@@ -25,6 +43,60 @@ impl AodvNode {
         }
         if self.config.link_layer_feedback {
             out.push(RoutingOutput::LinkBroken { neighbour: next_hop, failed: Some(*packet) });
+        }
+    }
+
+    /// Whether ns-2's local repair ([`LocalRepairRule::Ns2`]) is on.
+    pub(crate) fn ns2_local_repair(&self) -> bool {
+        self.config.local_repair && self.config.local_repair_rule == LocalRepairRule::Ns2
+    }
+
+    /// ns-2's `rt_ll_failed` (aodv/aodv.cc:325-331): a data packet that has
+    /// travelled more hops than its route to the destination has left
+    /// (`num_forwards() > rt_hops`; a route that is down has no hops).
+    fn ns2_repairs(&mut self, now: SimTime, packet: &Packet) -> bool {
+        if !self.ns2_local_repair() || !self.config.link_layer_feedback {
+            return false;
+        }
+        let travelled = packet.hops_travelled();
+        self.table.get(packet.dst, now).is_some_and(|e| e.state != RouteState::Invalid && travelled > e.hops)
+    }
+
+    /// ns-2's `local_rt_repair` (aodv/aodv.cc:386-400): buffer the failed
+    /// packet, hold the route in repair and discover it again; the repair
+    /// timer is armed with the RREQ's timeout, an absolute time, as its
+    /// delay (399), so it fires at twice the repair's start plus the wait.
+    fn ns2_repair(&mut self, now: SimTime, packet: &Packet, lost: Option<DropCause>, ctx: &mut RoutingContext, out: &mut Out) {
+        let dst = packet.dst;
+        if lost.is_some() {
+            self.buffer(now, *packet, out);
+        }
+        let Some(e) = self.table.get_mut(dst, now) else { return };
+        let previous_hops = e.hops;
+        e.state = RouteState::InRepair;
+        self.stats.link_breaks += 1;
+        if self.discoveries.contains_key(&dst) {
+            return;
+        }
+        let hops_to_source = self.table.get(packet.src, now).map_or(0, |e| e.hops);
+        self.start_discovery(now, dst, Some(Repair { previous_hops, hops_to_source }), ctx, out);
+        if let Some(d) = self.discoveries.get(&dst).filter(|d| d.timer_at != SimTime::MAX) {
+            let deadline = d.timer_at + now.since(SimTime::ZERO);
+            out.push(RoutingOutput::Timer { id: AodvTimer::RepairDeadline(dst).id(), at: deadline });
+        }
+    }
+
+    /// ns-2's `LocalRepairTimer::handle` (aodv/aodv.cc:187-212): a route
+    /// still in repair goes down, without a RERR; the packets buffered for
+    /// it wait for the discovery, which goes on as for any buffered packet
+    /// (`rt_purge`, 504-553).
+    pub(crate) fn repair_deadline(&mut self, now: SimTime, dst: NodeId) {
+        if let Some(e) = self.table.get_mut(dst, now).filter(|e| e.state == RouteState::InRepair) {
+            e.state = RouteState::Invalid;
+            e.lifetime = now + self.config.delete_period();
+        }
+        if let Some(d) = self.discoveries.get_mut(&dst) {
+            d.repair = None;
         }
     }
 
@@ -43,7 +115,10 @@ impl AodvNode {
         out: &mut Out,
     ) {
         let node = ctx.node;
-        let (local_repair, max_repair_ttl) = (self.config.local_repair, self.config.max_repair_ttl());
+        // ns-2's local repair is decided per failed packet (`link_failure`);
+        // a break that reaches here is not repaired.
+        let local_repair = self.config.local_repair && self.config.local_repair_rule == LocalRepairRule::Rfc;
+        let max_repair_ttl = self.config.max_repair_ttl();
         let mut lost = Vec::new();
         self.stats.link_breaks += 1;
         self.table.break_link(n, now, &mut lost);
@@ -74,7 +149,7 @@ impl AodvNode {
         for q in queued {
             if q.is_control() {
                 out.push(RoutingOutput::Drop { packet: q, cause: DropCause::RouteBreak });
-            } else if q.src == node {
+            } else if q.src == node && self.config.requeue_own_on_break {
                 if !own_destinations.contains(&q.dst) {
                     own_destinations.push(q.dst);
                 }

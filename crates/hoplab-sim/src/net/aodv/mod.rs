@@ -70,7 +70,7 @@ pub mod table;
 
 pub use crate::wire::aodv::AodvMessage;
 pub use crate::wire::seqno::SeqNumber;
-pub use config::AodvConfig;
+pub use config::{AodvConfig, LocalRepairRule};
 
 use super::jitter::Parked;
 pub use super::jitter::PendingSend;
@@ -179,6 +179,9 @@ pub enum AodvTimer {
     Hello,
     /// A jittered control packet (parking slot) may go.
     Send(u32),
+    /// ns-2's local repair timer for a destination ended
+    /// ([`config::LocalRepairRule::Ns2`]).
+    RepairDeadline(NodeId),
 }
 
 impl AodvTimer {
@@ -187,6 +190,7 @@ impl AodvTimer {
             AodvTimer::Discovery(dst) => dst.0 << 2,
             AodvTimer::Hello => 1,
             AodvTimer::Send(slot) => slot << 2 | 2,
+            AodvTimer::RepairDeadline(dst) => dst.0 << 2 | 3,
         }
     }
 
@@ -194,7 +198,8 @@ impl AodvTimer {
         match id & 3 {
             0 => AodvTimer::Discovery(NodeId(id >> 2)),
             1 => AodvTimer::Hello,
-            _ => AodvTimer::Send(id >> 2),
+            2 => AodvTimer::Send(id >> 2),
+            _ => AodvTimer::RepairDeadline(NodeId(id >> 2)),
         }
     }
 }
@@ -205,7 +210,7 @@ impl AodvNode {
         AodvNode {
             own_seq: SeqNumber(0),
             rreq_id: 0,
-            table: RoutingTable::new(config.delete_period()),
+            table: RoutingTable::new(config.delete_period(), config.local_repair && config.local_repair_rule == LocalRepairRule::Ns2),
             id_cache: RreqIdCache::default(),
             queue: RequestQueue::new(config.request_queue_packets(), config.request_queue_timeout()),
             discoveries: BTreeMap::new(),
@@ -254,11 +259,17 @@ impl Routing for AodvNode {
         now: SimTime,
         packet: &Packet,
         next_hop: NodeId,
-        _lost: Option<crate::loss::DropCause>,
-        _ctx: &mut RoutingContext,
+        lost: Option<crate::loss::DropCause>,
+        ctx: &mut RoutingContext,
         out: &mut Outputs<RoutingOutput>,
     ) {
-        self.link_failure(now, packet, next_hop, out)
+        self.link_failure(now, packet, next_hop, lost, ctx, out)
+    }
+    /// With ns-2's local repair the failed packet is AODV's: ns-2's MAC
+    /// hands the routing agent a copy (mac/mac-802_11.cc:1292, 1374) that
+    /// `rt_ll_failed` buffers for the repair or drops.
+    fn salvages_failed(&self) -> bool {
+        self.ns2_local_repair()
     }
     fn on_link_broken(
         &mut self,
@@ -276,6 +287,7 @@ impl Routing for AodvNode {
             AodvTimer::Discovery(dst) => self.discovery_timer(now, dst, ctx, out),
             AodvTimer::Hello => self.hello_timer(now, ctx, out),
             AodvTimer::Send(slot) => self.send_parked(now, slot, ctx, out),
+            AodvTimer::RepairDeadline(dst) => self.repair_deadline(now, dst),
         }
     }
     fn on_control_dropped(&mut self) {
@@ -307,6 +319,8 @@ mod tests {
             AodvTimer::Hello,
             AodvTimer::Send(0),
             AodvTimer::Send(7),
+            AodvTimer::RepairDeadline(NodeId(0)),
+            AodvTimer::RepairDeadline(NodeId(4321)),
         ] {
             assert_eq!(AodvTimer::from_id(t.id()), t);
         }

@@ -76,6 +76,12 @@ pub struct Unreachable {
 pub struct RoutingTable {
     entries: BTreeMap<NodeId, RouteEntry>,
     delete_period: SimDuration,
+    /// A route in repair is replaced only by a fresher sequence number or
+    /// fewer hops, as ns-2's `recvReply` (aodv/aodv.cc:859-862) and
+    /// `recvRequest` (705-707) compare with the hop count a route in repair
+    /// keeps ([`super::LocalRepairRule::Ns2`]). Off: 6.2's rule (iii), an
+    /// equal number replaces a route that is not active.
+    repair_needs_better_route: bool,
 }
 
 /// Apply expiry up to `now`; false if the entry is gone. An expired route
@@ -95,8 +101,8 @@ fn settle(e: &mut RouteEntry, now: SimTime, delete_period: SimDuration) -> bool 
 }
 
 impl RoutingTable {
-    pub fn new(delete_period: SimDuration) -> RoutingTable {
-        RoutingTable { entries: BTreeMap::new(), delete_period }
+    pub fn new(delete_period: SimDuration, repair_needs_better_route: bool) -> RoutingTable {
+        RoutingTable { entries: BTreeMap::new(), delete_period, repair_needs_better_route }
     }
 
     /// The entry for `dst` in any state, settled to `now`.
@@ -171,6 +177,7 @@ impl RoutingTable {
     /// the offered path is shorter. `extend_only` keeps a later existing
     /// lifetime (the reverse route of 6.5). Returns whether it was taken.
     pub fn offer(&mut self, dst: NodeId, info: RouteInfo, now: SimTime, extend_only: bool) -> bool {
+        let repair_needs_better_route = self.repair_needs_better_route;
         match self.get_mut(dst, now) {
             None => {
                 self.entries.insert(
@@ -190,7 +197,12 @@ impl RoutingTable {
             }
             Some(e) => {
                 let d = info.seq.diff(e.seq);
-                let take = !e.seq_valid || d > 0 || (d == 0 && (e.state != RouteState::Valid || info.hops < e.hops));
+                let not_active = match e.state {
+                    RouteState::Valid => false,
+                    RouteState::InRepair => !repair_needs_better_route,
+                    RouteState::Invalid => true,
+                };
+                let take = !e.seq_valid || d > 0 || (d == 0 && (not_active || info.hops < e.hops));
                 if !take {
                     return false;
                 }
@@ -300,7 +312,7 @@ mod tests {
 
     #[test]
     fn fresher_or_shorter_information_wins_stale_is_discarded() {
-        let mut rt = RoutingTable::new(DELETE);
+        let mut rt = RoutingTable::new(DELETE, false);
         let d = NodeId(9);
         assert!(rt.offer(d, info(10, 4, 1, 10.0), t(0.0), false));
         // Stale (older sequence number): discarded (6.1).
@@ -321,7 +333,7 @@ mod tests {
 
     #[test]
     fn an_invalid_route_takes_equal_information() {
-        let mut rt = RoutingTable::new(DELETE);
+        let mut rt = RoutingTable::new(DELETE, false);
         let d = NodeId(5);
         rt.offer(d, info(7, 2, 1, 10.0), t(0.0), false);
         let mut lost = Vec::new();
@@ -335,7 +347,7 @@ mod tests {
 
     #[test]
     fn expiry_invalidates_then_deletes_after_delete_period() {
-        let mut rt = RoutingTable::new(DELETE);
+        let mut rt = RoutingTable::new(DELETE, false);
         let d = NodeId(5);
         rt.offer(d, info(7, 2, 1, 3.0), t(0.0), false);
         rt.refresh(d, t(2.0), t(2.0) + ART); // used at 2 s: lives until 5 s
@@ -349,7 +361,7 @@ mod tests {
 
     #[test]
     fn link_break_invalidates_routes_through_the_neighbour_and_prunes_precursors() {
-        let mut rt = RoutingTable::new(DELETE);
+        let mut rt = RoutingTable::new(DELETE, false);
         rt.heard_neighbour(NodeId(1), t(0.0), t(3.0));
         rt.offer(NodeId(5), info(3, 3, 1, 10.0), t(0.0), false);
         rt.offer(NodeId(6), info(4, 2, 2, 10.0), t(0.0), false);
@@ -364,7 +376,7 @@ mod tests {
 
     #[test]
     fn rerr_invalidates_only_routes_through_its_sender() {
-        let mut rt = RoutingTable::new(DELETE);
+        let mut rt = RoutingTable::new(DELETE, false);
         rt.offer(NodeId(5), info(3, 3, 1, 10.0), t(0.0), false);
         rt.offer(NodeId(6), info(4, 2, 2, 10.0), t(0.0), false);
         assert_eq!(rt.rerr_invalidate(NodeId(2), NodeId(5), SeqNumber(9), t(1.0)), None);
@@ -376,7 +388,7 @@ mod tests {
 
     #[test]
     fn hearing_a_neighbour_keeps_its_known_sequence_number() {
-        let mut rt = RoutingTable::new(DELETE);
+        let mut rt = RoutingTable::new(DELETE, false);
         rt.offer(NodeId(3), info(12, 4, 1, 10.0), t(0.0), false);
         assert!(!rt.heard_neighbour(NodeId(3), t(1.0), t(4.0)));
         let e = rt.get(NodeId(3), t(1.0)).unwrap();

@@ -345,4 +345,5 @@ fn relay_with(config: AodvConfig) -> Node {
 
 mod discovery;
 mod maintenance;
+mod ns2_repair;
 mod requests;

@@ -1,0 +1,95 @@
+"""Run the ns-2.35 reference scenarios and store their results as package data.
+
+    python scripts/ns2/reference.py [--only NAME] [--seeds 1,2,3]
+
+Needs ns-2.35 (`apt-get install ns2`: Debian's ns2 2.35). Each reference set
+is a Tcl script of this folder run over a grid of arguments and seeds; its
+results go to python/hoplab/data/references/<set>.json with the exact
+command of every run, the ns-2 version and the seeds, which `hoplab
+fidelity` compares hoplab with (docs/fidelity.md). `hoplab fidelity
+--regenerate` calls this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+OUT_DIR = REPO / "python" / "hoplab" / "data" / "references"
+
+# One reference set: the script, the grid of cases (each a dict of the
+# script's key=value arguments) and the seeds.
+SETS: dict[str, dict] = {
+    "ns2-chain-routing": {
+        "script": "chain.tcl",
+        "what": "TCP NewReno over the 802.11 chain with AODV and DSR (2 Mb/s, 512 B, 200 m, RTS always, ifq 50, window 256, 100 s, goodput over 10-100 s)",
+        "cases": [{"routing": r, "hops": h} for r in ("AODV", "DSR") for h in (1, 2, 4, 7, 10, 14)],
+        "seeds": list(range(1, 11)),
+    },
+}
+
+
+def ns_version() -> str:
+    """The installed ns-2's package version (Debian), else `ns -version`."""
+    try:
+        out = subprocess.run(["dpkg-query", "-W", "-f=${Version}", "ns2"], capture_output=True, text=True, check=True).stdout
+        return f"ns2 {out.strip()} (Debian)"
+    except (OSError, subprocess.CalledProcessError):
+        out = subprocess.run(["ns", "-version"], capture_output=True, text=True).stdout
+        return out.strip()
+
+
+def run_case(script: str, args: dict, seed: int) -> dict:
+    argv = ["ns", f"scripts/ns2/{script}"] + [f"{k}={v}" for k, v in args.items()] + [f"seed={seed}"]
+    proc = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, timeout=600)
+    match = re.search(r"^result (\{.*\})$", proc.stdout, re.M)
+    if proc.returncode != 0 or not match:
+        raise RuntimeError(f"{' '.join(argv)} failed (exit {proc.returncode}): {proc.stderr.strip()[-300:]}")
+    return {"command": " ".join(argv), **json.loads(match.group(1))}
+
+
+def regenerate(name: str, seeds: list[int] | None = None) -> Path:
+    spec = SETS[name]
+    seeds = seeds or spec["seeds"]
+    cases = []
+    for args in spec["cases"]:
+        runs = [run_case(spec["script"], args, seed) for seed in seeds]
+        print(f"{name} {args}: " + " ".join(f"{r['goodput_kbps']:.1f}" for r in runs), file=sys.stderr)
+        cases.append({"params": args, "seeds": seeds, "runs": runs})
+    doc = {
+        "set": name,
+        "what": spec["what"],
+        "script": f"scripts/ns2/{spec['script']}",
+        "driver": "scripts/ns2/reference.py",
+        "version": ns_version(),
+        "cases": cases,
+    }
+    OUT_DIR.mkdir(parents=True, exist_ok=True)
+    path = OUT_DIR / f"{name}.json"
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    return path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=sorted(SETS), help="one reference set")
+    parser.add_argument("--seeds", help="comma-separated seeds (default: each set's)")
+    args = parser.parse_args()
+    if shutil.which("ns") is None:
+        print("error: ns (ns-2.35) is not installed: apt-get install ns2", file=sys.stderr)
+        return 2
+    seeds = [int(s) for s in args.seeds.split(",")] if args.seeds else None
+    for name in [args.only] if args.only else sorted(SETS):
+        print(regenerate(name, seeds))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
