@@ -53,6 +53,11 @@ pub enum Applies {
     WithAodv,
     /// Only with `routing.protocol = "dsr"`.
     WithDsr,
+    /// Only with `tcp.sack = true`: ns-2's SACK agent with a window of its
+    /// own is TCP-Linux (`Agent/TCP/Linux` with a `Sack1` sink, what seed
+    /// 004 ran), whose rules these are; ns-2's `Agent/TCP/Newreno` has no
+    /// SACK.
+    WithTcpSack,
 }
 
 /// One key the preset sets.
@@ -147,6 +152,26 @@ pub const NS2_RULES: &[PresetRule] = &[
         value: "\"ns2\"",
         applies: Applies::WithDsr,
         source: "dsr/dsragent.cc:320-340 BackOffTest (next = 2^(2 x rt_reqs_outstanding) x rt_rq_period; ns-2.35)",
+    },
+    // TCP with SACK: ns-2.35's TCP-Linux (tcp/tcp-linux.cc, tcp/scoreboard1.cc;
+    // GitHub hbatmit/ns2.35), docs/tcp-linux-parity.md.
+    PresetRule {
+        key: "tcp.sack_lost_retransmit",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/scoreboard1.cc:213-223 ScoreBoard1::UpdateScoreBoard (a retransmission is lost again once fack_ >= the snd_nxt of its retransmission; marked LOST, resent by tcp/tcp-linux.cc:607-674 send_much; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.sack_kept_after_rto",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp-linux.cc:548-551 LinuxTcpAgent::enter_loss (scb_->MarkLoss: every segment not SACKed is lost, the SACKed marks stay; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.rto_restart_on_every_ack",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp-linux.cc:168, 226 LinuxTcpAgent::time_processing (renew_timer: set_rtx_timer() on every ACK not below snd_una, duplicates included; ns-2.35)",
     },
     // Transport (tcp-sink.cc, semitcp.cc)
     PresetRule {
@@ -293,11 +318,13 @@ pub fn apply(document: &mut Value) -> Result<(), ConfigError> {
         })?,
     };
     let protocol = map.get("routing").and_then(|r| r.get("protocol")).and_then(Value::as_str).map(str::to_string);
+    let tcp_sack = map.get("tcp").and_then(|t| t.get("sack")).and_then(Value::as_bool) == Some(true);
     for rule in preset.rules() {
         let applies = match rule.applies {
             Applies::Always => true,
             Applies::WithAodv => protocol.as_deref() == Some("aodv"),
             Applies::WithDsr => protocol.as_deref() == Some("dsr"),
+            Applies::WithTcpSack => tcp_sack,
         };
         if !applies {
             continue;
@@ -342,6 +369,7 @@ pub fn rules_json() -> Value {
                     Applies::Always => "always",
                     Applies::WithAodv => "routing.protocol = \"aodv\"",
                     Applies::WithDsr => "routing.protocol = \"dsr\"",
+                    Applies::WithTcpSack => "tcp.sack = true",
                 },
                 "source": rule.source,
             }));
@@ -393,7 +421,7 @@ mod tests {
         // Resolved through the scenario type, as `hoplab validate` shows it
         // (a rule whose value is the default would do nothing).
         let base = json!({"routing": {"protocol": "aodv"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
-            "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"}]});
+            "tcp": {"sack": true}, "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"}]});
         let resolve = |preset: &str| {
             let mut doc = base.clone();
             doc["preset"] = json!(preset);
@@ -418,6 +446,18 @@ mod tests {
             assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);
             assert_ne!(standard.pointer(&pointer), Some(&value), "{}: the standard default differs", rule.key);
         }
+    }
+
+    #[test]
+    fn the_tcp_linux_rules_need_sack() {
+        // Without SACK the ns2 preset's TCP is Agent/TCP/Newreno: RFC 6298's timer.
+        let mut doc = json!({"preset": "ns2"});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/tcp/rto_restart_on_every_ack"), None);
+        let mut doc = json!({"preset": "ns2", "tcp": {"sack": true}});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/tcp/rto_restart_on_every_ack"), Some(&json!(true)));
+        assert_eq!(doc.pointer("/tcp/sack_lost_retransmit"), Some(&json!(true)));
     }
 
     #[test]
