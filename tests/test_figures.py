@@ -55,6 +55,59 @@ def test_log_axis_ticks_are_plain_numbers() -> None:
         plt.close(fig)
 
 
+def _bar_ends(ax: object) -> list[tuple[float, float]]:
+    """(low, high) of every error bar drawn on `ax`."""
+    ends = []
+    for container in ax.containers:  # type: ignore[attr-defined]
+        for collection in container.lines[2]:
+            ends += [(float(seg[0][1]), float(seg[1][1])) for seg in collection.get_segments()]
+    return ends
+
+
+def test_bars_of_a_nonnegative_quantity_never_go_below_zero(tmp_path: Path) -> None:
+    # Fig. 5's case: five skewed runs, mean 30 kbps, half-width 80: the t-interval reaches -50.
+    throughput = Line("throughput", [20.0, 40.0], [30.0, 100.0], [80.0, 10.0])
+    difference = Line("difference", [20.0, 40.0], [5.0, -3.0], [10.0, 10.0])
+    notes: list[str] = []
+    fig = draw_figure([throughput], title="t", xlabel="x", ylabel="kbps", notes=notes,
+                      lower=Panel([difference], "diff"))
+    try:
+        main, low = fig.axes
+        assert sorted(_bar_ends(main)) == [(0.0, 110.0), (90.0, 110.0)]
+        assert min(lo for lo, _ in _bar_ends(low)) == -13.0  # a difference may be negative: not cut
+    finally:
+        plt.close(fig)
+    assert notes[0].startswith("Error bars: the 95 % Student-t interval") and "cut at 0" in notes[0]
+    assert notes[1] == "Cut at 0 here (1 point): throughput at 20."
+    paths = line_figure([throughput], tmp_path / "f", title="t", xlabel="x", ylabel="kbps")
+    from hoplab.papers import judged
+
+    assert judged("r", [], paths=paths, notes=["own"]).notes == ["own", *notes]
+    # Signed by choice: not cut.
+    fig = draw_figure([Line("change", [1.0], [3.0], [5.0], nonnegative=False)], title="t", xlabel="x", ylabel="y")
+    try:
+        assert _bar_ends(fig.axes[0]) == [(-2.0, 8.0)]
+    finally:
+        plt.close(fig)
+
+
+def test_log_scale_bars_stay_on_the_axis() -> None:
+    # Fig. 8's case: a bar whose lower end is 0 or below would run off a log axis.
+    notes: list[str] = []
+    fig = draw_figure([Line("gain", [1.0, 2.0, 3.0], [800.0, 40.0, 8.0], [100.0, 60.0, 2.0])], title="t",
+                      xlabel="hops", ylabel="kbps", yscale="log", notes=notes)
+    try:
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        bottom = ax.get_ylim()[0]
+        assert bottom == 2.0  # a quarter of the smallest point
+        ends = _bar_ends(ax)
+        assert all(lo >= bottom for lo, _ in ends) and (2.0, 100.0) in ends and (6.0, 10.0) in ends
+    finally:
+        plt.close(fig)
+    assert any(n.startswith("Log axis: a bar whose lower end is at or below 2 ") and "gain at 2" in n for n in notes)
+
+
 def test_figure_csv_has_no_float_noise(tmp_path: Path) -> None:
     paths = line_figure([Line("a", [1.0, 2.0], [811.6633600000001, 0.1 + 0.2], [0.30000000000000004, math.nan])],
                         tmp_path / "fig", title="t", xlabel="x", ylabel="y")

@@ -266,7 +266,8 @@ def _write_markdown(result: ReproduceResult, quick: bool, runs: int | None) -> N
         lines += ["", "## Notes", ""] + [f"- {note}" for note in paper.notes]
     if paper.not_covered:
         lines += ["", "## Not covered", ""] + [f"- {item}" for item in paper.not_covered]
-    lines += ["", "Error bars and ± are 95 % Student-t confidence intervals over the runs. Every number here "
+    lines += ["", "Error bars and ± are 95 % Student-t confidence intervals over the runs (a bar of a quantity "
+              "that cannot be negative is cut at 0; each figure's notes say where). Every number here "
               "can be recomputed from `store/` (Parquet; e.g. `hoplab query " + str(result.out / "store") +
               " 'SELECT \"case\", status, count(*) FROM runs GROUP BY ALL'`).", ""]
     write_text(result.markdown, "\n".join(lines))
@@ -355,7 +356,8 @@ def _write_html(result: ReproduceResult, quick: bool, runs: int | None) -> None:
     if paper.not_covered:
         out.append("<h2>Not covered</h2><ul>" + "".join(f"<li>{_code(n)}</li>" for n in paper.not_covered)
                    + "</ul>")
-    out.append("<p>Error bars and ± are 95 % Student-t confidence intervals over the runs. The data of every "
+    out.append("<p>Error bars and ± are 95 % Student-t confidence intervals over the runs (a bar of a quantity "
+               "that cannot be negative is cut at 0; each figure's notes say where). The data of every "
                "figure is in <code>figures/*.csv</code>; every run is in <code>store/</code> (Parquet, "
                "DuckDB).</p></body></html>")
     write_text(result.html, "\n".join(out))

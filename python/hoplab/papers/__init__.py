@@ -193,9 +193,12 @@ def judged(reading: str, checks: Sequence[Check], *, rows: Sequence[tuple[str, s
            numbers: Sequence[PaperNumber] = ()) -> FigureResult:
     """A FigureResult decided from `checks` by the common rule: `reading`
     (what the data show) followed by why the outcome follows."""
+    from hoplab.plots import figure_notes
+
     outcome, why = decide(checks)
+    drawn = figure_notes(paths) if paths else []  # how its error bars are made, what was cut off them
     return FigureResult(f"{reading}. {why[0].upper()}{why[1:]}", outcome, list(rows), dict(paths or {}),
-                        list(notes), list(checks), list(numbers))
+                        [*notes, *drawn], list(checks), list(numbers))
 
 
 FigureFunction = Callable[[Mapping[str, ExperimentData], Path], FigureResult]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged
 from hoplab.papers.semitcp_2018.common import best_rate, mean_line, paired_line, runs_of, value_summary
 from hoplab.papers.semitcp_2018.experiments import C_ALG1, C_FIXED, C_NEWRENO, C_SEMI, DST, HOPS, RATE
+from hoplab.papers.stalls import stall_notes
 from hoplab.papers.verdicts import AGREES, CONTRADICTS, UNRESOLVED, Check, PaperNumber, above, greater, less, within
 from hoplab.plots import Line, Panel, line_figure
 
@@ -286,5 +287,9 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
              "are the aggressive-sending phase, which has no rate). Table 1 itself is a worked example with a "
              "scripted APR, checked exactly by the core's unit test (issue 4); the paper's 6 iterations are that "
              "example's, so the count here is for comparison only."]
+    timeouts = rc.metric("timeouts", "flow", C_ALG1, 0)
+    notes += stall_notes(rc.series[rc.series["case"] == C_ALG1] if "case" in rc.series.columns else rc.series,
+                         {int(r): float(v) for r, v in zip(timeouts["run"], timeouts["value"], strict=True)},
+                         what="the flow")
     return judged(reading, checks, paths=paths, notes=notes, numbers=numbers, rows=rows)
 
