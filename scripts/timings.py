@@ -155,7 +155,8 @@ def _install_section(measure: bool, work: Path, today: str) -> list[str]:
     lines = ["", "## Installs", "",
              "What the README's commands install before they build hoplab (`pip install --no-build-isolation -e .`, "
              "the same for both): a fresh venv (`python3 -m venv`), then `pip install --no-cache-dir -r LOCK...` from "
-             "PyPI. Size: every file of the venv (`du` counts the same within 1 %). `python scripts/timings.py "
+             "PyPI, one after the other, so the load average above applies to both. Size: the bytes of every file in "
+             "the venv. `python scripts/timings.py "
              "--install --keep-quick --keep-bench` measures these rows again.", "",
              "| what | locks | packages | venv size | install time | measured |", "|---|---|---|---|---|---|"]
     for name, locks in INSTALLS:
