@@ -233,7 +233,22 @@ def _unreferenced() -> list[Check]:
     return [Check(name, what, "none", "", None, None, note=note) for name, what, note in rows]
 
 
-CHECKS: list[Check] = _checks()
+def _family_checks() -> list[Check]:
+    """The checks of the family modules (`hoplab/fidelity/family_*.py`,
+    each with a `checks() -> list[Check]`), in the modules' name order: a
+    reference family (a simulator and its scenarios) is one file."""
+    import importlib
+    import pkgutil
+
+    import hoplab.fidelity as package
+
+    found: list[Check] = []
+    for module in sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.name.startswith("family_")):
+        found += importlib.import_module(f"hoplab.fidelity.{module}").checks()
+    return found
+
+
+CHECKS: list[Check] = _checks() + _family_checks()
 
 
 # --- running -------------------------------------------------------------------
