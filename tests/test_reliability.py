@@ -17,12 +17,11 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
+import psutil  # type: ignore[import-untyped]
 import pytest
 
 import hoplab
 from conftest import REPO, SMALL_CHAIN, run_cli
-from hoplab import paths
 from hoplab.campaign import sweep
 from hoplab.paths import OutputPathError, write_file
 from hoplab.store import Store
@@ -87,7 +86,7 @@ def test_write_file_never_follows_a_link_at_its_temporary_name(tmp_path: Path,
     victim = tmp_path / "victim.txt"
     victim.write_text("precious", encoding="utf-8")
     tokens = iter(["0" * 16, "1" * 16])
-    monkeypatch.setattr(paths.secrets, "token_hex", lambda n: next(tokens))
+    monkeypatch.setattr("hoplab.paths.secrets.token_hex", lambda n: next(tokens))
     (tmp_path / f".report.md.{os.getpid()}-{'0' * 16}.partial").symlink_to(victim)
     write_file(tmp_path / "report.md", lambda h: h.write(b"new"), "out")
     assert victim.read_text(encoding="utf-8") == "precious", "O_EXCL: the planted link was not opened"
@@ -182,7 +181,7 @@ def _start_sweep(workdir: Path, store: str = "st", *extra: str) -> subprocess.Po
 def _workers(pid: int, count: int = 2, timeout_s: float = 60) -> list[psutil.Process]:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
-        children = psutil.Process(pid).children(recursive=True)
+        children: list[psutil.Process] = psutil.Process(pid).children(recursive=True)
         if len(children) >= count:
             return children
         time.sleep(0.05)
@@ -190,7 +189,7 @@ def _workers(pid: int, count: int = 2, timeout_s: float = 60) -> list[psutil.Pro
 
 
 def _gone_within(processes: list[psutil.Process], seconds: float) -> list[psutil.Process]:
-    _, alive = psutil.wait_procs(processes, timeout=seconds)
+    alive: list[psutil.Process] = psutil.wait_procs(processes, timeout=seconds)[1]
     for process in alive:  # do not leave them to the next test
         process.kill()
     return alive
@@ -416,7 +415,8 @@ def test_the_local_dask_cluster_opens_no_http_port() -> None:
 
     from hoplab.executors import DaskExecutor
 
-    with DaskExecutor(jobs=2) as executor:
+    executor = DaskExecutor(jobs=2)
+    with executor:
         assert dict(executor.map_unordered(abs, [-1, -2])) == {0: 1, 1: 2}
         info = executor._client.scheduler_info()
         comms = {urlparse(info["address"]).port}

@@ -31,6 +31,7 @@ stop the sweep.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import hashlib
 import itertools
@@ -40,7 +41,7 @@ import os
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -599,10 +600,6 @@ def sweep(
     that cannot be written; all before any run starts. Never raises for a
     failing run.
     """
-    import tempfile
-
-    from hoplab.store import Store
-
     if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
         raise scenario_error("runs", f"must be a positive integer (--runs), got {runs!r}")
     check_run_timeout(run_timeout_s)
@@ -625,25 +622,34 @@ def sweep(
     if check_parameters:
         check_points(tasks)
 
-    temporary: tempfile.TemporaryDirectory[str] | None = None
-    if store is None:
-        temporary = tempfile.TemporaryDirectory(prefix="hoplab-sweep-")
-        store_obj = Store(temporary.name)
-    elif isinstance(store, Store):
-        store_obj = store
-    else:
-        store_obj = Store(store)
-    # Every input is checked: make the store's directories now, so that
-    # writing a finished run cannot fail later for a path.
-    store_obj.prepare()
-    try:
+    with _opened_store(store) as store_obj:
         result_stats = stats if stats is not None else SweepStats()
-        # One writer per store (a second sweep waits), SIGTERM as Ctrl-C.
-        with store_obj.lock(_waiting_message(progress, store_obj)), sweep_termination() as termination:
+        # SIGTERM as Ctrl-C; one writer per store (a second sweep waits).
+        with sweep_termination() as termination, store_obj.lock(_waiting_message(progress, store_obj)):
             store_obj.clean()
             _run_tasks(tasks, param_keys, store_obj, executor, jobs, scheduler, name or scenario.name,
                        progress, flush_every, flush_seconds, result_stats, termination)
             return _collect(store_obj, tasks, param_keys)
+
+
+@contextlib.contextmanager
+def _opened_store(store: Store | str | os.PathLike[str] | None) -> Iterator[Store]:
+    """The sweep's store, its directories made (every input is checked by
+    now: writing a finished run cannot fail later for a path); None: a
+    temporary store, removed afterwards."""
+    import tempfile
+
+    from hoplab.store import Store
+
+    temporary: tempfile.TemporaryDirectory[str] | None = None
+    if store is None:
+        temporary = tempfile.TemporaryDirectory(prefix="hoplab-sweep-")
+        store_obj = Store(temporary.name)
+    else:
+        store_obj = store if isinstance(store, Store) else Store(store)
+    try:
+        store_obj.prepare()
+        yield store_obj
     finally:
         if temporary is not None:
             temporary.cleanup()

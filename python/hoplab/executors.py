@@ -343,19 +343,19 @@ def _no_http_server(node: Any, routes: Any, *args: Any, **kwargs: Any) -> None:
     and listens nowhere."""
     from distributed.http.routing import RoutingApplication
 
-    node.http_application = RoutingApplication(routes)
+    node.http_application = RoutingApplication(routes)  # type: ignore[no-untyped-call]
 
 
 def _quiet_classes() -> tuple[type, type]:
     from distributed import Scheduler, Worker
 
-    class QuietScheduler(Scheduler):  # type: ignore[misc]
+    class QuietScheduler(Scheduler):
         """A scheduler without the HTTP server."""
 
         def start_http_server(self, routes: Any, *args: Any, **kwargs: Any) -> None:
             _no_http_server(self, routes)
 
-    class QuietWorker(Worker):  # type: ignore[misc]
+    class QuietWorker(Worker):
         """A worker without the HTTP server."""
 
         def start_http_server(self, routes: Any, *args: Any, **kwargs: Any) -> None:

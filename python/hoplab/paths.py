@@ -167,7 +167,7 @@ def _open_exclusive(folder: Path, name: str) -> tuple[int, Path]:
             continue
 
 
-def write_file(path: str | os.PathLike[str], write: Callable[[BinaryIO], None], key: str = "path") -> Path:
+def write_file(path: str | os.PathLike[str], write: Callable[[BinaryIO], object], key: str = "path") -> Path:
     """Write a file through `write(handle)`, never replacing what must not be:
     a regular file (or nothing) at `path` is replaced atomically by a
     temporary made exclusively beside it, flushed to disk first; a FIFO or
