@@ -158,3 +158,107 @@ def test_scenario_reference_names_every_key_of_the_examples() -> None:
     missing = {f"{path.name}: {dotted}" for path in examples
                for dotted, key in _keys(hoplab.load_scenario(path).validate()) if key not in rows}
     assert not missing, f"docs/scenario-reference.md has no row for: {sorted(missing)}"
+
+
+# The README as an entrance, and the pages it leads to.
+README_MAX_LINES = 250
+PAPER_PAGES = ("semitcp-2018.md", "scalable-manet.md", "tcp-ra.md", "tcpw-br.md", "few-afw.md")
+
+
+def _outside_code(text: str) -> Iterator[str]:
+    """The lines of a Markdown text outside fenced code blocks, inline code removed."""
+    fence = False
+    for line in text.splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+            continue
+        if not fence:
+            yield re.sub(r"`[^`]*`", "", line)
+
+
+def _slug(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces to hyphens."""
+    text = re.sub(r"`", "", heading.strip().lower())
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def _anchors(path: Path) -> set[str]:
+    anchors: set[str] = set()
+    fence = False
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.lstrip().startswith("```"):
+            fence = not fence
+        elif not fence and re.match(r"#{1,6} ", line):
+            slug = _slug(line.lstrip("#"))
+            unique, n = slug, 0
+            while unique in anchors:
+                n += 1
+                unique = f"{slug}-{n}"
+            anchors.add(unique)
+    anchors.update(re.findall(r"<a (?:id|name)=\"([^\"]+)\"", path.read_text(encoding="utf-8")))
+    return anchors
+
+
+def _broken_links(page: Path, root: Path = REPO) -> list[str]:
+    broken = []
+    for line in _outside_code(page.read_text(encoding="utf-8")):
+        for target in re.findall(r"\]\(([^)\s]+)\)", line):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            path_part, _, anchor = target.partition("#")
+            resolved = (page.parent / path_part).resolve() if path_part else page
+            if not resolved.exists():
+                broken.append(f"{page.relative_to(root)}: {target} (no such file)")
+            elif anchor and resolved.suffix == ".md" and anchor not in _anchors(resolved):
+                broken.append(f"{page.relative_to(root)}: {target} (no heading #{anchor})")
+    return broken
+
+
+def test_every_relative_link_of_the_readme_and_docs_resolves() -> None:
+    """Files and #anchors (GitHub's heading slugs) of README.md and docs/*.md."""
+    pages = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    broken = [problem for page in pages for problem in _broken_links(page)]
+    assert not broken, broken
+
+
+def test_the_link_check_catches_a_broken_file_or_anchor(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# Title\n\n## Loss causes\n\n[ok](#loss-causes) [x](b.md) [y](#nope)\n"
+                                   "```\n[in code](missing.md)\n```\n", encoding="utf-8")
+    assert _broken_links(tmp_path / "a.md", tmp_path) == ["a.md: b.md (no such file)", "a.md: #nope (no heading #nope)"]
+    assert _slug(" Why 2x cannot be reached with ns-3's receiver") == "why-2x-cannot-be-reached-with-ns-3s-receiver"
+    assert _slug(" `flows[]`") == "flows"
+
+
+def test_the_readme_is_an_entrance() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= README_MAX_LINES
+    first_block = readme.split("```sh", 1)[1].split("```", 1)[0]
+    commands = [line for line in first_block.splitlines() if line.strip()]
+    assert len(commands) == 2 and commands[0].endswith("hoplab reproduce semitcp-2018 --quick")
+    assert commands[1].endswith("bash scripts/test.sh")
+    assert readme.index("```sh") < readme.index("## What it is")  # the two commands at the very top
+    for heading in ("## What it is", "## Install", "## Quick start", "## The five papers", "## Status in short",
+                    "## Where to read on"):
+        assert heading in readme, heading
+    assert "```python" in readme and "hoplab run " in readme  # a quick start in the shell and in Python
+    for page in (*PAPER_PAGES, "status.md", "index.md", "experiments-and-store.md", "executors-and-clusters.md",
+                 "model-fidelity.md", "limits.md", "traces.md", "reproducing.md", "benchmarks.md"):
+        assert f"](docs/{page}" in readme, page
+    papers = readme.split("## The five papers", 1)[1].split("\n## ", 1)[0]
+    for paper in ("semitcp-2018", "scalable-manet", "tcp-ra-2009", "tcpw-br", "few-afw"):
+        assert f"`hoplab reproduce {paper}`" in papers, paper
+
+
+def test_what_left_the_readme_is_reachable_from_it() -> None:
+    """The full Status table, the paper findings and the measured speed are
+    one link away (docs/status.md, docs/benchmarks.md, docs/timings.md), and
+    docs/index.md lists every page."""
+    status = (REPO / "docs" / "status.md").read_text(encoding="utf-8")
+    assert "| part | state |" in status and "## Paper findings" in status
+    for issue in (2, 3, 4, 5, 6, 11, 12, 13, 14, 15, 16, 17, 18, 19):
+        assert f"(issue {issue})" in status, issue
+    benchmarks = (REPO / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    assert "simulated s per wall s" in benchmarks and "ns-3" in benchmarks
+    index = (REPO / "docs" / "index.md").read_text(encoding="utf-8")
+    unlisted = [p.name for p in (REPO / "docs").glob("*.md") if p.name != "index.md" and f"]({p.name})" not in index]
+    assert not unlisted, unlisted

@@ -20,7 +20,7 @@ outcome (see `hoplab.campaign.execute`), so one bad run never stops a sweep.
   `jobs` single-threaded worker processes. Each task is submitted with
   `retries`, and the scheduler reschedules the tasks of a lost worker
   (`distributed.scheduler.allowed-failures`). Any cluster Dask can reach
-  works, e.g. SLURM through dask-jobqueue (README, "Experiments").
+  works, e.g. SLURM through dask-jobqueue (docs/executors-and-clusters.md).
 - `SerialExecutor`: in this process, one run after another (debugging,
   profiling, and tests that count simulator calls).
 
@@ -281,7 +281,7 @@ class DaskExecutor(Executor):
                     raise
                 raise ExecutorError(f"--scheduler: {scheduler!r} speaks TLS and no client certificate is set "
                                     "(DASK_DISTRIBUTED__COMM__TLS__CA_FILE, ...__CLIENT__CERT, ...__CLIENT__KEY; "
-                                    "README, Executors)") from None
+                                    "docs/executors-and-clusters.md)") from None
         else:
             self._cluster = _local_cluster(jobs or default_jobs())
             self._client = Client(self._cluster)  # type: ignore[no-untyped-call]

@@ -20,7 +20,7 @@ traceback), `conservation` (a run whose counts do not add up).
 
 `tests/test_fuzz.py` draws a few hundred cases with hypothesis (CI);
 `scripts/fuzz.py --cases 100000` draws them from a seeded generator, in
-parallel workers, and writes the counts (README, "Fuzzing").
+parallel workers, and writes the counts (docs/limits.md, Fuzzing).
 """
 
 from __future__ import annotations

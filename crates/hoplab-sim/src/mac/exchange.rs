@@ -13,7 +13,7 @@
 //! `cts_check_at_sifs` (the answer to an RTS is decided SIFS after it, and
 //! only if the medium is idle then).
 //!
-//! Simplifications (README, "Model fidelity"): no NAV reset after an RTS
+//! Simplifications (docs/model-fidelity.md): no NAV reset after an RTS
 //! without a following DATA (10.3.2.4 allows it; ns-2 does not do it
 //! either); no fragmentation; one sequence-number counter per station.
 
