@@ -3,7 +3,7 @@
 //! `aodv` first, AODV routing, FeW beside NewReno, mean of 8 seeds. The
 //! other arguments: Algorithm 1 window sizes to compare, e.g.
 //! `cargo run --release -p hoplab-sim --example semitcp_compare -- 10` or
-//! `... -- aodv 10` (the README's two tables).
+//! `... -- aodv 10` (the two tables of docs/model-fidelity.md, Semi-TCP).
 use hoplab_sim::api::{simulate, RunOptions};
 fn run(hops: u32, flow: &str, extra: &str, seed: u64) -> (f64, f64) {
     let cfg = format!(

@@ -112,7 +112,7 @@ fn rate_control_settles_and_cuts_delay_at_every_length_figs_8_to_10() {
         // MAC's countdown fix of 10.3.4.3, 14 hops seed 2 does after it).
         // Not at 4 hops since that fix: there the samples straddle the band,
         // and seeds 1 and 4 restart 4 times and end searching (a finding
-        // that does not hold; README, "Status").
+        // that does not hold; docs/status.md).
         let settled = controlled.iter().filter(|c| c.flows[0].rate_kbps.is_some()).count();
         println!("{hops} hops: {settled} of {} runs end settled", controlled.len());
         if hops != 4 {

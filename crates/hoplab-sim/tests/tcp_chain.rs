@@ -88,7 +88,7 @@ fn with_aodv_few_beats_newreno_on_long_chains() {
         );
         simulate(&json, Some(seed), RunOptions::default()).expect("runs").flows[0].goodput_kbps
     };
-    // Measured (5 seeds): see the README's TCP section. With AODV's
+    // Measured (5 seeds): see TCP in docs/model-fidelity.md. With AODV's
     // measured traversal time (rediscoveries cheap) the gain is smaller:
     // 128 -> 146 kbps at 7 hops, 108 -> 115 at 14.
     for (hops, min_gain) in [(7u32, 1.1), (14, 1.0)] {

@@ -32,7 +32,7 @@
 //! queue); RREQ, RERR and HELLO are broadcast (no RTS/CTS, basic rate),
 //! RREP unicast with RTS/CTS as ns-2 sends it.
 //!
-//! Decisions where the RFC leaves room (README, "Model fidelity"):
+//! Decisions where the RFC leaves room (docs/model-fidelity.md, AODV):
 //! - Discovery gives up after 1 + RREQ_RETRIES RREQs at TTL = NET_DIAMETER
 //!   (6.3 "up to a maximum of RREQ_RETRIES times at the maximum TTL"; ns-2
 //!   counts the same way); waits: RING_TRAVERSAL_TIME below NET_DIAMETER,
