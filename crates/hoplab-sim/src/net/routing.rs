@@ -184,8 +184,9 @@ pub trait Routing {
 pub enum Buffered<'a> {
     None,
     Aodv(super::aodv::request_queue::Iter<'a>),
-    /// DSR's send buffer.
-    Dsr(super::aodv::request_queue::Iter<'a>),
+    /// DSR's send buffer, then the packets a reply released that wait
+    /// out their spacing.
+    Dsr(super::dsr::Held<'a>),
 }
 
 impl<'a> Iterator for Buffered<'a> {
@@ -193,7 +194,8 @@ impl<'a> Iterator for Buffered<'a> {
     fn next(&mut self) -> Option<&'a Packet> {
         match self {
             Buffered::None => None,
-            Buffered::Aodv(i) | Buffered::Dsr(i) => i.next(),
+            Buffered::Aodv(i) => i.next(),
+            Buffered::Dsr(i) => i.next(),
         }
     }
 }

@@ -153,6 +153,18 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::WithDsr,
         source: "dsr/dsragent.cc:320-340 BackOffTest (next = 2^(2 x rt_reqs_outstanding) x rt_rq_period; ns-2.35)",
     },
+    PresetRule {
+        key: "routing.dsr.salvage_by_discovery",
+        value: "true",
+        applies: Applies::WithDsr,
+        source: "dsr/dsragent.cc:89 NEW_SALVAGE_LOGIC; 2424-2438 undeliverablePkt (stickPacketInSendBuffer), 1529-1546 getRouteForPacket (dsr_salvage_max_requests = 1, 100), 1560-1561 (dsr_salvage_allow_propagating = 0, 105; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.dsr.reply_release_spacing_ms",
+        value: "30.0",
+        applies: Applies::WithDsr,
+        source: "dsr/dsragent.cc:1793-1798 acceptRouteReply (sendOutPacketWithRoute(..., delay); delay += arp_timeout, 30 ms at 124; ns-2.35)",
+    },
     // TCP with SACK: ns-2.35's TCP-Linux (tcp/tcp-linux.cc, tcp/scoreboard1.cc;
     // GitHub hbatmit/ns2.35), docs/tcp-linux-parity.md.
     PresetRule {

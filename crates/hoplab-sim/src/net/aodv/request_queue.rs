@@ -55,12 +55,17 @@ impl RequestQueue {
 
     /// Move every packet for `dst` into `out`, in arrival order.
     pub fn take_for(&mut self, dst: NodeId, out: &mut Vec<Packet>) {
-        if !self.packets.iter().any(|b| b.packet.dst == dst) {
+        self.take_where(|p| p.dst == dst, out)
+    }
+
+    /// Move every packet `pick` accepts into `out`, in arrival order.
+    pub fn take_where(&mut self, pick: impl Fn(&Packet) -> bool, out: &mut Vec<Packet>) {
+        if !self.packets.iter().any(|b| pick(&b.packet)) {
             return;
         }
         let mut keep = VecDeque::with_capacity(self.packets.len());
         for b in self.packets.drain(..) {
-            if b.packet.dst == dst {
+            if pick(&b.packet) {
                 out.push(b.packet);
             } else {
                 keep.push_back(b);

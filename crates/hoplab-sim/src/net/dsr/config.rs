@@ -117,6 +117,26 @@ pub struct DsrConfig {
     /// MAX_SALVAGE_COUNT (RFC: 15; ns-2 `dsr_salvage_max_attempts`,
     /// dsragent.cc:95): times one packet may be salvaged.
     pub max_salvage_count: u32,
+    /// A forwarded packet whose next link broke and that no cached route
+    /// can salvage waits in the send buffer while this node sends one
+    /// non-propagating Route Request for its destination; if no route
+    /// comes, it is dropped (`no_route`) when that request's back-off runs
+    /// out. ns-2's `NEW_SALVAGE_LOGIC` (dsr/dsragent.cc:89, with
+    /// `dsr_salvage_max_requests = 1` and `dsr_salvage_allow_propagating =
+    /// 0` at 100-105; the buffering at 2424-2438, the one request at
+    /// 1529-1546, no propagating one at 1560-1561; `preset = "ns2"`).
+    /// false: dropped at once with the MAC's cause (RFC 4728 8.4.1).
+    pub salvage_by_discovery: bool,
+    /// Packets a Route Reply releases from the send buffer go to the
+    /// interface this far apart, the first at once. ns-2 spaces them by
+    /// `arp_timeout` (30 ms) "to give ARP time to complete"
+    /// (dsr/dsragent.cc:1793-1798 in `acceptRouteReply`; `preset =
+    /// "ns2"`); packets released otherwise (a route learnt by forwarding
+    /// or overhearing) go at once there too. 0: all at once (the RFC has
+    /// no such pacing).
+    #[serde(with = "crate::config::millis")]
+    #[schemars(schema_with = "crate::config::millis::schema")]
+    pub reply_release_spacing_ms: SimDuration,
     /// The next Route Request a node originates within one second of a
     /// Route Error it received carries that error, so the nodes the
     /// request reaches drop the dead link too (RFC 8.2.1; ns-2
@@ -146,6 +166,8 @@ impl Default for DsrConfig {
             grat_reply_holdoff_s: SimDuration::from_secs_f64(1.0),
             salvage: true,
             max_salvage_count: 15,
+            salvage_by_discovery: false,
+            reply_release_spacing_ms: SimDuration::ZERO,
             piggyback_route_errors: true,
         }
     }
@@ -188,6 +210,9 @@ impl DsrConfig {
                 key("max_salvage_count"),
                 format!("must be at most 15 (the Salvage field has 4 bits, RFC 4728 6.7), got {}", self.max_salvage_count),
             ));
+        }
+        if self.reply_release_spacing_ms > SimDuration::from_secs_f64(1.0) {
+            return Err(ConfigError::new(key("reply_release_spacing_ms"), "must be at most 1000 ms"));
         }
         if self.gratuitous_replies && !self.promiscuous {
             return Err(ConfigError::new(key("gratuitous_replies"), "needs promiscuous = true (replies answer overheard packets)"));
@@ -235,6 +260,8 @@ mod tests {
         assert_eq!(c.validate().unwrap_err().key, "routing.dsr.max_salvage_count");
         let c = DsrConfig { promiscuous: false, ..Default::default() };
         assert_eq!(c.validate().unwrap_err().key, "routing.dsr.gratuitous_replies");
+        let c = DsrConfig { reply_release_spacing_ms: SimDuration::from_secs_f64(2.0), ..Default::default() };
+        assert_eq!(c.validate().unwrap_err().key, "routing.dsr.reply_release_spacing_ms");
         let c = DsrConfig { request_period_ms: SimDuration::ZERO, ..Default::default() };
         assert_eq!(c.validate().unwrap_err().key, "routing.dsr.request_period_ms");
         assert!(DsrConfig { route_cache_timeout_s: SimDuration::ZERO, ..Default::default() }.validate().is_ok(), "0: never");

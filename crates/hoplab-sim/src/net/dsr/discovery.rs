@@ -7,7 +7,8 @@
 
 use super::cache::CachePart;
 use super::config::MAX_ERROR_HOLD;
-use super::{Discovery, DsrNode, DsrTimer, Out};
+use super::{Discovery, DsrNode, DsrTimer, Out, SALVAGE_MAX_REQUESTS};
+use crate::loss::DropCause;
 use crate::net::routing::{RoutingContext, RoutingOutput};
 use crate::time::{SimDuration, SimTime};
 use crate::wire::dsr::{DsrHeader, DsrOption, Path};
@@ -63,6 +64,30 @@ impl DsrNode {
         // ns-2 caps the count at 15 (dsragent.cc:333-335).
         d.cycles = (d.cycles + 1).min(15);
         d.cycle_started = now;
+        if self.config.salvage_by_discovery && d.cycles > SALVAGE_MAX_REQUESTS {
+            // Salvaged packets get one cycle: the next drops them
+            // (dsragent.cc:1529-1546, after BackOffTest counted it).
+            let me = ctx.node;
+            let mut dropped = Vec::new();
+            self.send_buffer.take_where(|p| p.dst == target && p.src != me, &mut dropped);
+            if !dropped.is_empty() {
+                for packet in dropped {
+                    out.push(RoutingOutput::Drop { packet, cause: DropCause::NoRoute });
+                }
+                out.push(RoutingOutput::BufferChanged);
+                if !self.send_buffer.has_packets_for(target) {
+                    if let Some(e) = self.discoveries.get_mut(&target) {
+                        e.timer_at = SimTime::MAX;
+                        e.propagated = true;
+                        if e.active_since.take().is_some() {
+                            self.stats.discoveries_failed += 1;
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+        let Some(d) = self.discoveries.get_mut(&target) else { return };
         d.propagated = !nonprop;
         let at = if nonprop { now + wait } else { now + self.config.backoff(d.cycles) };
         d.timer_at = at;
@@ -126,6 +151,12 @@ impl DsrNode {
             e.timer_at = at;
         }
         out.push(RoutingOutput::Timer { id: DsrTimer::Discovery(target).id(), at });
+        // Salvaged packets alone get no propagating request
+        // (`dsr_salvage_allow_propagating = 0`, dsragent.cc:105, 1560-1561).
+        let me = ctx.node;
+        if self.config.salvage_by_discovery && !self.send_buffer.iter().any(|p| p.dst == target && p.src == me) {
+            return;
+        }
         self.send_request(now, target, limit, ctx, out);
     }
 
@@ -251,6 +282,7 @@ impl DsrNode {
         let target = route.last().expect("two addresses at least");
         self.discovery_done(now, target);
         self.discoveries.remove(&target);
-        self.route_learnt(now, ctx, out);
+        let spacing = self.config.reply_release_spacing_ms;
+        self.release_spaced(now, spacing, ctx, out);
     }
 }

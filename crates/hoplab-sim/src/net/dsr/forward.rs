@@ -7,10 +7,10 @@
 //! dsragent.cc:148, 979-982).
 
 use super::cache::CachePart;
-use super::{DsrNode, DsrTimer, Out, CONTROL_FLOW};
+use super::{DsrNode, DsrTimer, Out, Paced, PendingSend, CONTROL_FLOW};
 use crate::loss::DropCause;
 use crate::net::routing::{RoutingContext, RoutingOutput};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::wire::dsr::{DsrHeader, Path};
 use crate::wire::{NodeId, Packet, RoutingHeader};
 
@@ -79,14 +79,18 @@ impl DsrNode {
     /// Give a data packet its source route `route` (this node first) and
     /// send it to the route's second node. Its header bytes follow the
     /// route (a salvaged packet's change).
-    pub(crate) fn send_data(&mut self, mut packet: Packet, route: Path, salvage: u8, out: &mut Out) {
-        let old = packet.dsr().map_or(0, |h| h.buffer_len());
-        let mut header = DsrHeader::source_route(route);
-        header.salvage = salvage;
-        header.cur = 1;
-        packet.header_bytes = packet.header_bytes - old + header.buffer_len();
-        packet.routing = RoutingHeader::Dsr(header);
-        out.push(RoutingOutput::Send { packet, next_hop: route.get(1) });
+    pub(crate) fn send_data(&mut self, packet: Packet, route: Path, salvage: u8, out: &mut Out) {
+        let (packet, next_hop) = with_route(packet, route, salvage);
+        out.push(RoutingOutput::Send { packet, next_hop });
+    }
+
+    /// The packets released earlier whose turn has come go to the
+    /// interface, in release order.
+    pub(crate) fn release_paced(&mut self, now: SimTime, out: &mut Out) {
+        while let Some(i) = self.paced.iter().position(|p| p.at <= now) {
+            let Some(p) = self.paced.remove(i) else { break };
+            out.push(RoutingOutput::Send { packet: p.send.packet, next_hop: p.send.next_hop });
+        }
     }
 
     /// Put a packet in the send buffer (4.2); the oldest goes if it is full
@@ -138,6 +142,14 @@ impl DsrNode {
     /// routes for (what ns-2's send-buffer check finds within 30-60 ms,
     /// dsragent.cc:285-310, and its reply handling at once, 1765-1801).
     pub(crate) fn route_learnt(&mut self, now: SimTime, ctx: &mut RoutingContext, out: &mut Out) {
+        self.release_spaced(now, SimDuration::ZERO, ctx, out)
+    }
+
+    /// As `route_learnt`, the packets released `spacing` apart (the first
+    /// at once; ns-2's `acceptRouteReply`, dsragent.cc:1793-1798). A
+    /// packet keeps its Salvage count (a salvaged packet that waited here,
+    /// dsragent.cc:2437).
+    pub(crate) fn release_spaced(&mut self, now: SimTime, spacing: SimDuration, ctx: &mut RoutingContext, out: &mut Out) {
         if self.send_buffer.is_empty() {
             return;
         }
@@ -158,13 +170,37 @@ impl DsrNode {
         if released.is_empty() {
             return;
         }
+        let mut turn = 0u64;
         for packet in released {
             match self.cache.find(packet.dst, now, true) {
-                Some(route) => self.send_data(packet, route, 0, out),
+                Some(route) => {
+                    let salvage = packet.dsr().map_or(0, |h| h.salvage);
+                    if turn == 0 || spacing == SimDuration::ZERO {
+                        self.send_data(packet, route, salvage, out);
+                    } else {
+                        let (packet, next_hop) = with_route(packet, route, salvage);
+                        let at = now + spacing * turn;
+                        self.paced.push_back(Paced { at, send: PendingSend { packet, next_hop } });
+                        out.push(RoutingOutput::Timer { id: DsrTimer::Release.id(), at });
+                    }
+                    turn += 1;
+                }
                 None => self.buffer(now, packet, ctx, out),
             }
         }
         out.push(RoutingOutput::BufferChanged);
         self.arm_buffer_timer(out);
     }
+}
+
+/// `packet` with the source route `route` (this node first) and Salvage
+/// count `salvage`, and its next hop. Its header bytes follow the route.
+fn with_route(mut packet: Packet, route: Path, salvage: u8) -> (Packet, NodeId) {
+    let old = packet.dsr().map_or(0, |h| h.buffer_len());
+    let mut header = DsrHeader::source_route(route);
+    header.salvage = salvage;
+    header.cur = 1;
+    packet.header_bytes = packet.header_bytes - old + header.buffer_len();
+    packet.routing = RoutingHeader::Dsr(header);
+    (packet, route.get(1))
 }

@@ -63,7 +63,8 @@ impl DsrNode {
     /// dsragent.cc:2283-2453): this node's own packet looks for another
     /// route (or waits for a discovery); a forwarded one is salvaged with a
     /// cached route (8.4.1), at most MAX_SALVAGE_COUNT times, else lost
-    /// with `cause`.
+    /// with `cause`, or (`salvage_by_discovery`) waits for one
+    /// non-propagating request.
     pub(crate) fn undeliverable(&mut self, now: SimTime, packet: Packet, cause: DropCause, ctx: &mut RoutingContext, out: &mut Out) {
         if packet.src == ctx.node {
             return self.output(now, packet, ctx, out);
@@ -73,6 +74,13 @@ impl DsrNode {
             if let Some(route) = self.cache.find(packet.dst, now, false) {
                 self.dsr_stats.salvaged += 1;
                 return self.send_data(packet, route, salvage + 1, out);
+            }
+            if self.config.salvage_by_discovery {
+                // dsragent.cc:2424-2438: stickPacketInSendBuffer, whose
+                // check (getRouteForPacket) runs the request.
+                let dst = packet.dst;
+                self.buffer(now, packet, ctx, out);
+                return self.start_discovery(now, dst, ctx, out);
             }
         }
         out.push(RoutingOutput::Drop { packet, cause });

@@ -37,12 +37,13 @@
 //!   NonpropRequestTimeout after the non-propagating one, and buffered
 //!   packets expire exactly SendBufferTimeout after they arrived.
 //! - ns-2 paces the packets a reply releases 30 ms apart for ARP
-//!   (dsragent.cc:1793-1798); there is no ARP here, they go at once.
+//!   (dsragent.cc:1793-1798): `reply_release_spacing_ms` (0 by default,
+//!   30 with `preset = "ns2"`); packets released otherwise go at once.
 //! - ns-2's flow-state extension (dsragent.cc:110, RFC 4728 3.5, optional)
 //!   is not modelled: every data packet carries its full source route.
 //! - A forwarded packet that cannot be salvaged from the cache is dropped
-//!   (RFC 8.4.1); ns-2's NEW_SALVAGE_LOGIC (dsragent.cc:2425-2438) would
-//!   buffer it and send one non-propagating request.
+//!   (RFC 8.4.1), or with `salvage_by_discovery` (ns-2's NEW_SALVAGE_LOGIC,
+//!   dsragent.cc:2424-2438) waits for one non-propagating request.
 //! - A routing packet whose link breaks is dropped without a route error
 //!   (ns-2 would salvage it or report the error to its sender); its link
 //!   still leaves the cache and the packets queued behind it are salvaged.
@@ -68,7 +69,7 @@ use crate::time::{SimDuration, SimTime};
 use crate::wire::dsr::{DsrHeader, Path};
 use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES};
 use cache::RouteCache;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 /// The flow index carried by control packets (they belong to no flow).
 pub const CONTROL_FLOW: u32 = u32::MAX;
@@ -112,6 +113,8 @@ pub enum DsrTimer {
     SendBuffer,
     /// A jittered control packet (parking slot) may go.
     Send(u32),
+    /// Packets a reply released are due (`reply_release_spacing_ms`).
+    Release,
 }
 
 impl DsrTimer {
@@ -120,6 +123,7 @@ impl DsrTimer {
             DsrTimer::Discovery(dst) => dst.0 << 2,
             DsrTimer::SendBuffer => 1,
             DsrTimer::Send(slot) => slot << 2 | 2,
+            DsrTimer::Release => 3,
         }
     }
 
@@ -127,10 +131,35 @@ impl DsrTimer {
         match id & 3 {
             0 => DsrTimer::Discovery(NodeId(id >> 2)),
             1 => DsrTimer::SendBuffer,
-            _ => DsrTimer::Send(id >> 2),
+            2 => DsrTimer::Send(id >> 2),
+            _ => DsrTimer::Release,
         }
     }
 }
+
+/// A packet a reply released, with its route, waiting for its turn
+/// (`reply_release_spacing_ms`).
+#[derive(Debug, Clone, Copy)]
+pub struct Paced {
+    pub at: SimTime,
+    pub send: PendingSend,
+}
+
+fn paced_packet(p: &Paced) -> &Packet {
+    &p.send.packet
+}
+
+/// The packets DSR holds for want of a route: the send buffer, then the
+/// released packets waiting out their spacing.
+pub type Held<'a> = std::iter::Chain<
+    super::aodv::request_queue::Iter<'a>,
+    std::iter::Map<std::collections::vec_deque::Iter<'a, Paced>, fn(&'a Paced) -> &'a Packet>,
+>;
+
+/// ns-2's `dsr_salvage_max_requests` (dsragent.cc:100): the request cycles
+/// a node runs for packets it salvages into its send buffer
+/// (`salvage_by_discovery`).
+pub const SALVAGE_MAX_REQUESTS: u32 = 1;
 
 /// DSR's own counters, beside the protocol-neutral ones.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -154,6 +183,8 @@ pub struct DsrNode {
     pub send_buffer: RequestQueue,
     /// When the send buffer's expiry timer fires (SimTime::MAX: not armed).
     pub buffer_timer_at: SimTime,
+    /// Packets a reply released, in release order, each with its time.
+    pub paced: VecDeque<Paced>,
     /// The highest Route Request id seen from each initiator (4.3).
     pub seen_requests: BTreeMap<NodeId, u16>,
     /// Discoveries by target.
@@ -186,6 +217,7 @@ impl DsrNode {
             ),
             send_buffer: RequestQueue::new(config.send_buffer_packets as usize, config.send_buffer_timeout_s),
             buffer_timer_at: SimTime::MAX,
+            paced: VecDeque::new(),
             seen_requests: BTreeMap::new(),
             discoveries: BTreeMap::new(),
             next_request_id: 1,
@@ -356,6 +388,7 @@ impl Routing for DsrNode {
                     self.transmit_control(now, send.packet, send.next_hop, ctx, out);
                 }
             }
+            DsrTimer::Release => self.release_paced(now, out),
         }
     }
     fn on_control_dropped(&mut self) {
@@ -365,7 +398,7 @@ impl Routing for DsrNode {
         self.cache.find(dst, now, false).map(|route| route.get(1))
     }
     fn buffered(&self) -> Buffered<'_> {
-        Buffered::Dsr(self.send_buffer.iter())
+        Buffered::Dsr(self.send_buffer.iter().chain(self.paced.iter().map(paced_packet as fn(&Paced) -> &Packet)))
     }
     fn counters(&self) -> Option<&RoutingCounters> {
         Some(&self.stats)
@@ -387,7 +420,7 @@ mod tests {
 
     #[test]
     fn timer_ids_round_trip() {
-        for t in [DsrTimer::Discovery(NodeId(0)), DsrTimer::Discovery(NodeId(65_534)), DsrTimer::SendBuffer, DsrTimer::Send(9)] {
+        for t in [DsrTimer::Discovery(NodeId(0)), DsrTimer::Discovery(NodeId(65_534)), DsrTimer::SendBuffer, DsrTimer::Send(9), DsrTimer::Release] {
             assert_eq!(DsrTimer::from_id(t.id()), t);
         }
     }

@@ -157,3 +157,38 @@ fn overheard_routes_are_cached_with_this_node_in_front() {
     assert_eq!(c.route_to(3), Some(path(&[9, 1, 2, 3])), "it heard node 1, the transmitter (routecache.cc:222-239)");
     assert!(c.routing.cache.secondary.paths().count() == 1, "in the secondary cache");
 }
+
+#[test]
+fn ns2_reply_release_spacing_sends_the_released_packets_30_ms_apart() {
+    let reply = DsrHeader {
+        path: path(&[0, 1, 2, 3]),
+        option: DsrOption::Reply { replier: 3, gratuitous: false, from_cache: false },
+        cur: 3,
+        salvage: 0,
+        piggyback_error: None,
+    };
+    let route = path(&[0, 1, 2, 3]);
+    // Off: every waiting packet goes at once.
+    let mut a = Node::new(0);
+    for uid in 1..=3 {
+        a.originate(ms(uid - 1), data(uid, 0, 3));
+    }
+    let t = a.receive(ms(20), 1, control(77, 3, n(0), reply));
+    assert_eq!(t.data().iter().map(|d| d.0).collect::<Vec<_>>(), vec![1, 2, 3]);
+    assert!(t.timers(|t| t == DsrTimer::Release).is_empty());
+
+    // On (ns-2's acceptRouteReply, dsragent.cc:1793-1798): the first at
+    // once, then one per 30 ms, each with the route it had at the reply.
+    let mut a = Node::with(0, DsrConfig { reply_release_spacing_ms: ms(30).since(ms(0)), ..Default::default() });
+    for uid in 1..=3 {
+        a.originate(ms(uid - 1), data(uid, 0, 3));
+    }
+    let t = a.receive(ms(20), 1, control(77, 3, n(0), reply));
+    assert_eq!(t.data(), vec![(1, route, 0, n(1))]);
+    assert_eq!(t.timers(|t| t == DsrTimer::Release), vec![ms(50), ms(80)]);
+    assert_eq!(a.buffered(), vec![2, 3], "held until their turn (counted as the node's)");
+    assert!(a.timer(ms(49), DsrTimer::Release).data().is_empty(), "not yet");
+    assert_eq!(a.timer(ms(50), DsrTimer::Release).data(), vec![(2, route, 0, n(1))]);
+    assert_eq!(a.timer(ms(80), DsrTimer::Release).data(), vec![(3, route, 0, n(1))]);
+    assert!(a.buffered().is_empty());
+}

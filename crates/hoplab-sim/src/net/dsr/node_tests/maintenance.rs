@@ -114,3 +114,51 @@ fn the_send_buffer_drops_the_oldest_when_full_and_packets_that_waited_too_long()
     assert!(t.0.is_empty());
     assert_eq!(a.routing.stats.discoveries_failed, 1);
 }
+
+#[test]
+fn ns2_salvage_by_discovery_gives_a_forwarded_packet_one_nonpropagating_request() {
+    // Off (RFC 4728 8.4.1): no cached route, the packet is lost at once.
+    let mut b = Node::new(2);
+    let t = b.link_failure(ms(10), &routed(1, &[0, 1, 2, 3, 4], 3), 3, Some(DropCause::RetryLimit));
+    assert_eq!(t.drops(), vec![(1, DropCause::RetryLimit)]);
+    assert!(t.discovery_timers().is_empty());
+
+    // On (ns-2's NEW_SALVAGE_LOGIC, dsragent.cc:2424-2438): it waits in the
+    // send buffer while one non-propagating request looks for node 4.
+    let config = DsrConfig { salvage_by_discovery: true, ..Default::default() };
+    let mut b = Node::with(2, config.clone());
+    let t = b.link_failure(ms(10), &routed(1, &[0, 1, 2, 3, 4], 3), 3, Some(DropCause::RetryLimit));
+    assert!(t.drops().is_empty());
+    assert_eq!(b.buffered(), vec![1]);
+    assert_eq!(t.discovery_timers(), vec![ms(40)], "NonpropRequestTimeout");
+    let rreqs: Vec<_> = b.release_jittered(&t).controls().into_iter().filter(|(_, h, _)| matches!(h.option, DsrOption::Request { .. })).collect();
+    assert_eq!(rreqs.len(), 1);
+    assert_eq!(rreqs[0].1.option, DsrOption::Request { id: 1, target: n(4), hop_limit: 0 }, "non-propagating");
+    // No propagating request for another node's packet (dsragent.cc:1560-1561):
+    // the cycle waits out RequestPeriod from its start.
+    let t = b.timer(ms(40), DsrTimer::Discovery(n(4)));
+    assert!(b.release_jittered(&t).controls().is_empty());
+    assert_eq!(t.discovery_timers(), vec![ms(510)]);
+    // The next cycle would be its second: the packet is dropped instead
+    // (dsr_salvage_max_requests = 1, dsragent.cc:1529-1546).
+    let t = b.timer(ms(510), DsrTimer::Discovery(n(4)));
+    assert_eq!(t.drops(), vec![(1, DropCause::NoRoute)]);
+    assert!(t.controls().is_empty() && t.discovery_timers().is_empty());
+    assert!(b.buffered().is_empty());
+    assert_eq!(b.routing.stats.discoveries_failed, 1);
+
+    // A reply in time sends it on with a route from here, its Salvage
+    // count unchanged (dsragent.cc:2437: no increment on this path).
+    let mut b = Node::with(2, config);
+    b.link_failure(ms(10), &routed(1, &[0, 1, 2, 3, 4], 3), 3, Some(DropCause::RetryLimit));
+    let reply = DsrHeader {
+        path: path(&[2, 5, 4]),
+        option: DsrOption::Reply { replier: 1, gratuitous: false, from_cache: true },
+        cur: 2,
+        salvage: 0,
+        piggyback_error: None,
+    };
+    let t = b.receive(ms(25), 5, control(77, 5, n(2), reply));
+    assert_eq!(t.data(), vec![(1, path(&[2, 5, 4]), 0, n(5))]);
+    assert!(b.buffered().is_empty());
+}
