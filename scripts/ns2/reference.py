@@ -33,6 +33,21 @@ SETS: dict[str, dict] = {
         "cases": [{"routing": r, "hops": h} for r in ("AODV", "DSR") for h in (1, 2, 4, 7, 10, 14)],
         "seeds": list(range(1, 11)),
     },
+    "ns2-wired": {
+        "script": "wired.tcl",
+        "what": "one bulk TCP flow over seed 002's wired path (100 Mb/s 30 ms, 100 Mb/s 10 ms, a 5 Mb/s 0.01 ms last hop losing 0-3 % of packets each way; queues 50, 1000 B, window 1000, 100 s, goodput over 10-100 s): NewReno, and TCP-Linux with a Sack1 sink",
+        "cases": [{"cc": cc, "sack": int(cc != "newreno"), "loss": loss}
+                  for cc in ("newreno", "scalable", "bic", "cubic", "vegas", "veno", "westwood")
+                  for loss in (0.0, 0.01, 0.02, 0.03)],
+        "seeds": list(range(1, 6)),
+    },
+    "ns2-aqm": {
+        "script": "wired.tcl",
+        "what": "three NewReno flows over seed 002's wired path, the 5 Mb/s last hop's queue (50 packets) DropTail, RED, REM or PI (q_ref 20) at ns-2's defaults; 60 s, goodput over 10-60 s, queue statistics over the whole run",
+        "cases": [{"flows": 3, "queue": q, "duration": 60.0, **({"qref": 20} if q == "PI" else {})}
+                  for q in ("DropTail", "RED", "REM", "PI")],
+        "seeds": list(range(1, 6)),
+    },
 }
 
 
@@ -61,7 +76,7 @@ def regenerate(name: str, seeds: list[int] | None = None) -> Path:
     cases = []
     for args in spec["cases"]:
         runs = [run_case(spec["script"], args, seed) for seed in seeds]
-        print(f"{name} {args}: " + " ".join(f"{r['goodput_kbps']:.1f}" for r in runs), file=sys.stderr)
+        print(f"{name} {args}: " + " ".join(f"{r.get('goodput_kbps', float('nan')):.1f}" for r in runs), file=sys.stderr)
         cases.append({"params": args, "seeds": seeds, "runs": runs})
     doc = {
         "set": name,

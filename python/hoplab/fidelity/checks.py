@@ -38,6 +38,10 @@ class Check:
     quick: bool = False
     kind: str = "ratio"
     note: str = ""
+    # Kind "ratio_or_points": the row also holds when |hoplab - reference|
+    # is within this many points (a percentage near 0, where a relative
+    # tolerance is too strict).
+    points: float | None = None
 
 
 @dataclass
@@ -57,6 +61,7 @@ class Row:
     note: str = ""
     hoplab_values: list[float] = field(default_factory=list)
     reference_values: list[float] = field(default_factory=list)
+    points: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -265,12 +270,15 @@ def evaluate(check: Check, quick: bool) -> Row:
     if check.kind == "points":
         deviation = value - reference
         holds = deviation >= -(check.tolerance or 0.0)
+    elif check.kind == "ratio_or_points":
+        deviation = value / reference - 1.0 if reference else math.inf
+        holds = abs(deviation) <= (check.tolerance or 0.0) or abs(value - reference) <= (check.points or 0.0)
     else:
         deviation = value / reference - 1.0 if reference else math.inf
         holds = abs(deviation) <= (check.tolerance or 0.0)
     return Row(check.name, check.what, check.reference, check.unit, reference, value, None if math.isnan(half) else half,
                len(ours), deviation, check.tolerance, check.kind, "holds" if holds else "fails", check.note,
-               hoplab_values=list(ours), reference_values=list(theirs))
+               hoplab_values=list(ours), reference_values=list(theirs), points=check.points)
 
 
 def select(only: Sequence[str] | None, quick: bool) -> list[Check]:

@@ -35,6 +35,8 @@ def tolerance_text(row: Row) -> str:
         return "-"
     if row.kind == "points":
         return f">= -{row.tolerance:g} pt"
+    if row.kind == "ratio_or_points":
+        return f"±{100 * row.tolerance:g} % or ±{row.points:g} pt"
     return f"±{100 * row.tolerance:g} %"
 
 
@@ -89,7 +91,7 @@ def document(rows: Sequence[Row], version: str, quick: bool) -> dict[str, Any]:
     return {
         "version": version,
         "quick": quick,
-        "rule": "holds when |hoplab / reference - 1| <= tolerance (kind 'ratio'), or hoplab - reference >= -tolerance (kind 'points')",
+        "rule": "holds when |hoplab / reference - 1| <= tolerance (kind 'ratio'), or hoplab - reference >= -tolerance (kind 'points'), or either |hoplab / reference - 1| <= tolerance or |hoplab - reference| <= points (kind 'ratio_or_points')",
         "checks": [r.to_dict() for r in rows],
     }
 
