@@ -185,6 +185,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::WithTcpSack,
         source: "tcp/tcp-linux.cc:168, 226 LinuxTcpAgent::time_processing (renew_timer: set_rtx_timer() on every ACK not below snd_una, duplicates included; ns-2.35)",
     },
+    PresetRule {
+        key: "tcp.sack_rate_halving",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp-linux.cc:483-507 LinuxTcpAgent::tcp_fastretrans_alert (next_pkts_in_flight_ = snd_cwnd, snd_cwnd = min_cwnd), 629, 653 send_much (the bound falls toward the flight), 460-471 and 442-446 (exit: ssthresh, tcp_moderate_cwnd to the flight + 3; ns-2.35)",
+    },
     // Transport (tcp-sink.cc, semitcp.cc)
     PresetRule {
         key: "semitcp.sink_holds_acks",

@@ -84,6 +84,15 @@ pub struct TcpConfig {
     /// tcp/tcp-linux.cc:168 and 226 `renew_timer` in `time_processing`,
     /// run for every ACK). Off: RFC 6298 5.3, only an ACK of new data.
     pub rto_restart_on_every_ack: bool,
+    /// With `sack`: ns-2.35 TCP-Linux's rate-halving recovery in place of
+    /// RFC 6675's window. On entry the window is the controller's
+    /// `min_cwnd` (Linux 2.6: ssthresh / 2 for Reno, Scalable and Vegas,
+    /// ssthresh for BIC), and a bound that starts at the old cwnd lets one
+    /// segment out per two ACKs down to it (tcp/tcp-linux.cc:483-507
+    /// `tcp_fastretrans_alert`, 607-674 `send_much`); at the end cwnd =
+    /// ssthresh, moderated to the flight + 3 (`tcp_moderate_cwnd`,
+    /// 442-446, 460-471). Off: RFC 6675, cwnd = ssthresh throughout.
+    pub sack_rate_halving: bool,
 }
 
 /// `tcp.cwnd_growth`: what one cumulative ACK counts for when cwnd grows.
@@ -126,6 +135,7 @@ impl Default for TcpConfig {
             sack_lost_retransmit: false,
             sack_kept_after_rto: false,
             rto_restart_on_every_ack: false,
+            sack_rate_halving: false,
         }
     }
 }

@@ -136,6 +136,11 @@ pub struct Sender {
     /// The last time sending stopped, cwnd (not rwnd or lack of data) was
     /// the limit.
     cwnd_limited: bool,
+    /// `tcp.sack_rate_halving`: the controller's `min_cwnd` (ns-2.35
+    /// TCP-Linux's `snd_cwnd` in recovery) and the rate-halving bound
+    /// (`next_pkts_in_flight_`); cwnd is the larger while in recovery.
+    rh_floor: f64,
+    rh_next: f64,
     pub counters: SenderCounters,
     /// Time the last segment was acknowledged, if all were.
     pub completed_at: Option<SimTime>,
@@ -168,6 +173,8 @@ impl Sender {
             last_retransmission_at: None,
             rto_deadline: None,
             cwnd_limited: true,
+            rh_floor: 0.0,
+            rh_next: 0.0,
             counters: SenderCounters::default(),
             completed_at: None,
         }
@@ -237,7 +244,12 @@ impl Sender {
         }
         if let Some(seq) = self.retransmit_next.take() {
             if seq >= self.snd_una && seq < self.high_tx {
-                return Some(self.send_data(seq, now));
+                let out = self.send_data(seq, now);
+                if self.rate_halving() && self.sack_recovery() {
+                    let pipe = self.scan_scoreboard().pipe;
+                    self.rate_halve((pipe.max(2) - 1) as f64);
+                }
+                return Some(out);
             }
         }
         if self.sack_recovery() {
@@ -268,6 +280,18 @@ impl Sender {
         self.config.sack && self.state.cong_state == CongState::Recovery
     }
 
+    fn rate_halving(&self) -> bool {
+        self.config.sack && self.config.sack_rate_halving
+    }
+
+    /// `tcp.sack_rate_halving`: lower the bound toward the flight (ns-2.35
+    /// tcp/tcp-linux.cc:629 `min(next, pif + 1)` when an ACK arrives, 653
+    /// `min(next, max(pif - 1, 1))` after each segment sent).
+    fn rate_halve(&mut self, bound: f64) {
+        self.rh_next = self.rh_next.min(bound);
+        self.state.cwnd = self.rh_floor.max(self.rh_next);
+    }
+
     /// RFC 6675 section 5 step (C): send while cwnd - pipe >= 1.
     fn poll_sack_recovery(&mut self, now: SimTime) -> Option<Outgoing> {
         let scan = self.scan_scoreboard();
@@ -275,17 +299,22 @@ impl Sender {
             self.cwnd_limited = true;
             return None;
         }
-        if let Some(seq) = scan.lost {
-            return Some(self.send_data(seq, now)); // rule 1
-        }
         let has_data = self.total_segments.is_none_or(|t| self.high_tx < t);
         let rwnd = self.state.rwnd.floor().max(1.0) as u64;
-        if has_data && self.high_tx < self.snd_una + rwnd {
-            let seq = self.high_tx; // rule 2 (snd_nxt == high_tx in recovery)
-            self.snd_nxt = seq + 1;
-            return Some(self.send_data(seq, now));
+        let seq = if let Some(seq) = scan.lost {
+            seq // rule 1
+        } else if has_data && self.high_tx < self.snd_una + rwnd {
+            self.snd_nxt = self.high_tx + 1;
+            self.high_tx // rule 2 (snd_nxt == high_tx in recovery)
+        } else {
+            scan.sacked_above? // rule 3
+        };
+        let out = self.send_data(seq, now);
+        if self.rate_halving() {
+            let pipe = scan.pipe + 1;
+            self.rate_halve((pipe.max(2) - 1) as f64);
         }
-        scan.sacked_above.map(|seq| self.send_data(seq, now)) // rule 3
+        Some(out)
     }
 
     /// One pass over the scoreboard, from the highest segment down (RFC
@@ -415,8 +444,13 @@ impl Sender {
             self.on_new_ack(now, ack.ack);
         } else if ack.ack == self.snd_una && self.high_tx > self.snd_una {
             self.on_duplicate_ack(now);
+        } else {
+            return; // Older ACKs (ack < snd_una) carry nothing new.
         }
-        // Older ACKs (ack < snd_una) carry nothing new.
+        if self.rate_halving() && self.sack_recovery() {
+            let pipe = self.scan_scoreboard().pipe;
+            self.rate_halve((pipe + 1) as f64);
+        }
     }
 
     fn on_new_ack(&mut self, now: SimTime, ack: u64) {
@@ -446,8 +480,19 @@ impl Sender {
                 // Full ACK (RFC 6582 3.2 step 3, option 1):
                 // min(ssthresh, max(FlightSize, SMSS) + SMSS); with SACK
                 // the window is already ssthresh's, pipe-governed.
-                self.state.cwnd =
-                    if self.config.sack { self.state.ssthresh } else { self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0) };
+                self.state.cwnd = if self.rate_halving() {
+                    // ns-2.35 tcp/tcp-linux.cc:464-468: up to ssthresh,
+                    // moderated to the flight + tcp_max_burst (3).
+                    if self.rh_floor < self.state.ssthresh {
+                        self.state.ssthresh.min(self.flight() as f64 + 3.0)
+                    } else {
+                        self.rh_floor
+                    }
+                } else if self.config.sack {
+                    self.state.ssthresh
+                } else {
+                    self.state.ssthresh.min(self.flight().max(1) as f64 + 1.0)
+                };
                 self.dupacks = 0;
                 self.cc.cwnd_event(&mut self.state, CwndEvent::RecoveryComplete);
                 self.set_cong_state(CongState::Open);
@@ -516,7 +561,15 @@ impl Sender {
         let ssthresh = self.cc.ssthresh(&self.state, LossKind::FastRetransmit);
         self.state.ssthresh = ssthresh;
         let inflation = if self.config.sack { 0.0 } else { self.dupacks as f64 };
+        let (old_cwnd, floor) = (self.state.cwnd, self.cc.min_cwnd(&self.state, ssthresh));
         self.state.cwnd = self.cc.cwnd_after_fast_retransmit(&self.state, ssthresh) + inflation;
+        if self.rate_halving() {
+            // ns-2.35 tcp/tcp-linux.cc:487 next_pkts_in_flight_ = snd_cwnd,
+            // 498-501 snd_cwnd = min_cwnd.
+            self.rh_floor = floor;
+            self.rh_next = old_cwnd.floor();
+            self.state.cwnd = floor.max(self.rh_next);
+        }
         self.first_partial_ack = true;
         for record in &mut self.records {
             record.resent_in_recovery = false;
@@ -542,6 +595,10 @@ impl Sender {
             return;
         }
         self.counters.timeouts += 1;
+        if self.rate_halving() && self.state.cong_state == CongState::Recovery {
+            // ns-2.35 enter_loss reads Linux's snd_cwnd, the floor.
+            self.state.cwnd = self.rh_floor;
+        }
         self.sync_state(now);
         self.cc.cwnd_event(&mut self.state, CwndEvent::Timeout);
         self.state.ssthresh = self.cc.ssthresh(&self.state, LossKind::Timeout);
@@ -788,6 +845,41 @@ mod tests {
             }
             assert_eq!(s.counters.timeouts, 0);
         }
+    }
+
+    #[test]
+    fn sack_rate_halving_lets_one_segment_out_per_two_acks_and_moderates_the_exit() {
+        // ns-2.35 TCP-Linux: 0..9 sent, 2 lost, ACKs 1 and 2 grow cwnd to 12
+        // and release 10..13. Recovery: ssthresh = 12 / 2 = 6, Reno's
+        // min_cwnd 3, the bound starts at the old cwnd, 12.
+        let config = TcpConfig { initial_cwnd_segments: 10.0, sack: true, sack_rate_halving: true, ..TcpConfig::default() };
+        let mut s = sender(config);
+        let _ = drain(&mut s, at(0.0));
+        sack_ack(&mut s, at(100.0), 1, &[]);
+        sack_ack(&mut s, at(100.0), 2, &[]);
+        assert_eq!(drain(&mut s, at(100.0)).len(), 4);
+        sack_ack(&mut s, at(101.0), 2, &[(3, 4)]);
+        sack_ack(&mut s, at(101.0), 2, &[(3, 5)]);
+        sack_ack(&mut s, at(101.0), 2, &[(3, 6)]);
+        assert_eq!(s.state.ssthresh, 6.0);
+        // The ACK: bound min(12, pipe 8 + 1) = 9; 2 goes (pipe 9), bound 8.
+        assert_eq!(s.state.cwnd, 9.0);
+        assert_eq!(drain(&mut s, at(101.0)), vec![(2, true)]);
+        assert_eq!(s.state.cwnd, 8.0);
+        // Each SACKed segment lowers the pipe by one: a segment goes on every
+        // other ACK, and each lowers the bound by one.
+        let mut sent = Vec::new();
+        for (i, end) in (7..=10).enumerate() {
+            sack_ack(&mut s, at(102.0 + i as f64), 2, &[(3, end)]);
+            sent.push(drain(&mut s, at(102.0 + i as f64)));
+        }
+        assert_eq!(sent, vec![vec![], vec![(14, false)], vec![], vec![(15, false)]]);
+        assert_eq!(s.state.cwnd, 6.0);
+        // The full ACK ends recovery at min(ssthresh 6, flight 2 + 3) = 5
+        // (RFC 6675: ssthresh, 6).
+        sack_ack(&mut s, at(150.0), 14, &[]);
+        assert_eq!(s.state.cong_state, CongState::Open);
+        assert_eq!(s.state.cwnd, 5.0);
     }
 
     #[test]

@@ -148,6 +148,17 @@ pub trait CongestionControl: Send {
         new_ssthresh
     }
 
+    /// With `tcp.sack_rate_halving` (ns-2.35's TCP-Linux): the floor the
+    /// rate-halving recovery lowers the window to, Linux 2.6's `min_cwnd`
+    /// hook: `tcp_reno_min_cwnd` (ssthresh / 2) for Reno, Scalable, Vegas
+    /// and HighSpeed, Westwood's bandwidth x RTTmin; a module without the
+    /// hook (BIC, CUBIC, Veno) starts the recovery at ssthresh
+    /// (tcp/tcp-linux.cc:498-501 in ns-2.35). Default: the window after a
+    /// fast retransmit.
+    fn min_cwnd(&self, state: &TcpState, new_ssthresh: f64) -> f64 {
+        self.cwnd_after_fast_retransmit(state, new_ssthresh)
+    }
+
     /// Duplicate ACKs that trigger fast retransmit (RFC 5681: 3).
     fn dupack_threshold(&self, _state: &TcpState) -> u32 {
         3

@@ -4,7 +4,7 @@
 //! start, +1/cwnd per ACKed segment in congestion avoidance, ssthresh =
 //! max(FlightSize / 2, 2) on loss (RFC 5681 eq. 4).
 
-use super::CongestionControl;
+use super::{CongestionControl, TcpState};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -26,6 +26,11 @@ impl From<Config> for NewReno {
 impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {
         "newreno"
+    }
+
+    /// `tcp_reno_min_cwnd` (ns-2.35 tcp/linux/src/tcp_cong.c:375-379).
+    fn min_cwnd(&self, _state: &TcpState, new_ssthresh: f64) -> f64 {
+        new_ssthresh / 2.0
     }
 }
 

@@ -71,6 +71,11 @@ impl CongestionControl for Scalable {
         (state.cwnd * self.config.b).max(2.0)
     }
 
+    /// `tcp_reno_min_cwnd` (ns-2.35 tcp/linux/src/tcp_scalable.c:54).
+    fn min_cwnd(&self, _state: &TcpState, new_ssthresh: f64) -> f64 {
+        new_ssthresh / 2.0
+    }
+
     fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
         let mut left = segments_acked;
         if state.in_slow_start() {

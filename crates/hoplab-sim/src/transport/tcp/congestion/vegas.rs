@@ -169,6 +169,11 @@ impl CongestionControl for Vegas {
         "vegas"
     }
 
+    /// `tcp_reno_min_cwnd` (ns-2.35 tcp/linux/src/tcp_vegas.c:368).
+    fn min_cwnd(&self, _state: &TcpState, new_ssthresh: f64) -> f64 {
+        new_ssthresh / 2.0
+    }
+
     fn init(&mut self, state: &mut TcpState) {
         self.base_rtt = None;
         self.enable(state.now);
