@@ -240,7 +240,7 @@ impl AodvConfig {
             if (min..=255).contains(&v) {
                 Ok(())
             } else {
-                Err(ConfigError::new(key(k), format!("must be in {min}..=255 (an IP TTL), got {v}")))
+                Err(ConfigError::new(key(k), format!("must be an integer from {min} to 255 (an IP TTL), got {v}")))
             }
         };
         positive_duration(&key("active_route_timeout_s"), self.active_route_timeout_s)?;

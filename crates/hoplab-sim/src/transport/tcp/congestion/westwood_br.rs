@@ -136,7 +136,7 @@ impl Config {
             return Err(ConfigError::new(key("dupack_threshold"), "must be at least 1"));
         }
         if !(1..=self.dupack_threshold).contains(&self.early_dupack_threshold) {
-            return Err(ConfigError::new(key("early_dupack_threshold"), format!("must be in 1..={}", self.dupack_threshold)));
+            return Err(ConfigError::new(key("early_dupack_threshold"), format!("must be an integer from 1 to {} (dupack_threshold), got {}", self.dupack_threshold, self.early_dupack_threshold)));
         }
         for (name, level) in [("early_dupack_level", self.early_dupack_level), ("wireless_max_level", self.wireless_max_level)] {
             if !(1..=4).contains(&level) {
