@@ -6,6 +6,7 @@ pyproject.toml's ranges admit the pinned versions."""
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import re
 import tomllib
@@ -98,3 +99,24 @@ def test_the_readme_main_job_installs_only_the_runtime_lock() -> None:
     assert installs == [["requirements.lock"], ["requirements.lock", "requirements-test.lock"]], installs
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert re.findall(r"-r (\S+)", ci) == ["requirements.lock", "requirements-test.lock"]
+
+
+def test_every_package_the_tests_import_is_locked() -> None:
+    """What tests/ imports, beyond the standard library and hoplab, comes
+    from a package of the two locks (so .ci/run's install has it)."""
+    import sys
+
+    pins = _pins(RUNTIME.name) | _pins(TEST.name)
+    owners = importlib.metadata.packages_distributions()
+    imported: set[str] = set()
+    for path in (REPO / "tests").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imported.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                imported.add(node.module.split(".")[0])
+    local = {"conftest", "hoplab", "__future__"}
+    third_party = sorted(m for m in imported - local if m not in sys.stdlib_module_names)
+    assert "dpkt" in third_party and "hypothesis" in third_party and "pytest" in third_party
+    unlocked = [m for m in third_party if not any(canonicalize_name(d) in pins for d in owners.get(m, []))]
+    assert not unlocked, unlocked
