@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hoplab.papers import Experiment, ExperimentData, Figure, FigureResult, NotReproduced, Paper, judged
+from hoplab.papers.stalls import stall_notes
 from hoplab.papers.verdicts import Check, greater, less, within
 from hoplab.papers.verdicts import differences as paired_differences
 from hoplab.plots import Line, Panel, line_figure
@@ -399,7 +400,20 @@ def _throughput_figure(data: Mapping[str, ExperimentData], out: Path, mobile: bo
                  _fmt(whole[case])) for case in ALL_CASES if case in whole]
         rows += [(f"{case}: throughput 20-50 s (kbps)", "highest" if case == C_VEGAS else "-", _fmt(burst[case]))
                  for case in ALL_CASES if case in burst]
-    return judged(reading, checks, rows=rows, paths=paths, notes=notes)
+    return judged(reading, checks, rows=rows, paths=paths, notes=notes + _stall_notes(exp))
+
+
+def _stall_notes(exp: ExperimentData) -> list[str]:
+    """Each controller's stalls per run (no delivery for more than a few RTTs), with their causes."""
+    notes = []
+    for case in ALL_CASES:
+        if exp.failure(case) is not None or exp.series.empty:
+            continue
+        timeouts = exp.metric("timeouts", "flow", case, 0)
+        notes += stall_notes(exp.series[exp.series["case"] == case],
+                             {int(r): float(v) for r, v in zip(timeouts["run"], timeouts["value"], strict=True)},
+                             what=f"{case}'s flow")
+    return notes
 
 
 def fig6(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
