@@ -291,6 +291,42 @@ impl Tracer {
 mod tests {
     use super::*;
 
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hoplab-trace-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_followed_a_dangling_one_refused_and_temporaries_are_fresh() {
+        let dir = scratch("links");
+        let real = dir.join("real.pcap");
+        std::fs::write(&real, b"old").unwrap();
+        std::os::unix::fs::symlink(&real, dir.join("link.pcap")).unwrap();
+        let mut file = TraceFile::create(dir.join("link.pcap")).unwrap();
+        let temp = file.temp.clone().unwrap();
+        assert!(temp.file_name().unwrap().to_string_lossy().starts_with(".real.pcap."));
+        file.close().unwrap();
+        std::fs::rename(&temp, &file.target).unwrap();
+        file.renamed = true;
+        assert!(std::fs::symlink_metadata(dir.join("link.pcap")).unwrap().file_type().is_symlink());
+        assert_eq!(&std::fs::read(&real).unwrap()[..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
+        std::os::unix::fs::symlink(dir.join("nowhere"), dir.join("dangling.pcap")).unwrap();
+        let error = TraceFile::create(dir.join("dangling.pcap")).err().unwrap();
+        assert!(error.to_string().contains("dangling symbolic link"), "{error}");
+        assert!(!dir.join("nowhere").exists());
+        // Two files for one target never share a temporary name.
+        let a = TraceFile::create(dir.join("x.pcap")).unwrap();
+        let b = TraceFile::create(dir.join("x.pcap")).unwrap();
+        assert_ne!(a.temp, b.temp);
+        drop((a, b));
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(left.len(), 3, "{left:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn receive_traces_sit_beside_the_trace() {
         assert_eq!(receive_trace_path(Path::new("out/run.pcap"), NodeId(3)), PathBuf::from("out/run.rx3.pcap"));
