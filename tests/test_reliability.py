@@ -432,3 +432,20 @@ def test_the_local_dask_cluster_opens_no_http_port() -> None:
             for conn in psutil.Process(pid).net_connections(kind="inet"):
                 if conn.status == psutil.CONN_LISTEN:
                     assert conn.laddr.ip == "127.0.0.1", "loopback only"
+
+
+def test_the_local_dask_scheduler_takes_no_stranger() -> None:
+    """Mutual TLS with a key only the sweep holds: a client with another
+    certificate (another local user) cannot connect, let alone submit."""
+    from distributed import Client
+    from distributed.security import Security
+
+    from hoplab.executors import DaskExecutor
+
+    executor = DaskExecutor(jobs=1)
+    with executor:
+        address = executor._client.scheduler_info()["address"]
+        assert address.startswith("tls://127.0.0.1:")
+        with pytest.raises((OSError, TimeoutError)):
+            Client(address, security=Security.temporary(), timeout="3s")  # type: ignore[no-untyped-call]
+        assert dict(executor.map_unordered(abs, [-3])) == {0: 3}

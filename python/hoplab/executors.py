@@ -324,18 +324,23 @@ def _local_cluster(workers: int) -> Any:
     """A Dask cluster on this machine that opens no HTTP port: a scheduler in
     this process and `workers` single-threaded worker processes (each under
     a nanny, so a lost worker is replaced), every one listening on the
-    loopback interface only, for Dask's own protocol. Dask starts an HTTP
+    loopback interface only, for Dask's own protocol over mutual TLS. Dask starts an HTTP
     server (dashboard, metrics) in every scheduler and worker even with the
     dashboard off (`dashboard_address=None` still binds 8787); the scheduler
     and worker classes here leave it out."""
     from distributed import Nanny, SpecCluster
+    from distributed.security import Security
 
-    host = {"host": "127.0.0.1", "dashboard_address": None, "dashboard": False}
-    scheduler = {"cls": __getattr__("_QuietScheduler"), "options": {**host, "port": 0}}
+    # Mutual TLS with a key made now, held in memory and handed to the
+    # workers only: no other process (another user's) can submit to the
+    # scheduler or join it, though it listens on loopback.
+    security = Security.temporary()  # type: ignore[no-untyped-call]
+    host = {"host": "127.0.0.1", "dashboard_address": None, "dashboard": False, "security": security}
+    scheduler = {"cls": __getattr__("_QuietScheduler"), "options": {**host, "port": 0, "protocol": "tls://"}}
     worker = {"cls": Nanny, "options": {**host, "nthreads": 1, "worker_class": __getattr__("_QuietWorker"),
-                                        "silence_logs": 40}}
+                                        "silence_logs": 40, "protocol": "tls://"}}
     return SpecCluster(scheduler=scheduler, workers={i: worker for i in range(workers)},  # type: ignore[no-untyped-call]
-                       silence_logs=40, name="hoplab-local")
+                       silence_logs=40, name="hoplab-local", security=security)
 
 
 def _no_http_server(node: Any, routes: Any, *args: Any, **kwargs: Any) -> None:
