@@ -9,7 +9,8 @@ import pytest
 from hoplab.papers.stalls import STALL_RTTS, find_stalls, stall_notes
 
 
-def _series(run: int, goodput: list[float], srtt_ms: float = 200.0, breaks_at: float | None = None) -> list[dict]:
+def _series(run: int, goodput: list[float], srtt_ms: float = 200.0,
+            breaks_at: float | None = None) -> list[dict[str, object]]:
     rows = []
     for i, value in enumerate(goodput):
         t = round(0.1 * (i + 1), 1)
