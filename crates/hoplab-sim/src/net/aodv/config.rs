@@ -164,7 +164,7 @@ pub struct AodvConfig {
     /// 2 * measured * NET_DIAMETER (doubling), even if `net_traversal_time_ms`
     /// is given. Off by default: the RFC's constant, as ns-3.
     /// On a TCP chain it makes a lost rediscovery RREQ cost about 0.1 s
-    /// instead of 0.9 s (see the README's AODV section).
+    /// instead of 0.9 s (see AODV in docs/model-fidelity.md).
     pub measured_traversal_time: bool,
     /// Packets buffered per node while routes are discovered (ns-2 and
     /// ns-3: 64); on overflow the oldest is dropped (loss cause `no_route`).
