@@ -6,7 +6,7 @@ case: `--replay I` runs one again and prints it), runs them in `--workers`
 processes (each under a 4 GB address-space limit, a 3 s wall limit and a
 1 GB memory limit), and prints the counts of each outcome (hoplab.fuzz).
 Every finding is written, with its case, to `--findings` (JSON lines).
-Exit status 1 if there was any finding. The README's "Fuzzing" section
+Exit status 1 if there was any finding. docs/limits.md ("In short")
 holds the last result.
 """
 
