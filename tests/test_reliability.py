@@ -67,6 +67,21 @@ def test_cli_trace_to_a_fifo(tmp_path: Path) -> None:
     assert stat.S_ISFIFO(os.lstat(tmp_path / "out").st_mode) and got[0][:4] == PCAP_MAGIC
 
 
+def test_a_trace_to_a_redirected_stderr_writes_into_the_file_the_shell_holds(tmp_path: Path) -> None:
+    """`--pcap /dev/stderr 2> FILE`: FILE (a regular file behind a link in
+    /proc) is written through, not replaced by a new file."""
+    (tmp_path / "chain.toml").write_text(SMALL_CHAIN, encoding="utf-8")
+    out = tmp_path / "trace.pcap"
+    with open(out, "wb") as err:
+        inode = os.fstat(err.fileno()).st_ino
+        done = subprocess.run([sys.executable, "-m", "hoplab", "run", "chain.toml", "--pcap", "/dev/stderr", "--json",
+                               "--set", "duration_s=2"], cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=err,
+                              timeout=120, check=False)
+    assert done.returncode == 0
+    assert os.stat(out).st_ino == inode and out.read_bytes()[:4] == PCAP_MAGIC
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["chain.toml", "trace.pcap"]
+
+
 # 2: the temporary is created exclusively, its name unguessable: links planted
 # at the names the old code used (".NAME.PID-N.partial") are never followed.
 def test_planted_links_at_temporary_names_are_not_followed(chain: hoplab.Scenario, tmp_path: Path) -> None:

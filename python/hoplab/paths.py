@@ -185,8 +185,9 @@ def write_file(path: str | os.PathLike[str], write: Callable[[BinaryIO], object]
         raise OutputPathError(key, path, "is a directory, not a file")
     if mode is not None and stat.S_ISSOCK(mode):
         raise OutputPathError(key, path, "is a socket, not a file")
-    if mode is not None and not stat.S_ISREG(mode):  # a FIFO or a device: through it
-        with open(target, "wb", buffering=1 << 16) as handle:
+    special = target.is_absolute() and target.parts[1:2] in (("dev",), ("proc",))  # /dev/stdout, /proc/self/fd/N
+    if mode is not None and (not stat.S_ISREG(mode) or special):  # a FIFO, a device, an open file: through it
+        with open(target, "r+b" if mode is not None and stat.S_ISREG(mode) else "wb", buffering=1 << 16) as handle:
             write(handle)
         return target
     if os.path.islink(target):  # the link stays; the file it names is replaced

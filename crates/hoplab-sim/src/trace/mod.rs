@@ -95,6 +95,12 @@ enum Destination {
 }
 
 fn destination(target: &Path) -> io::Result<Destination> {
+    // `/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N` name an open file: a
+    // redirected stdout is a regular file the shell holds, written through
+    // (replacing it would leave the shell writing to a file no longer there).
+    if target.starts_with("/dev") || target.starts_with("/proc") {
+        return Ok(Destination::Through(std::fs::OpenOptions::new().write(true).open(target)?));
+    }
     match std::fs::metadata(target) {
         Ok(m) if m.is_dir() => Err(io::Error::new(io::ErrorKind::InvalidInput, "is a directory, not a file")),
         Ok(m) if !m.is_file() => Ok(Destination::Through(std::fs::OpenOptions::new().write(true).open(target)?)),
