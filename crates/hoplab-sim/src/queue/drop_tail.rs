@@ -5,6 +5,12 @@
 //! data packet instead (ns-2 `PriQueue::recvHighPriority`); it is dropped
 //! only if the queue holds nothing but routing packets.
 //!
+//! With `routing.dsr.interface_queue = "cmu_pri_queue"` the 802.11
+//! interface queue is ns-2's `CMUPriQueue` instead (queue/dsr-priqueue.cc):
+//! routing packets, then TCP ACKs, then data, each class with a capacity
+//! of its own; an arriving packet that finds its class full is dropped,
+//! whatever its class (no push-out).
+//!
 //! `[queue] discipline = "drop_tail"` has no parameters: the capacity is
 //! the interface's (`mac.queue_packets`, a link's `queue_packets`).
 
@@ -25,11 +31,23 @@ pub struct DropTail {
     fifo: Fifo,
     capacity: usize,
     priority_control: bool,
+    /// ns-2's `CMUPriQueue`: a capacity per class.
+    per_class: bool,
 }
 
 impl DropTail {
     pub fn new(capacity: usize, priority_control: bool) -> DropTail {
-        DropTail { fifo: Fifo::new(), capacity, priority_control }
+        DropTail { fifo: Fifo::new(), capacity, priority_control, per_class: false }
+    }
+
+    /// ns-2's `CMUPriQueue` (queue/dsr-priqueue.cc): four FIFOs of the
+    /// capacity each, served routing packets first, then `PT_ACK`, then the
+    /// rest (271-289, 256-268); `prq_enqueue` drops a packet that finds its
+    /// FIFO full (235-243). hoplab has no real-time class (ns-2's audio and
+    /// video), so three.
+    pub fn use_cmu_classes(&mut self) {
+        self.per_class = true;
+        self.fifo.serve_acks_first();
     }
 
     pub fn is_full(&self) -> bool {
@@ -39,6 +57,10 @@ impl DropTail {
 
 impl QueueDisc for DropTail {
     fn enqueue(&mut self, _now: SimTime, item: Queued, _rng: &mut Stream) -> Admission {
+        if self.per_class {
+            let full = self.fifo.class_len(&item.packet) >= self.capacity;
+            return self.fifo.admit(item, full, false);
+        }
         let full = self.is_full();
         self.fifo.admit(item, full, self.priority_control)
     }
@@ -86,6 +108,41 @@ mod tests {
         let dropped = q.enqueue(t, item(3, PacketKind::Data), &mut rng);
         assert!(matches!(dropped, Admission::Dropped { item, cause: DropCause::QueueOverflow } if item.packet.uid == 3));
         assert_eq!(q.dequeue(t).map(|i| i.packet.uid), Some(1));
+    }
+
+    #[test]
+    fn cmu_priqueue_serves_routing_then_tcp_acks_then_data_with_a_capacity_per_class() {
+        use crate::time::SimTime as T;
+        use crate::wire::tcp::{SegmentKind, TcpHeader};
+        use crate::wire::TransportHeader;
+        let ack = |uid: u64| {
+            let mut i = item(uid, PacketKind::Data);
+            i.packet.transport = TransportHeader::Tcp(TcpHeader::outgoing(SegmentKind::Ack, 0, T::ZERO, false));
+            i
+        };
+        let mut rng = RngStreams::new(1).stream(StreamPurpose::Backoff, 0);
+        let t = SimTime::ZERO;
+        // PriQueue (AODV's): one FIFO for data and ACKs, one capacity.
+        let mut q = DropTail::new(2, true);
+        q.enqueue(t, item(1, PacketKind::Data), &mut rng);
+        q.enqueue(t, ack(2), &mut rng);
+        assert!(matches!(q.enqueue(t, ack(3), &mut rng), Admission::Dropped { .. }));
+        assert_eq!(uids(&q), vec![1, 2]);
+        // CMUPriQueue (DSR's in ns-2, queue/dsr-priqueue.cc): ACKs ahead of
+        // data, routing packets ahead of both, each class holds 2.
+        let mut q = DropTail::new(2, true);
+        q.use_cmu_classes();
+        for i in [item(1, PacketKind::Data), ack(2), item(3, PacketKind::Data), ack(4), item(5, PacketKind::Control)] {
+            assert!(matches!(q.enqueue(t, i, &mut rng), Admission::Queued));
+        }
+        assert_eq!(uids(&q), vec![5, 2, 4, 1, 3]);
+        assert!(matches!(q.enqueue(t, item(6, PacketKind::Data), &mut rng), Admission::Dropped { item, .. } if item.packet.uid == 6));
+        assert!(matches!(q.enqueue(t, ack(7), &mut rng), Admission::Dropped { item, .. } if item.packet.uid == 7));
+        q.enqueue(t, item(8, PacketKind::Control), &mut rng);
+        let full = q.enqueue(t, item(9, PacketKind::Control), &mut rng);
+        assert!(matches!(full, Admission::Dropped { item, .. } if item.packet.uid == 9), "no push-out: the newcomer goes");
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(t)).map(|i| i.packet.uid).collect();
+        assert_eq!(order, vec![5, 8, 2, 4, 1, 3]);
     }
 
     #[test]

@@ -10,7 +10,8 @@
 //! "link idle" event RED and BLUE react to).
 //!
 //! - [`drop_tail`]: a capacity in packets (ns-2 `Queue/DropTail`, and
-//!   `Queue/DropTail/PriQueue` for 802.11 interfaces).
+//!   `Queue/DropTail/PriQueue` for 802.11 interfaces; or, for DSR, ns-2's
+//!   `CMUPriQueue`: TCP ACKs served ahead of data, a capacity per class).
 //! - [`red`]: Random Early Detection (Floyd & Jacobson 1993), ns-2's
 //!   `Queue/RED` with its defaults (gentle, byte mode, automatic
 //!   thresholds and weight).
@@ -77,11 +78,15 @@ pub enum Admission {
 }
 
 /// The store every discipline serves from: routing (control) packets
-/// first, then data, FIFO within each.
+/// first, then data, FIFO within each; with `acks_first` (ns-2's
+/// `CMUPriQueue`), TCP ACKs between the two.
 #[derive(Debug, Clone, Default)]
 pub struct Fifo {
     control: VecDeque<Queued>,
+    /// TCP ACKs (`Packet::is_reverse`), only with `acks_first`.
+    acks: VecDeque<Queued>,
     data: VecDeque<Queued>,
+    acks_first: bool,
     /// Bytes of every packet held (IP size), for the disciplines that
     /// measure the queue in bytes.
     bytes: u64,
@@ -92,11 +97,29 @@ impl Fifo {
     /// queue of a million packets costs nothing until it fills, and a
     /// network of 100,000 nodes whose queues stay empty holds none.
     pub fn new() -> Fifo {
-        Fifo { control: VecDeque::new(), data: VecDeque::new(), bytes: 0 }
+        Fifo { control: VecDeque::new(), acks: VecDeque::new(), data: VecDeque::new(), acks_first: false, bytes: 0 }
+    }
+
+    /// Serve TCP ACKs after routing packets and before data (ns-2's
+    /// `CMUPriQueue`: `PT_ACK` in `IFQ_LOWDELAY`, queue/dsr-priqueue.cc:271-289).
+    pub fn serve_acks_first(&mut self) {
+        self.acks_first = true;
     }
 
     pub fn len(&self) -> usize {
-        self.control.len() + self.data.len()
+        self.control.len() + self.acks.len() + self.data.len()
+    }
+
+    /// Packets held of `packet`'s class: routing packets, TCP ACKs (with
+    /// `acks_first`) or data.
+    pub fn class_len(&self, packet: &Packet) -> usize {
+        if packet.is_control() {
+            self.control.len()
+        } else if self.acks_first && packet.is_reverse() {
+            self.acks.len()
+        } else {
+            self.data.len()
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -115,7 +138,11 @@ impl Fifo {
 
     pub fn push_data(&mut self, item: Queued) {
         self.bytes += item.packet.size_bytes() as u64;
-        self.data.push_back(item);
+        if self.acks_first && item.packet.is_reverse() {
+            self.acks.push_back(item);
+        } else {
+            self.data.push_back(item);
+        }
     }
 
     /// The last data packet (the one a priority packet pushes out).
@@ -126,21 +153,21 @@ impl Fifo {
     }
 
     pub fn pop(&mut self) -> Option<Queued> {
-        let item = self.control.pop_front().or_else(|| self.data.pop_front())?;
+        let item = self.control.pop_front().or_else(|| self.acks.pop_front()).or_else(|| self.data.pop_front())?;
         self.bytes -= item.packet.size_bytes() as u64;
         Some(item)
     }
 
     /// In service order.
     pub fn iter(&self) -> impl Iterator<Item = &Queued> {
-        self.control.iter().chain(self.data.iter())
+        self.control.iter().chain(self.acks.iter()).chain(self.data.iter())
     }
 
     /// Take out every packet waiting for `next_hop` (a broken link), in
     /// queue order.
     pub fn take_toward(&mut self, next_hop: NodeId) -> Vec<Queued> {
         let mut taken = Vec::new();
-        for q in [&mut self.control, &mut self.data] {
+        for q in [&mut self.control, &mut self.acks, &mut self.data] {
             if q.iter().any(|i| i.next_hop == next_hop) {
                 let (out, keep): (VecDeque<Queued>, VecDeque<Queued>) = q.drain(..).partition(|i| i.next_hop == next_hop);
                 taken.extend(out);
@@ -284,6 +311,21 @@ impl QueueDisc for QueueDiscipline {
     }
     fn params(&self) -> Vec<(&'static str, f64)> {
         each!(self, q => q.params())
+    }
+}
+
+impl QueueDiscipline {
+    /// Make a drop-tail interface queue ns-2's `CMUPriQueue` (DSR's,
+    /// `routing.dsr.interface_queue`); false (and nothing changed) for
+    /// another discipline.
+    pub fn use_cmu_classes(&mut self) -> bool {
+        match self {
+            QueueDiscipline::DropTail(q) => {
+                q.use_cmu_classes();
+                true
+            }
+            _ => false,
+        }
     }
 }
 

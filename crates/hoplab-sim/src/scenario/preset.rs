@@ -165,6 +165,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::WithDsr,
         source: "dsr/dsragent.cc:1793-1798 acceptRouteReply (sendOutPacketWithRoute(..., delay); delay += arp_timeout, 30 ms at 124; ns-2.35)",
     },
+    PresetRule {
+        key: "routing.dsr.interface_queue",
+        value: "\"cmu_pri_queue\"",
+        applies: Applies::WithDsr,
+        source: "queue/dsr-priqueue.cc:235-289 CMUPriQueue::prq_enqueue / prq_dequeue / prq_assign_queue (PT_ACK ahead of data, 50 per class, no push-out); DSR's interface queue is one (dsr/dsragent.h:142, dsragent.cc:574; ns-2.35)",
+    },
     // TCP with SACK: ns-2.35's TCP-Linux (tcp/tcp-linux.cc, tcp/scoreboard1.cc;
     // GitHub hbatmit/ns2.35), docs/tcp-linux-parity.md.
     PresetRule {

@@ -218,6 +218,20 @@ impl World {
         if layout.has_radio.iter().any(|&r| r) {
             queue_warnings.extend(scenario.queue.warning(&mac_interface, "queue"));
         }
+        // DSR over ns-2's CMUPriQueue (drop-tail interface queues only).
+        let cmu_queue =
+            scenario.routing.dsr.as_ref().is_some_and(|d| d.interface_queue == crate::net::dsr::config::InterfaceQueue::CmuPriQueue);
+        let cmu_queue = cmu_queue && {
+            let drop_tail = matches!(scenario.queue, crate::queue::QueueConfig::DropTail);
+            if !drop_tail && layout.has_radio.iter().any(|&r| r) {
+                queue_warnings.insert(
+                    "routing.dsr.interface_queue = \"cmu_pri_queue\" needs [queue] discipline = \"drop_tail\": the interface queues keep \
+                     PriQueue's order"
+                        .to_string(),
+                );
+            }
+            drop_tail
+        };
         warnings.extend(queue_warnings);
         let capture_ratio = channel.radio.capture_ratio;
         let sinr_params = (scenario.radio.reception == Reception::Sinr).then(|| SinrParams::from_config(&scenario.radio));
@@ -234,7 +248,10 @@ impl World {
                 };
                 let hop =
                     if hop_control { HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone())) } else { HopControlKind::Off };
-                let queue = scenario.queue.build(&mac_interface);
+                let mut queue = scenario.queue.build(&mac_interface);
+                if cmu_queue {
+                    queue.use_cmu_classes();
+                }
                 let mut mac = Mac::new(
                     id,
                     queue,

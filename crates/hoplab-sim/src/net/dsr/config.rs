@@ -25,6 +25,24 @@ pub enum RequestBackoff {
     Ns2,
 }
 
+/// The 802.11 interface queue under DSR.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum InterfaceQueue {
+    /// ns-2's `PriQueue`, as under AODV: routing packets first, one
+    /// capacity (`mac.queue_packets`), a routing packet that finds it full
+    /// pushes out the last data packet.
+    #[default]
+    PriQueue,
+    /// ns-2's `CMUPriQueue`, the only queue ns-2's DSR runs over (its
+    /// agent's `ifq` is one, dsr/dsragent.h:142, dsragent.cc:574; queue/dsr-priqueue.cc):
+    /// routing packets, then TCP ACKs (`PT_ACK`), then data, each class
+    /// with `mac.queue_packets` of its own (271-289); a packet that finds
+    /// its class full is dropped (235-243). With `[queue] discipline =
+    /// "drop_tail"` only.
+    CmuPriQueue,
+}
+
 /// `[routing.dsr]`: DSR's parameters (RFC 4728 section 9) and options
 /// (ns-2's CMU DSR where the RFC leaves a choice).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -137,6 +155,11 @@ pub struct DsrConfig {
     #[serde(with = "crate::config::millis")]
     #[schemars(schema_with = "crate::config::millis::schema")]
     pub reply_release_spacing_ms: SimDuration,
+    /// The 802.11 interface queue: "pri_queue" (ns-2's PriQueue, as under
+    /// AODV) or "cmu_pri_queue" (ns-2's CMUPriQueue: TCP ACKs ahead of
+    /// data, a capacity per class; queue/dsr-priqueue.cc:235-289, the
+    /// queue ns-2's DSR needs, dsragent.cc:574; `preset = "ns2"`).
+    pub interface_queue: InterfaceQueue,
     /// The next Route Request a node originates within one second of a
     /// Route Error it received carries that error, so the nodes the
     /// request reaches drop the dead link too (RFC 8.2.1; ns-2
@@ -168,6 +191,7 @@ impl Default for DsrConfig {
             max_salvage_count: 15,
             salvage_by_discovery: false,
             reply_release_spacing_ms: SimDuration::ZERO,
+            interface_queue: InterfaceQueue::PriQueue,
             piggyback_route_errors: true,
         }
     }
@@ -190,7 +214,7 @@ impl DsrConfig {
         }
         for (k, v) in [("primary_cache_paths", self.primary_cache_paths), ("secondary_cache_paths", self.secondary_cache_paths)] {
             if !(1..=MAX_CACHE_PATHS).contains(&v) {
-                return Err(ConfigError::new(key(k), format!("must be in 1..={MAX_CACHE_PATHS}, got {v}")));
+                return Err(ConfigError::new(key(k), format!("must be an integer from 1 to {MAX_CACHE_PATHS}, got {v}")));
             }
         }
         packets(&key("send_buffer_packets"), self.send_buffer_packets)?;
@@ -202,7 +226,7 @@ impl DsrConfig {
         if !(1..=255).contains(&self.discovery_hop_limit) {
             return Err(ConfigError::new(
                 key("discovery_hop_limit"),
-                format!("must be in 1..=255 (an IP TTL), got {}", self.discovery_hop_limit),
+                format!("must be an integer from 1 to 255 (an IP TTL), got {}", self.discovery_hop_limit),
             ));
         }
         if self.max_salvage_count > 15 {
