@@ -228,6 +228,25 @@ def test_sigterm_flushes_finished_runs_and_exits_143(tmp_path: Path) -> None:
     assert _gone_within(workers, 5) == [], "no worker left running"
 
 
+def test_sigterm_to_the_whole_group_as_systemd_sends_it(tmp_path: Path) -> None:
+    """Workers ignore SIGTERM (the sweep stops them itself): the sweep still
+    flushes, exits 143, and leaves no worker."""
+    (tmp_path / "chain.toml").write_text(LONG_CHAIN, encoding="utf-8")
+    process = subprocess.Popen([sys.executable, "-m", "hoplab", "sweep", "chain.toml", "--vary",
+                                "flows.0.packet_bytes=256..1024:64", "--runs", "4", "--store", "st", "--jobs", "2"],
+                               cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    workers = _workers(process.pid)
+    store = Store(tmp_path / "st")
+    deadline = time.monotonic() + 60
+    while not store.files("runs") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGTERM)
+    _, err = process.communicate(timeout=30)
+    assert process.returncode == 143 and "terminated (SIGTERM)" in err
+    assert len(store.runs()) > 0 and _gone_within(workers, 5) == []
+
+
 def test_sigkill_of_the_sweep_leaves_no_worker(tmp_path: Path) -> None:
     process = _start_sweep(tmp_path)
     workers = _workers(process.pid)
