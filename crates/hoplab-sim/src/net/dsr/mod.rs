@@ -420,7 +420,13 @@ mod tests {
 
     #[test]
     fn timer_ids_round_trip() {
-        for t in [DsrTimer::Discovery(NodeId(0)), DsrTimer::Discovery(NodeId(65_534)), DsrTimer::SendBuffer, DsrTimer::Send(9), DsrTimer::Release] {
+        for t in [
+            DsrTimer::Discovery(NodeId(0)),
+            DsrTimer::Discovery(NodeId(65_534)),
+            DsrTimer::SendBuffer,
+            DsrTimer::Send(9),
+            DsrTimer::Release,
+        ] {
             assert_eq!(DsrTimer::from_id(t.id()), t);
         }
     }

@@ -131,7 +131,8 @@ fn ns2_salvage_by_discovery_gives_a_forwarded_packet_one_nonpropagating_request(
     assert!(t.drops().is_empty());
     assert_eq!(b.buffered(), vec![1]);
     assert_eq!(t.discovery_timers(), vec![ms(40)], "NonpropRequestTimeout");
-    let rreqs: Vec<_> = b.release_jittered(&t).controls().into_iter().filter(|(_, h, _)| matches!(h.option, DsrOption::Request { .. })).collect();
+    let rreqs: Vec<_> =
+        b.release_jittered(&t).controls().into_iter().filter(|(_, h, _)| matches!(h.option, DsrOption::Request { .. })).collect();
     assert_eq!(rreqs.len(), 1);
     assert_eq!(rreqs[0].1.option, DsrOption::Request { id: 1, target: n(4), hop_limit: 0 }, "non-propagating");
     // No propagating request for another node's packet (dsragent.cc:1560-1561):
