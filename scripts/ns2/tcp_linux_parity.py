@@ -35,9 +35,10 @@ CHAIN_HOPS = (4, 7)
 CHAIN_SEEDS = (1, 2, 3)
 MANET_SEEDS = tuple(range(1, 11))
 METRICS = ("goodput_kbps", "timeouts", "retransmissions", "cwnd_mean", "cwnd_cv")
-#: ns-2.35's TCP-Linux carries Linux 2.6.22's tcp_vegas.c: diff in the
-#: paper's form (crates/hoplab-sim/src/transport/tcp/congestion/vegas.rs).
-CC_PARAMS = {"vegas": {"diff": "brakmo"}}
+#: What ns-2.35's TCP-Linux runs, Linux 2.6.22's modules: Vegas' diff in the
+#: paper's form, Scalable's +1 per min(cwnd, 50) ACKs
+#: (crates/hoplab-sim/src/transport/tcp/congestion/{vegas,scalable}.rs).
+CC_PARAMS = {"vegas": {"diff": "brakmo"}, "scalable": {"increase": "linux"}}
 
 
 def chain_scenario(hops: int, cc: str) -> dict:
@@ -108,8 +109,11 @@ def main() -> int:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--vegas-diff", default="brakmo", choices=("brakmo", "linux"),
                         help="hoplab Vegas' cc_params.diff (ns-2.35's Linux 2.6.22: brakmo)")
+    parser.add_argument("--scalable-increase", default="linux", choices=("linux", "kelly"),
+                        help="hoplab Scalable's cc_params.increase (ns-2.35's Linux 2.6.22: linux)")
     args = parser.parse_args()
     CC_PARAMS["vegas"] = {"diff": args.vegas_diff}
+    CC_PARAMS["scalable"] = {"increase": args.scalable_increase}
     overrides = {}
     for kv in args.set:
         key, value = kv.split("=", 1)

@@ -18,9 +18,11 @@
 //! `TCP_SCALABLE_AI_CNT` is 100 in current kernels and was 50 in the
 //! 2.6-era file ("to account for delayed ack", i.e. 0.02 per segment).
 //! Multi-hop 802.11 windows rarely exceed 20 segments, so Linux's Scalable
-//! behaves as Reno there, while Kelly's rule (implemented here) grows more
-//! slowly than Reno for cwnd < 100. The decrease is the same: Linux returns
-//! `max(cwnd - (cwnd >> 3), 2)` (integer 7/8).
+//! behaves as Reno there, while Kelly's rule (the default here) grows more
+//! slowly than Reno for cwnd < 100; `cc_params.increase = "linux"` runs
+//! Linux's rule (`ai_cnt` 50, the 2.6.22 file ns-2.35 carries). The
+//! decrease is the same: Linux returns `max(cwnd - (cwnd >> 3), 2)`
+//! (integer 7/8).
 //!
 //! Increments are per acknowledged segment, like this crate's Reno
 //! ([`super::reno_increase`]); with one segment per ACK that is Kelly's
@@ -42,11 +44,31 @@ pub struct Config {
     /// Multiplicative decrease on loss: ssthresh = b * cwnd. Default 0.875
     /// (Kelly 2003).
     pub b: f64,
+    /// Congestion-avoidance increase rule: `"kelly"` (default): `a` per
+    /// acknowledged segment; `"linux"`: +1 per `min(cwnd, ai_cnt)`
+    /// acknowledged segments, `tcp_scalable.c`'s rule (what ns-2.35's
+    /// TCP-Linux, and so seed 004, ran), Reno's 1/cwnd below `ai_cnt`.
+    pub increase: ScalableIncrease,
+    /// With `increase = "linux"`: `TCP_SCALABLE_AI_CNT`. Default 50, Linux
+    /// 2.6.22's as ns-2.35 carries it (tcp/linux/src/tcp_scalable.c:17,
+    /// "50 instead of 100 to account for delayed ack"); 100 in current
+    /// kernels.
+    pub ai_cnt: f64,
+}
+
+/// `cc_params.increase` of Scalable TCP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScalableIncrease {
+    /// Kelly 2003: `cwnd += a` per acknowledged segment.
+    Kelly,
+    /// Linux `tcp_scalable_cong_avoid`: +1 per `min(cwnd, ai_cnt)`.
+    Linux,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { a: 0.01, b: 0.875 }
+        Config { a: 0.01, b: 0.875, increase: ScalableIncrease::Kelly, ai_cnt: 50.0 }
     }
 }
 
@@ -81,7 +103,14 @@ impl CongestionControl for Scalable {
         if state.in_slow_start() {
             left = reno_slow_start(state, segments_acked);
         }
-        state.cwnd += self.config.a * left as f64;
+        match self.config.increase {
+            ScalableIncrease::Kelly => state.cwnd += self.config.a * left as f64,
+            ScalableIncrease::Linux => {
+                for _ in 0..left {
+                    state.cwnd += 1.0 / state.cwnd.min(self.config.ai_cnt);
+                }
+            }
+        }
     }
 }
 
@@ -119,6 +148,19 @@ mod tests {
         big.state.ssthresh = 50.0;
         big.ack_n(1);
         assert!((big.state.cwnd - 50.01).abs() < 1e-12, "{}", big.state.cwnd);
+    }
+
+    #[test]
+    fn the_linux_increase_is_reno_below_ai_cnt_and_one_per_ai_cnt_above() {
+        let linux = Config { increase: ScalableIncrease::Linux, ..Config::default() };
+        let mut s = TestSender::new(Scalable::from(linux.clone()), 10.0);
+        s.state.ssthresh = 10.0;
+        s.ack_n(1); // 1 / min(10, 50)
+        assert!((s.state.cwnd - 10.1).abs() < 1e-12, "{}", s.state.cwnd);
+        let mut big = TestSender::new(Scalable::from(linux), 80.0);
+        big.state.ssthresh = 80.0;
+        big.ack_n(1); // 1 / min(80, 50): tcp_scalable.c's 2.6.22 AI_CNT
+        assert!((big.state.cwnd - 80.02).abs() < 1e-12, "{}", big.state.cwnd);
     }
 
     #[test]
