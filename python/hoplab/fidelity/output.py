@@ -84,7 +84,9 @@ def write_doc(path: Path, rows: Sequence[Row], command: str) -> None:
         text = pattern.sub(lambda _: generated, text)
     else:
         text = text.rstrip("\n") + "\n\n" + generated + "\n"
-    path.write_text(text, encoding="utf-8")
+    from hoplab.paths import write_file
+
+    write_file(path, lambda handle: handle.write(text.encode("utf-8")), "--doc")
 
 
 def document(rows: Sequence[Row], version: str, quick: bool) -> dict[str, Any]:
