@@ -270,7 +270,7 @@ def test_sigkill_of_a_dask_sweep_leaves_no_worker(tmp_path: Path) -> None:
 def test_two_sweeps_on_one_store_run_each_run_once(tmp_path: Path) -> None:
     (tmp_path / "chain.toml").write_text(SMALL_CHAIN, encoding="utf-8")
     args = [sys.executable, "-m", "hoplab", "sweep", "chain.toml", "--vary", "flows.0.packet_bytes=256..1024:128",
-            "--runs", "2", "--store", "st", "--jobs", "1", "--set", "duration_s=3"]
+            "--runs", "2", "--store", "st", "--jobs", "1", "--set", "duration_s=15"]  # the first holds it for seconds
     first, second = (subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                      for _ in range(2))
     outputs = [p.communicate(timeout=300) for p in (first, second)]
