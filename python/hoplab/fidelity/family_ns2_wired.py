@@ -21,8 +21,14 @@ Tolerances, fixed before any row was run:
   Agent/TCP/Newreno, TCPSink), the TCP-Linux modules with `tcp.sack`
   (Agent/TCPSink/Sack1). Parameters ns-2.35's Linux modules fix
   differently from hoplab's defaults are set to theirs: CUBIC's beta
-  819/1024 (tcp/linux/src/tcp_cubic.c:31), Vegas's diff in Brakmo's form
-  (tcp/linux/src/tcp_vegas.c:208-209, 257-268, Linux 2.6.22).
+  819/1024 (tcp/linux/src/tcp_cubic.c:31) and its ssthresh from cwnd,
+  not FlightSize (`bictcp_recalc_ssthresh`), Vegas's diff in Brakmo's
+  form (tcp/linux/src/tcp_vegas.c:208-209, 257-268, Linux 2.6.22),
+  Scalable's Linux increase (+1 per min(cwnd, 50) ACKs,
+  tcp/linux/src/tcp_scalable.c:19, 36-41). Not set: BIC's and CUBIC's
+  `delayed_ack_ratio` (Linux's packets-per-ACK scaling, which hoplab
+  applies to a real-valued increase where Linux counts whole ACKs;
+  docs/fidelity.md, "TCP over a wired bottleneck").
 - Padhye (`ns2-wired-padhye-loss<p>`, 1-3 %): hoplab NewReno's send rate
   (segments sent per second in the measurement window, retransmissions
   included) against Padhye, Firoiu, Towsley, Kurose, "Modeling TCP
@@ -61,9 +67,9 @@ PADHYE = "Padhye, Firoiu, Towsley, Kurose (SIGCOMM 1998) eq. 33, RTT 81.9 ms, T0
 # ns-2.35 module fixes otherwise.
 CONTROLLERS: dict[str, tuple[str, dict[str, Any]]] = {
     "newreno": ("newreno", {}),
-    "scalable": ("scalable", {}),
+    "scalable": ("scalable", {"increase": "linux"}),
     "bic": ("bic", {}),
-    "cubic": ("cubic", {"beta": 819 / 1024}),
+    "cubic": ("cubic", {"beta": 819 / 1024, "ssthresh_from": "cwnd"}),
     "vegas": ("vegas", {"diff": "brakmo"}),
     "veno": ("veno", {}),
     "westwood": ("westwood_plus", {}),

@@ -38,7 +38,14 @@
 //! cwnd changed or 1/32 s passed). Linux also scales cnt by its delayed-ACK
 //! ratio estimate (`delayed_ack`, packets per ACK) because its 2.6-era
 //! `cong_avoid` counted ACKs, not segments; counting segments, as here,
-//! makes that scaling unnecessary, so it is left out.
+//! makes that scaling unnecessary, so it is left out by default. It is not
+//! neutral, though: `delayed_ack` is a Q4 fixed-point u32 that starts at 2
+//! and moves by `cnt - (delayed_ack >> 4)` per ACK in the Open state, and
+//! with one segment per ACK that integer update stops at 31/16, so Linux's
+//! BIC (and CUBIC, the same code) grows 31/16 as fast as the algorithm.
+//! `delayed_ack_ratio = true` runs Linux's estimator and scaling
+//! ([`LinuxAckRatio`]; `tcp_bic.c`:135, 214-225 in the 2.6.22 file ns-2.35's
+//! TCP-Linux carries, which calls it from tcp/tcp-linux.cc:374-382).
 //!
 //! `ssthresh` is a query that must not change the controller, but Linux
 //! updates Wmax in it: here `ssthresh` only notes the window it was asked
@@ -46,6 +53,7 @@
 //! Recovery, right after (the socket's order: ssthresh, cwnd, state).
 
 use super::{reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
+use crate::time::SimDuration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -75,6 +83,39 @@ pub struct Config {
     /// in current `tcp_bic.c`; early 2.6 kernels used 100).
     #[serde(default)]
     pub initial_ssthresh: Option<f64>,
+    /// Scale the increase by Linux's packets-per-ACK estimate
+    /// (`delayed_ack`), which one segment per ACK leaves at 31/16. Default
+    /// false (the algorithm; `tcp_bic.c`'s `bictcp_acked` when true).
+    pub delayed_ack_ratio: bool,
+}
+
+/// Linux 2.6's packets-per-ACK estimate of `tcp_bic.c` and `tcp_cubic.c`
+/// (`delayed_ack`, Q4 fixed point, u32): 2 at the start and after a
+/// timeout (`bictcp_reset`); each ACK that acknowledges `cnt` segments in
+/// the Open state does `cnt -= delayed_ack >> 4; delayed_ack += cnt` in u32
+/// arithmetic (`bictcp_acked`), and the increase divides the controller's
+/// cnt by `delayed_ack / 16` (`ca->cnt = (ca->cnt << 4) / ca->delayed_ack`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LinuxAckRatio(u32);
+
+impl Default for LinuxAckRatio {
+    fn default() -> Self {
+        LinuxAckRatio(2 << 4)
+    }
+}
+
+impl LinuxAckRatio {
+    pub fn acked(&mut self, segments: u32, state: CongState) {
+        if segments > 0 && state == CongState::Open {
+            let cnt = segments.wrapping_sub(self.0 >> 4);
+            self.0 = self.0.wrapping_add(cnt);
+        }
+    }
+
+    /// Packets per ACK, the factor the increase is multiplied by.
+    pub fn factor(&self) -> f64 {
+        f64::from(self.0) / 16.0
+    }
 }
 
 impl Default for Config {
@@ -87,6 +128,7 @@ impl Default for Config {
             b: 4.0,
             fast_convergence: true,
             initial_ssthresh: None,
+            delayed_ack_ratio: false,
         }
     }
 }
@@ -99,11 +141,13 @@ pub struct Bic {
     w_max: f64,
     /// The window `ssthresh` was last asked at, applied on entering Recovery.
     loss_cwnd: Cell<Option<f64>>,
+    /// With `delayed_ack_ratio`.
+    ack_ratio: LinuxAckRatio,
 }
 
 impl From<Config> for Bic {
     fn from(config: Config) -> Self {
-        Bic { config, w_max: 0.0, loss_cwnd: Cell::new(None) }
+        Bic { config, w_max: 0.0, loss_cwnd: Cell::new(None), ack_ratio: LinuxAckRatio::default() }
     }
 }
 
@@ -149,6 +193,7 @@ impl CongestionControl for Bic {
 
     fn init(&mut self, state: &mut TcpState) {
         self.w_max = 0.0;
+        self.ack_ratio = LinuxAckRatio::default();
         if let Some(ssthresh) = self.config.initial_ssthresh {
             state.ssthresh = ssthresh;
         }
@@ -174,6 +219,7 @@ impl CongestionControl for Bic {
             CongState::Loss => {
                 self.loss_cwnd.set(None);
                 self.w_max = 0.0; // bictcp_reset
+                self.ack_ratio = LinuxAckRatio::default();
             }
             _ => {}
         }
@@ -184,8 +230,16 @@ impl CongestionControl for Bic {
         if state.in_slow_start() {
             left = reno_slow_start(state, segments_acked);
         }
+        let factor = if self.config.delayed_ack_ratio { self.ack_ratio.factor() } else { 1.0 };
         for _ in 0..left {
-            state.cwnd += 1.0 / self.cnt(state.cwnd);
+            // Linux: cnt = max(1, cnt * 16 / delayed_ack).
+            state.cwnd += 1.0 / (self.cnt(state.cwnd) / factor).max(1.0);
+        }
+    }
+
+    fn pkts_acked(&mut self, state: &TcpState, segments_acked: u32, _rtt: Option<SimDuration>) {
+        if self.config.delayed_ack_ratio {
+            self.ack_ratio.acked(segments_acked, state.cong_state);
         }
     }
 
@@ -197,7 +251,7 @@ impl CongestionControl for Bic {
 #[cfg(test)]
 mod tests {
     use super::super::test_sender::TestSender;
-    use super::super::LossKind;
+    use super::super::{CongState, LossKind};
     use super::*;
 
     fn close(got: f64, want: f64) {
@@ -215,6 +269,46 @@ mod tests {
         assert_eq!(s.state.cwnd, 819.0);
         assert_eq!(s.cc.w_max(), 1024.0);
         s
+    }
+
+    #[test]
+    fn linux_ack_ratio_stops_at_31_sixteenths_with_one_segment_per_ack() {
+        // tcp_bic.c bictcp_acked in u32: 32 -> 32 + (1 - 2) = 31, then
+        // 1 - (31 >> 4) = 0 leaves it at 31 for good.
+        let mut r = LinuxAckRatio::default();
+        assert_eq!(r.factor(), 2.0);
+        r.acked(1, CongState::Open);
+        assert_eq!(r, LinuxAckRatio(31));
+        for _ in 0..1000 {
+            r.acked(1, CongState::Open);
+        }
+        assert_eq!(r.factor(), 31.0 / 16.0);
+        // Not in recovery; ACKs of two segments move it up.
+        r.acked(5, CongState::Recovery);
+        assert_eq!(r, LinuxAckRatio(31));
+        r.acked(2, CongState::Open);
+        assert_eq!(r, LinuxAckRatio(32));
+    }
+
+    #[test]
+    fn with_linux_ack_ratio_reno_mode_grows_31_sixteenths_as_fast() {
+        // cwnd 10 <= low_window: cnt = 10; Linux divides it by 31/16.
+        let mut plain = TestSender::new(Bic::from(Config::default()), 10.0);
+        plain.state.ssthresh = 5.0;
+        plain.ack_n(10);
+        let mut linux = TestSender::new(Bic::from(Config { delayed_ack_ratio: true, ..Config::default() }), 10.0);
+        linux.state.ssthresh = 5.0;
+        linux.ack_n(10);
+        // Every ACK sees 31/16 (the estimate moves before the increase);
+        // the faster-growing window makes cnt a little larger, so the gain
+        // is a little under 31/16 of Reno's.
+        let plain_gain = plain.state.cwnd - 10.0;
+        let linux_gain = linux.state.cwnd - 10.0;
+        assert!((plain_gain - 1.0).abs() < 0.05, "{plain_gain}");
+        assert!((1.8..=1.9375).contains(&(linux_gain / plain_gain)), "{linux_gain} vs {plain_gain}");
+        // A timeout resets the estimate (bictcp_reset).
+        linux.lose(LossKind::Timeout);
+        assert_eq!(linux.cc.ack_ratio, LinuxAckRatio::default());
     }
 
     #[test]

@@ -20,8 +20,9 @@
 //!
 //! A congestion event (4.6, 4.7): W_max = cwnd, or cwnd * (1 + beta) / 2
 //! with fast convergence when cwnd < W_max; cwnd_prior = cwnd; ssthresh =
-//! max(flight_size * beta, 2) (RFC 9438 section 4.6: FlightSize, not cwnd); the
-//! window after a fast retransmit is ssthresh. A timeout (4.8): ssthresh as
+//! max(flight_size * beta, 2) (RFC 9438 section 4.6: FlightSize, not cwnd;
+//! `ssthresh_from = "cwnd"`: cwnd * beta, as Linux's `tcp_cubic.c`, which the
+//! RFC allows); the window after a fast retransmit is ssthresh. A timeout (4.8): ssthresh as
 //! above, cwnd = 1 (the socket), and the first congestion-avoidance stage
 //! after it uses K = 0 and W_max = cwnd_epoch. A stage with no congestion
 //! event before it (W_max unknown) is treated the same way, with cwnd_prior
@@ -44,8 +45,9 @@
 //! when the state changes to Recovery right after (the socket's order:
 //! ssthresh, cwnd, state), and on a timeout in `cwnd_event(Timeout)`.
 
+use super::bic::LinuxAckRatio;
 use super::{reno_slow_start, CongState, CongestionControl, CwndEvent, LossKind, TcpState};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -64,11 +66,43 @@ pub struct Config {
     /// The Reno-friendly region (RFC 9438 section 4.3, "SHOULD"). Default
     /// true.
     pub reno_friendly: bool,
+    /// What a congestion event multiplies by beta. Default `"flight_size"`
+    /// (RFC 9438 section 4.6).
+    pub ssthresh_from: SsthreshFrom,
+    /// Scale each congestion-avoidance step by Linux's packets-per-ACK
+    /// estimate (`delayed_ack`, which one segment per ACK leaves at 31/16;
+    /// `tcp_cubic.c` `bictcp_acked`, as BIC's `delayed_ack_ratio`). Default
+    /// false.
+    pub delayed_ack_ratio: bool,
+}
+
+/// The window a congestion event reduces (`ssthresh = max(x * beta, 2)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshFrom {
+    /// FlightSize, the segments sent and not cumulatively acknowledged (RFC
+    /// 9438 section 4.6). With SACK this counts the SACKed and the lost
+    /// segments too, and after a recovery that sent new data past many
+    /// holes it can exceed cwnd several times: the new ssthresh is then
+    /// above the window the loss was detected at.
+    #[default]
+    FlightSize,
+    /// cwnd, as Linux's `bictcp_recalc_ssthresh` (`snd_cwnd * beta`; the
+    /// 2.6.22 `tcp_cubic.c` ns-2.35's TCP-Linux carries, called at
+    /// tcp/tcp-linux.cc:494 and 529), which RFC 9438 section 4.6 allows.
+    Cwnd,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { c: 0.4, beta: 0.7, fast_convergence: true, reno_friendly: true }
+        Config {
+            c: 0.4,
+            beta: 0.7,
+            fast_convergence: true,
+            reno_friendly: true,
+            ssthresh_from: SsthreshFrom::FlightSize,
+            delayed_ack_ratio: false,
+        }
     }
 }
 
@@ -95,11 +129,22 @@ pub struct Cubic {
     after_timeout: bool,
     /// The window `ssthresh` was last asked at, applied on entering Recovery.
     loss_cwnd: Cell<Option<f64>>,
+    /// With `delayed_ack_ratio`.
+    ack_ratio: LinuxAckRatio,
 }
 
 impl From<Config> for Cubic {
     fn from(config: Config) -> Self {
-        Cubic { config, w_max: 0.0, cwnd_prior: 0.0, k: 0.0, epoch: None, after_timeout: false, loss_cwnd: Cell::new(None) }
+        Cubic {
+            config,
+            w_max: 0.0,
+            cwnd_prior: 0.0,
+            k: 0.0,
+            epoch: None,
+            after_timeout: false,
+            loss_cwnd: Cell::new(None),
+            ack_ratio: LinuxAckRatio::default(),
+        }
     }
 }
 
@@ -148,10 +193,15 @@ impl CongestionControl for Cubic {
         "cubic"
     }
 
-    /// RFC 9438 4.6: max(flight_size * beta_cubic, 2).
+    /// RFC 9438 4.6: max(flight_size * beta_cubic, 2) (or cwnd's, with
+    /// `ssthresh_from = "cwnd"`).
     fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
         self.loss_cwnd.set(Some(state.cwnd));
-        (state.segments_in_flight as f64 * self.config.beta).max(2.0)
+        let window = match self.config.ssthresh_from {
+            SsthreshFrom::FlightSize => state.segments_in_flight as f64,
+            SsthreshFrom::Cwnd => state.cwnd,
+        };
+        (window * self.config.beta).max(2.0)
     }
 
     fn state_set(&mut self, _state: &TcpState, new_state: CongState) {
@@ -166,7 +216,10 @@ impl CongestionControl for Cubic {
                     self.after_timeout = false;
                 }
             }
-            CongState::Loss => self.loss_cwnd.set(None),
+            CongState::Loss => {
+                self.loss_cwnd.set(None);
+                self.ack_ratio = LinuxAckRatio::default(); // bictcp_reset
+            }
             _ => {}
         }
     }
@@ -197,11 +250,22 @@ impl CongestionControl for Cubic {
         let alpha = if epoch.w_est >= self.cwnd_prior { 1.0 } else { self.alpha_cubic() };
         epoch.w_est += alpha * segments / state.cwnd; // eq. 4
         self.epoch = Some(epoch);
+        let before = state.cwnd;
         if self.config.reno_friendly && self.w_cubic(t) < epoch.w_est {
             state.cwnd = epoch.w_est;
         } else {
             let target = self.w_cubic(t + rtt).clamp(state.cwnd, 1.5 * state.cwnd);
             state.cwnd = (state.cwnd + segments * (target - state.cwnd) / state.cwnd).min(target);
+        }
+        if self.config.delayed_ack_ratio {
+            // Linux divides cnt (segments per +1) by delayed_ack / 16.
+            state.cwnd = before + (state.cwnd - before) * self.ack_ratio.factor();
+        }
+    }
+
+    fn pkts_acked(&mut self, state: &TcpState, segments_acked: u32, _rtt: Option<SimDuration>) {
+        if self.config.delayed_ack_ratio {
+            self.ack_ratio.acked(segments_acked, state.cong_state);
         }
     }
 
@@ -280,6 +344,27 @@ mod tests {
         low.state.cwnd = 34.0;
         low.ack_n(1);
         assert_eq!(low.state.cwnd, 34.0);
+    }
+
+    #[test]
+    fn ssthresh_from_cwnd_ignores_a_flight_above_the_window() {
+        // After a SACK recovery that sent new data past many holes, 60
+        // segments are outstanding (SACKed and lost ones included) while
+        // cwnd is 20. RFC 9438's FlightSize rule raises ssthresh above the
+        // window the loss was found at; Linux's (cwnd) lowers it.
+        let mut rfc = TestSender::new(Cubic::from(Config::default()), 20.0);
+        rfc.state.segments_in_flight = 60;
+        close(rfc.lose(LossKind::FastRetransmit), 42.0);
+        let mut linux = TestSender::new(Cubic::from(Config { ssthresh_from: SsthreshFrom::Cwnd, ..Config::default() }), 20.0);
+        linux.state.segments_in_flight = 60;
+        close(linux.lose(LossKind::FastRetransmit), 14.0);
+        assert_eq!(linux.state.cwnd, 14.0);
+        close(linux.cc.w_max(), 20.0);
+        // A timeout too: cwnd 1, ssthresh from the window before it.
+        let mut t = TestSender::new(Cubic::from(Config { ssthresh_from: SsthreshFrom::Cwnd, ..Config::default() }), 20.0);
+        t.state.segments_in_flight = 60;
+        close(t.lose(LossKind::Timeout), 14.0);
+        assert_eq!(t.state.cwnd, 1.0);
     }
 
     #[test]
