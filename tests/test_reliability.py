@@ -483,3 +483,29 @@ def test_the_local_dask_scheduler_takes_no_stranger() -> None:
         with pytest.raises((OSError, TimeoutError)):
             Client(address, security=Security.temporary(), timeout="3s")  # type: ignore[no-untyped-call]
         assert dict(executor.map_unordered(abs, [-3])) == {0: 3}
+
+
+# 2, 9: a reproduction's report and figures: a link is followed (the link
+# stays), a FIFO written through, leftovers of a killed run removed.
+def test_reproduce_writes_through_links_and_fifos_and_removes_leftovers(tmp_path: Path) -> None:
+    from test_experiments import _stub_paper
+
+    from hoplab.report import reproduce
+
+    out = tmp_path / "out"
+    (out / "figures").mkdir(parents=True)
+    stale = [out / f".report.md.{_dead_pid()}-00aa.partial", out / "figures" / f".figa.png.{_dead_pid()}-00bb.partial"]
+    for path in stale:
+        path.write_bytes(b"left by a killed reproduction")
+    kept = tmp_path / "kept.md"
+    kept.write_text("an older report", encoding="utf-8")
+    (out / "report.md").symlink_to(kept)
+    os.mkfifo(out / "figures" / "figa.csv")
+    got: list[bytes] = []
+    reader = _read_fifo(out / "figures" / "figa.csv", got)
+    reproduce(_stub_paper(), out, quick=True, executor="serial")
+    reader.join(10)
+    assert not any(path.exists() for path in stale)
+    assert (out / "report.md").is_symlink() and "## Findings" in kept.read_text(encoding="utf-8")
+    assert stat.S_ISFIFO(os.lstat(out / "figures" / "figa.csv").st_mode) and b"," in got[0].splitlines()[0]
+    assert not list(out.rglob("*.partial"))

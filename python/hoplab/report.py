@@ -30,6 +30,7 @@ from hoplab import _core
 from hoplab.campaign import ProgressCallback, SweepStats, build_build_id, sweep
 from hoplab.papers import ExperimentData, Figure, FigureResult, NotReproduced, Paper
 from hoplab.papers.verdicts import NOT_REPRODUCED, VERDICT_RULE, enforce
+from hoplab.paths import remove_stale_temporaries
 from hoplab.scenario import Scenario
 from hoplab.store import Store
 
@@ -108,6 +109,8 @@ def reproduce(
     check_out_dir(out_dir)
     figures_dir = out_dir / "figures"
     figures_dir.mkdir(parents=True, exist_ok=True)
+    for folder in (out_dir, figures_dir):  # what a killed reproduction left
+        remove_stale_temporaries(folder)
     store = Store(out_dir / "store")
     say = log or (lambda _message: None)
     data: dict[str, ExperimentData] = {}
@@ -171,7 +174,9 @@ def _make_figure(figure: Figure, data: Mapping[str, ExperimentData], out: Path) 
     """Draw one figure. A figure that cannot be judged (its runs failed)
     keeps what it could draw (e.g. reference curves) and says why."""
     for suffix in (".png", ".svg", ".csv"):  # no stale picture from an earlier run
-        (out / figure.stem).with_suffix(suffix).unlink(missing_ok=True)
+        stale = (out / figure.stem).with_suffix(suffix)
+        if stale.is_file() and not stale.is_symlink():  # never a link, a FIFO or a device: written through
+            stale.unlink()
     try:
         result = figure.make(data, out)
     except NotReproduced as e:
