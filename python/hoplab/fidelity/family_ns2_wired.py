@@ -1,7 +1,7 @@
 """TCP over a wired bottleneck against ns-2.35 (issue 29): seed 002's path
 (docs/tcpw-br.md) with random loss for NewReno and the TCP-Linux
 controllers, Padhye's model for NewReno, and RED, REM and PI at the
-bottleneck.
+bottleneck. What the failing rows show: docs/fidelity-wired.md.
 
 The path, in both simulators (scripts/ns2/wired.tcl; `wired()` below):
 senders -- 100 Mb/s, 30 ms -- R1 -- 100 Mb/s, 10 ms -- R2 -- 5 Mb/s,
@@ -28,7 +28,7 @@ Tolerances, fixed before any row was run:
   tcp/linux/src/tcp_scalable.c:19, 36-41). Not set: BIC's and CUBIC's
   `delayed_ack_ratio` (Linux's packets-per-ACK scaling, which hoplab
   applies to a real-valued increase where Linux counts whole ACKs;
-  docs/fidelity.md, "TCP over a wired bottleneck").
+  docs/fidelity-wired.md).
 - Padhye (`ns2-wired-padhye-loss<p>`, 1-3 %): hoplab NewReno's send rate
   (segments sent per second in the measurement window, retransmissions
   included) against Padhye, Firoiu, Towsley, Kurose, "Modeling TCP
