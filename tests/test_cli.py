@@ -118,6 +118,8 @@ BAD_INPUTS = {
                                ["flows[0].packet_bytes: must be an integer from 1 to 65000, got 100000"]),
     "packet_bytes fractional": (SMALL_CHAIN.replace("packet_bytes = 512", "packet_bytes = 1.5"), [],
                                 ["flows[0].packet_bytes: must be an integer from 1 to 65000, got 1.5"]),
+    "queue negative": (SMALL_CHAIN + "\n[mac]\nqueue_packets = -1\n", [],
+                       ["mac.queue_packets: must be an integer from 1 to 1000000, got -1"]),
     "no such node": (SMALL_CHAIN.replace("dst = 4", "dst = 9"), [], ["flows[0].dst", "does not exist"]),
     "unreachable flow": (SMALL_CHAIN.replace("spacing_m = 200.0", "spacing_m = 300.0"), [], ["flows[0]"]),
     "missing topology": ('name = "x"\n', [], ["topology"]),

@@ -17,6 +17,7 @@ pub struct MacConfig {
     /// dot11LongRetryLimit: attempts of a DATA frame sent after a CTS.
     pub long_retry_limit: u32,
     /// Interface queue capacity, packets (drop-tail).
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, { crate::config::MAX_PACKETS }>")]
     pub queue_packets: u32,
     /// Slot time, microseconds (DSSS: 20); DIFS is SIFS + 2 slots.
     pub slot_us: f64,

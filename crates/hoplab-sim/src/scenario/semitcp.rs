@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 pub struct SemiTcpConfig {
     /// R: places in its MAC's queue that a semi-TCP source keeps for its
     /// own packets, packets (best: 1). Not used with `source_pull`.
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, { crate::config::MAX_PACKETS }>")]
     pub reserved_packets: u32,
     /// Run the hop-by-hop congestion control (`[semitcp.mac]`) in every
     /// node's MAC when a flow is semi-TCP; off: the MACs are plain DCF.
@@ -45,6 +46,7 @@ pub struct SemiTcpConfig {
     /// queue drops its oldest (loss cause `ack_queue_overflow`; ns-2
     /// `MAXACKQ_LEN` 500, the default, and "ACK_Q_FULL",
     /// `tcp/tcp-sink.cc:384-389`).
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, { crate::config::MAX_PACKETS }>")]
     pub sink_ack_queue_packets: u32,
     /// The source hands a segment down only when its MAC pulls, as the
     /// public ns-2 code's `SemiTcpAgent` does (musicinthedark/semitcp,

@@ -68,6 +68,18 @@ fn wrong_types_are_named_in_plain_words() {
 }
 
 #[test]
+fn a_ranged_count_names_its_own_range_for_every_bad_value() {
+    // Negative, fractional and too large: the key's range each time, not u32's for some.
+    let chain = r#""topology": {"kind": "chain", "nodes": 3, "spacing_m": 200}"#;
+    for (value, got) in [("-1", "-1"), ("0", "0"), ("2.5", "2.5"), ("5000000", "5000000")] {
+        let e = parse(&format!(r#"{{"mac": {{"queue_packets": {value}}}, {chain}}}"#)).unwrap_err();
+        assert_eq!(e.to_string(), format!("mac.queue_packets: must be an integer from 1 to 1000000, got {got}"));
+        let e = parse(&format!(r#"{{"tcp": {{"rwnd_segments": {value}}}, {chain}}}"#)).unwrap_err();
+        assert_eq!(e.to_string(), format!("tcp.rwnd_segments: must be an integer from 1 to 1000000, got {got}"));
+    }
+}
+
+#[test]
 fn a_key_of_another_kind_names_the_kind_and_its_keys() {
     let e = parse(r#"{"topology": {"kind": "chain", "nodes": 3, "spacing_m": 200, "rows": 2}}"#).unwrap_err();
     assert_eq!(e.key, "topology.rows");

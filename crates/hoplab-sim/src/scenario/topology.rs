@@ -55,8 +55,9 @@ pub struct Random {
     /// Height of the area, metres.
     pub height_m: f64,
     /// Draws of the positions before giving up on a connected network
-    /// (1..=10000).
+    /// (1 to 10000).
     #[serde(default = "Random::default_max_tries")]
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, 10000>")]
     pub max_tries: u32,
 }
 
@@ -114,6 +115,7 @@ pub struct WiredCumWireless {
     /// Distance of the receivers from the base station, metres (`last_hop = "wifi"`).
     pub last_hop_distance_m: f64,
     /// Drop-tail queue of every wired link, each direction, packets.
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, { crate::config::MAX_PACKETS }>")]
     pub queue_packets: u32,
 }
 

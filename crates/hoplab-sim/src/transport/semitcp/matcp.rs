@@ -54,6 +54,7 @@ pub struct MatcpConfig {
     pub sample_frames: u32,
     /// Samples kept to count those in, below and above the band
     /// (`SAMPLE_COUNT` 10, `tcp/matcp.cc:53`, used at 186).
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, { crate::config::MAX_SAMPLES }>")]
     pub history_samples: u32,
     /// Samples in the band (of `history_samples`) that settle the rate
     /// (`STABLE_THRESHOLD` 5, `tcp/matcp.cc:52`).
@@ -77,6 +78,7 @@ pub struct MatcpConfig {
     pub start_fraction_of_peak: f64,
     /// Sending-timer ticks kept to count the lost ones (`STATUS_SIZE` 10,
     /// `tcp/matcp.cc:417`).
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, { crate::config::MAX_SAMPLES }>")]
     pub tick_history: u32,
     /// Lost ticks (of `tick_history`) that halve the rate at the next
     /// sample (`CAN_NOT_SEND_THRESHOLD` 5, `tcp/matcp.cc:418`, 453-460, 229-235).

@@ -106,6 +106,7 @@ pub struct RateControlConfig {
     /// seed paper describes is Algorithm 1.
     pub algorithm: RateControlAlgorithm,
     /// n0: samples per moving average and per decision window.
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, { crate::config::MAX_SAMPLES }>")]
     pub window_samples: u32,
     /// DATA frames, acknowledged or dropped, averaged into one sample.
     pub frames_per_sample: u32,

@@ -15,6 +15,7 @@ pub struct TcpConfig {
     /// Initial congestion window, segments (ns-2 windowInit_ = 2).
     pub initial_cwnd_segments: f64,
     /// Receiver's advertised window, segments (ns-2 window_ = 20).
+    #[serde(deserialize_with = "crate::config::u32_in::<_, 1, { crate::config::MAX_PACKETS }>")]
     pub rwnd_segments: u32,
     /// Minimum retransmission timeout, milliseconds (200 as Linux and
     /// ns-2's minrto_; RFC 6298 says 1 s).
