@@ -259,9 +259,10 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     stop_status = AGREES if not still else CONTRADICTS if len(still) > n / 2 else UNRESOLVED
     checks = [
         Check(f"the search stops: each run holds its final rate (within 10 %) for the last {HELD_SHARE:.0%} of the "
-              "run or more", f"{n} runs", stop_status,
-              f"{len(stopped)} of {n} runs stop" + (f"; still changing: runs {', '.join(str(r) for r in still)}"
-                                                     if still else ""), n),
+              "run or more", f"{n} run{'s' if n != 1 else ''}", stop_status,
+              (f"{len(stopped)} of {n} runs stop" if n != 1 else f"{len(stopped)} of 1 run stops")
+              + (f"; still changing: run{'s' if len(still) != 1 else ''} {', '.join(str(r) for r in still)}"
+                 if still else ""), n),
         within(f"near the throughput peak: the settled rate within {NEAR_PEAK:.0%} of {source}", "settled rate",
                settled.values(), (1 - NEAR_PEAK) * peak_rate, (1 + NEAR_PEAK) * peak_rate, unit="kbps", digits=1),
     ]
