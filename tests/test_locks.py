@@ -115,7 +115,7 @@ def test_every_package_the_tests_import_is_locked() -> None:
                 imported.update(alias.name.split(".")[0] for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
                 imported.add(node.module.split(".")[0])
-    local = {"conftest", "hoplab", "__future__"}
+    local = {"hoplab", "__future__"} | {path.stem for path in (REPO / "tests").glob("*.py")}
     third_party = sorted(m for m in imported - local if m not in sys.stdlib_module_names)
     assert "dpkt" in third_party and "hypothesis" in third_party and "pytest" in third_party
     unlocked = [m for m in third_party if not any(canonicalize_name(d) in pins for d in owners.get(m, []))]
