@@ -6,6 +6,7 @@ docs/timings.md, the one place the README's times come from.
     python scripts/timings.py --fresh-clone   # + the README's two commands on a fresh clone (about 10 minutes)
     python scripts/timings.py --install --keep-quick --keep-bench   # only the two locks' installs (a few minutes)
     python scripts/timings.py --paper tcp-ra-2009 --full --keep-bench   # one paper's rows only
+    python scripts/timings.py --fidelity --keep-quick --keep-bench      # `hoplab fidelity`, quick and full
 
 Every command runs as a user runs it (`python -m hoplab ...` in a fresh
 temporary directory, so every run executes: nothing comes from a store).
@@ -194,6 +195,8 @@ def main() -> None:
                         help="keep the benchmarks table as it is (do not run `hoplab bench`)")
     parser.add_argument("--keep-quick", action="store_true",
                         help="keep the --quick reproductions' rows as they are (do not run them)")
+    parser.add_argument("--fidelity", action="store_true",
+                        help="also time `hoplab fidelity --quick` and `hoplab fidelity` (every check)")
     parser.add_argument("--install", action="store_true",
                         help="also measure the installs of requirements.lock and requirements-test.lock in fresh venvs")
     args = parser.parse_args()
@@ -220,6 +223,10 @@ def main() -> None:
                 wall, _ = _hoplab("reproduce", paper, *(["--quick"] if quick else []), "--out", str(out), cwd=work)
                 rows.append([f"reproduce {paper}{flag}", f"`hoplab reproduce {paper}{flag}`",
                              _runs_in(out / "report.md"), _minutes(wall), today])
+        for flag in ("--quick", "") if args.fidelity else ():
+            wall, _ = _hoplab("fidelity", *([flag] if flag else []), "--json", cwd=work)
+            name = f"fidelity {flag}".strip()
+            rows.append([name, f"`hoplab {name}`", "-", _minutes(wall), today])
         old_bench = _old_bench() if args.keep_bench else None
         if old_bench is None:
             _, text = _hoplab("bench", "--json", cwd=work)

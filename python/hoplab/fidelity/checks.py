@@ -148,16 +148,15 @@ def _routing_chain(routing: str, hops: int) -> Callable[[bool], Measured]:
     return measure
 
 
-def _semitcp_published(callrt: int, hops: int, what: str) -> Callable[[bool], Measured]:
+def _semitcp_chain(callrt: int, hops: int, what: str) -> Callable[[bool], Measured]:
     def measure(quick: bool) -> Measured:
-        case = next(c for c in references.load("ns229-semitcp-published")["cases"] if c["params"]["callrt"] == callrt)
-        point = next(p for p in case["points"] if p["hops"] == hops)
-        seeds = [1] if quick else [1, 2, 3]
-        flows = [_flow(semitcp_chain(hops, bool(callrt)), s) for s in seeds]
+        runs = references.case_runs("ns2-semitcp-chain", callrt=callrt, hops=hops)
+        runs = runs[:1] if quick else runs
+        flows = [_flow(semitcp_chain(hops, bool(callrt)), r["seed"]) for r in runs]
         if what == "acks":
             ours = [100.0 * f["acks_delivered"] / max(1, f["acks_sent"]) for f in flows]
-            return ours, [100.0 * point["acks_received"] / max(1, point["acks_sent"])]
-        return [f["goodput_kbps"] for f in flows], [point["goodput_kbps"]]
+            return ours, [100.0 * r["acks_received"] / max(1, r["acks_sent"]) for r in runs]
+        return [f["goodput_kbps"] for f in flows], [r["goodput_kbps"] for r in runs]
 
     return measure
 
@@ -187,7 +186,8 @@ def _bianchi(n: int, rts_cts: bool) -> Callable[[bool], Measured]:
 # --- the checks ----------------------------------------------------------------
 
 NS2_CHAIN = "ns-2.35 (Debian ns2 2.35+dfsg-5), scripts/ns2/chain.tcl via scripts/ns2/reference.py"
-NS229_SEMITCP = "ns-2.29 + semi-TCP, published results (musicinthedark/semitcp@8d9b9e9 chain/*/semi-dupack/HopsResultAvg.txt)"
+NS2_SEMITCP = ("ns-2.35 + the public semi-TCP code (musicinthedark/semitcp@8d9b9e9), scripts/ns2/semitcp/ "
+               "(build.sh, rt_fail.tcl, run_chain.py)")
 NS3_CHAIN = "ns-3 3.44 (PyPI ns3==3.44.post0), scripts/ns3_chain.py"
 
 
@@ -207,14 +207,15 @@ def _checks() -> list[Check]:
     for hops in (1, 4, 7, 14):
         checks.append(Check(f"ns3-sinr-chain-{hops}", f"TCP NewReno, SINR receiver, static {hops}-hop chain, goodput", NS3_CHAIN,
                             "kbps", 0.15, _ns3_chain(hops), quick=hops == 4))
-    for hops in (1, 4, 7, 14):
-        checks.append(Check(f"ns229-semitcp-static-{hops}", f"plain semi-TCP, {hops}-hop chain, AODV without failure reports, goodput",
-                            NS229_SEMITCP, "kbps", 0.15, _semitcp_published(0, hops, "goodput"), quick=hops == 4))
-    for hops in (3, 5, 7, 10, 14):
-        checks.append(Check(f"ns229-semitcp-rtfail-{hops}", f"plain semi-TCP, {hops}-hop chain, AODV with failure reports, goodput",
-                            NS229_SEMITCP, "kbps", 0.25, _semitcp_published(1, hops, "goodput"), quick=hops == 7))
-        checks.append(Check(f"ns229-semitcp-rtfail-acks-{hops}", f"plain semi-TCP, {hops}-hop chain, AODV with failure reports, ACKs delivered",
-                            NS229_SEMITCP, "%", 8.0, _semitcp_published(1, hops, "acks"), kind="points"))
+    for callrt, label in ((0, "static"), (1, "rtfail")):
+        routing = "AODV with link-failure reports" if callrt else "AODV without link-failure reports"
+        for hops in (3, 5, 7, 10, 14):
+            checks.append(Check(f"ns2-semitcp-{label}-{hops}", f"plain semi-TCP, {hops}-hop chain, {routing}, goodput",
+                                NS2_SEMITCP, "kbps", 0.25 if callrt else 0.15, _semitcp_chain(callrt, hops, "goodput"),
+                                quick=hops == 7 and not callrt))
+            checks.append(Check(f"ns2-semitcp-{label}-acks-{hops}", f"plain semi-TCP, {hops}-hop chain, {routing}, ACKs delivered",
+                                NS2_SEMITCP, "%", 8.0 if callrt else 5.0, _semitcp_chain(callrt, hops, "acks"), kind="points",
+                                quick=hops == 5 and bool(callrt)))
     checks += _unreferenced()
     return checks
 
