@@ -45,9 +45,10 @@ pub struct Config {
     /// (Kelly 2003).
     pub b: f64,
     /// Congestion-avoidance increase rule: `"kelly"` (default): `a` per
-    /// acknowledged segment; `"linux"`: +1 per `min(cwnd, ai_cnt)`
+    /// acknowledged segment; `"linux"`: +1 per `min(cwnd, ai_cnt) + 1`
     /// acknowledged segments, `tcp_scalable.c`'s rule (what ns-2.35's
-    /// TCP-Linux, and so seed 004, ran), Reno's 1/cwnd below `ai_cnt`.
+    /// TCP-Linux, and so seed 004, ran; tcp/linux/src/tcp_scalable.c:35-39),
+    /// about Reno's 1/cwnd below `ai_cnt`.
     pub increase: ScalableIncrease,
     /// With `increase = "linux"`: `TCP_SCALABLE_AI_CNT`. Default 50, Linux
     /// 2.6.22's as ns-2.35 carries it (tcp/linux/src/tcp_scalable.c:17,
@@ -62,7 +63,7 @@ pub struct Config {
 pub enum ScalableIncrease {
     /// Kelly 2003: `cwnd += a` per acknowledged segment.
     Kelly,
-    /// Linux `tcp_scalable_cong_avoid`: +1 per `min(cwnd, ai_cnt)`.
+    /// Linux `tcp_scalable_cong_avoid`: +1 per `min(cwnd, ai_cnt) + 1`.
     Linux,
 }
 
@@ -106,8 +107,10 @@ impl CongestionControl for Scalable {
         match self.config.increase {
             ScalableIncrease::Kelly => state.cwnd += self.config.a * left as f64,
             ScalableIncrease::Linux => {
+                // `snd_cwnd_cnt > min(snd_cwnd, AI_CNT)`: +1 once the count
+                // passes the bound, i.e. per min(cwnd, ai_cnt) + 1 ACKs.
                 for _ in 0..left {
-                    state.cwnd += 1.0 / state.cwnd.min(self.config.ai_cnt);
+                    state.cwnd += 1.0 / (state.cwnd.min(self.config.ai_cnt) + 1.0);
                 }
             }
         }
@@ -155,12 +158,12 @@ mod tests {
         let linux = Config { increase: ScalableIncrease::Linux, ..Config::default() };
         let mut s = TestSender::new(Scalable::from(linux.clone()), 10.0);
         s.state.ssthresh = 10.0;
-        s.ack_n(1); // 1 / min(10, 50)
-        assert!((s.state.cwnd - 10.1).abs() < 1e-12, "{}", s.state.cwnd);
+        s.ack_n(1); // 1 / (min(10, 50) + 1): snd_cwnd_cnt > min(cwnd, AI_CNT)
+        assert!((s.state.cwnd - (10.0 + 1.0 / 11.0)).abs() < 1e-12, "{}", s.state.cwnd);
         let mut big = TestSender::new(Scalable::from(linux), 80.0);
         big.state.ssthresh = 80.0;
-        big.ack_n(1); // 1 / min(80, 50): tcp_scalable.c's 2.6.22 AI_CNT
-        assert!((big.state.cwnd - 80.02).abs() < 1e-12, "{}", big.state.cwnd);
+        big.ack_n(1); // 1 / (min(80, 50) + 1): tcp_scalable.c's 2.6.22 AI_CNT
+        assert!((big.state.cwnd - (80.0 + 1.0 / 51.0)).abs() < 1e-12, "{}", big.state.cwnd);
     }
 
     #[test]
