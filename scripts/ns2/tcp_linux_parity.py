@@ -122,11 +122,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for name, params, seeds, scenario, ns2_args in cases(args.only):
             hl_values = {m: [] for m in METRICS}
+            placements = []
             ns_values = {m: [] for m in METRICS}
             for seed in seeds:
                 h, positions = run_hoplab(scenario, seed, overrides)
                 placement = Path(tmp) / f"placement-{seed}.tcl"
                 placement.write_text("".join(f"set pos({i}) {{{x!r} {y!r}}}\n" for i, (x, y) in enumerate(positions)))
+                placements.append([[x, y] for x, y in positions])
                 n = run_ns2(ns2_args(seed, placement), tmp)
                 for m in METRICS:
                     hl_values[m].append(h[m])
@@ -137,8 +139,12 @@ def main() -> int:
             print(f"{name:22s} MEAN     hoplab " + " ".join(f"{m} {mean(hl_values[m]):.3g}" for m in METRICS)
                   + "  | ns-2 " + " ".join(f"{m} {mean(ns_values[m]):.3g}" for m in METRICS), flush=True)
             command = "ns " + " ".join(ns2_args("SEED", "PLACEMENT.tcl")).replace(str(ROOT) + "/", "")
-            ref_cases.append({"name": name, "params": params, "command": command,
-                              "seeds": list(seeds), "values": ns_values})
+            case = {"name": name, "params": params, "command": command, "seeds": list(seeds), "values": ns_values}
+            if params["topology"] != "chain":
+                # The positions ns-2 ran on, per seed (metres; hoplab's
+                # draw for that seed), so the reference stands on its own.
+                case["placements"] = placements
+            ref_cases.append(case)
     if args.reference:
         doc = {"source": "ns-2.35 TCP-Linux (Agent/TCP/Linux, select_ca; Agent/TCPSink/Sack1), "
                          "scripts/ns2/chain.tcl and scripts/ns2/manet.tcl",
