@@ -39,12 +39,19 @@ def test_ns2_sets_every_rule_and_validate_prints_it(workdir: Path) -> None:
     dsr = ("--set", "routing.protocol=dsr")
     dsr_resolved = json.loads(run_cli("validate", AODV_CHAIN, *dsr, "--set", "preset=ns2", cwd=workdir).stdout)
     dsr_standard = json.loads(run_cli("validate", AODV_CHAIN, *dsr, cwd=workdir).stdout)
+    # TCP-Linux's rules apply with tcp.sack = true only.
+    sack = ("--set", "tcp.sack=true")
+    sack_resolved = json.loads(run_cli("validate", AODV_CHAIN, *sack, "--set", "preset=ns2", cwd=workdir).stdout)
+    sack_standard = json.loads(run_cli("validate", AODV_CHAIN, *sack, cwd=workdir).stdout)
     for rule in rules:
         with_dsr = rule["applies"] == 'routing.protocol = "dsr"'
-        ns2, std = (dsr_resolved, dsr_standard) if with_dsr else (resolved, standard)
+        with_sack = rule["applies"] == "tcp.sack = true"
+        ns2, std = ((dsr_resolved, dsr_standard) if with_dsr else (sack_resolved, sack_standard) if with_sack
+                    else (resolved, standard))
         assert _get(ns2, str(rule["key"])) == rule["value"], rule["key"]
         assert _get(std, str(rule["key"])) != rule["value"], f"{rule['key']}: the standard default differs"
     assert "dsr" not in resolved["routing"], "DSR's rules only with DSR"
+    assert resolved["tcp"]["rto_restart_on_every_ack"] is False, "TCP-Linux's rules only with SACK"
 
 
 def test_a_key_the_scenario_gives_wins_over_the_preset(workdir: Path) -> None:
