@@ -23,6 +23,12 @@
 #   ifqlen      interface queue (Queue/DropTail/PriQueue), packets
 #   sample_s    cwnd_ is read every sample_s from warmup on (hoplab's
 #               stats.series_interval_s): its mean and std / mean
+#   speed_mps   0: static. Above 0: random waypoint from move_start on,
+#               every leg at this speed, no pause (seed 004's "20 m/s from
+#               the 20th second", hoplab's MANET_MOBILE), destinations
+#               uniform in the area from an RNG seeded with seed + 1000;
+#               the paths are ns-2's own, not hoplab's (compare the mobile
+#               case as distributions over seeds)
 #
 # Printed at the end, one line: `result {json}` as scripts/ns2/chain.tcl.
 
@@ -30,7 +36,7 @@ array set opt {
     placement "" nodes 20 src 0 dst 19 width_m 500.0 height_m 500.0
     routing AODV seed 1 duration 200.0 warmup 0.0 rate_mbps 1.0
     cc scalable window 30000 packet_bytes 1448 sack 1 trace ""
-    ifqlen 50 start 0.0 sample_s 0.5
+    ifqlen 50 start 0.0 sample_s 0.5 speed_mps 0.0 move_start 20.0
 }
 foreach arg $argv {
     set kv [split $arg =]
@@ -104,6 +110,24 @@ for {set i 0} {$i < $nn} {incr i} {
     $node_($i) set X_ [lindex $pos($i) 0]
     $node_($i) set Y_ [lindex $pos($i) 1]
     $node_($i) set Z_ 0.0
+}
+
+# Random waypoint (speed_mps > 0): each node leaves for a uniform point at
+# move_start and, on arrival, for the next one (pause 0).
+set moverng [new RNG]
+$moverng seed [expr {$opt(seed) + 1000}]
+proc waypoint {i from} {
+    global ns_ node_ opt moverng
+    set x [$moverng uniform 0.0 $opt(width_m)]
+    set y [$moverng uniform 0.0 $opt(height_m)]
+    set d [expr {hypot($x - [lindex $from 0], $y - [lindex $from 1])}]
+    $node_($i) setdest $x $y $opt(speed_mps)
+    $ns_ at [expr {[$ns_ now] + $d / $opt(speed_mps)}] [list waypoint $i [list $x $y]]
+}
+if {$opt(speed_mps) > 0} {
+    for {set i 0} {$i < $nn} {incr i} {
+        $ns_ at $opt(move_start) [list waypoint $i $pos($i)]
+    }
 }
 
 if {$opt(cc) eq "newreno"} {

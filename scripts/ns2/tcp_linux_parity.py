@@ -54,8 +54,8 @@ def chain_scenario(hops: int, cc: str) -> dict:
             "stats": {"series_interval_s": 0.1}, "flows": [flow]}
 
 
-def manet_scenario(cc: str) -> dict:
-    s = copy.deepcopy(scalable_manet.MANET)
+def manet_scenario(cc: str, mobile: bool = False) -> dict:
+    s = copy.deepcopy(scalable_manet.MANET_MOBILE if mobile else scalable_manet.MANET)
     s["flows"][0]["cc"] = cc
     if cc in CC_PARAMS:
         s["flows"][0]["cc_params"] = CC_PARAMS[cc]
@@ -72,10 +72,25 @@ def run_hoplab(scenario: dict, seed: int, overrides: dict) -> tuple[dict, list]:
     warmup = float(scenario["warmup_s"])
     cwnd = series[(series.entity == "flow") & (series.metric == "cwnd_segments")
                   & (series.time_s > warmup + 1e-9)]["value"].astype(float)
-    positions = [(node["x_m"], node["y_m"]) for node in result.to_dict()["nodes"]]
+    positions = placement(seed) if scenario.get("mobility", {}).get("model", "static") != "static" else \
+        [(node["x_m"], node["y_m"]) for node in result.to_dict()["nodes"]]
     return {"goodput_kbps": float(flow.goodput_kbps), "timeouts": int(flow.timeouts),
             "retransmissions": int(flow.retransmissions), "cwnd_mean": float(cwnd.mean()),
             "cwnd_cv": float(cwnd.std(ddof=0) / cwnd.mean())}, positions
+
+
+_PLACEMENTS: dict[int, list] = {}
+
+
+def placement(seed: int) -> list:
+    """The static MANET's placement for `seed` (the mobile runs start
+    from it: the same topology draw; hoplab's report gives final positions)."""
+    if seed not in _PLACEMENTS:
+        s = manet_scenario("scalable")
+        s["duration_s"] = 1.0
+        result = hoplab.run(hoplab.Scenario(s), seed=seed)
+        _PLACEMENTS[seed] = [(node["x_m"], node["y_m"]) for node in result.to_dict()["nodes"]]
+    return _PLACEMENTS[seed]
 
 
 def run_ns2(args: list[str], cwd: str) -> dict:
@@ -100,12 +115,22 @@ def cases(only: str | None):
                                          "placement": "hoplab's draw for the seed (report nodes x_m, y_m)"},
                    MANET_SEEDS, manet_scenario(cc),
                    lambda seed, pos, cc=cc: [str(MANET_TCL), f"placement={pos}", f"cc={cc}", f"seed={seed}"])
+    if only in (None, "manet-mobile"):
+        # Random waypoint at 20 m/s from 20 s: ns-2 draws its own paths, so
+        # this case compares distributions over seeds, not runs.
+        for cc in CCS:
+            yield (f"manet-mobile-{cc}", {"topology": "manet-20-mobile", "routing": "AODV", "cc": cc, "sack": 1,
+                                         "mobility": "random waypoint, 20 m/s, no pause, from 20 s; ns-2's own paths",
+                                         "placement": "hoplab's static draw for the seed, at t = 0"},
+                   MANET_SEEDS, manet_scenario(cc, mobile=True),
+                   lambda seed, pos, cc=cc: [str(MANET_TCL), f"placement={pos}", f"cc={cc}", f"seed={seed}",
+                                             "speed_mps=20", "move_start=20"])
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", help="write ns-2's values to this JSON file")
-    parser.add_argument("--only", choices=("chain", "manet"))
+    parser.add_argument("--only", choices=("chain", "manet", "manet-mobile"))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     parser.add_argument("--vegas-diff", default="brakmo", choices=("brakmo", "linux"),
                         help="hoplab Vegas' cc_params.diff (ns-2.35's Linux 2.6.22: brakmo)")
@@ -140,7 +165,7 @@ def main() -> int:
                   + "  | ns-2 " + " ".join(f"{m} {mean(ns_values[m]):.3g}" for m in METRICS), flush=True)
             command = "ns " + " ".join(ns2_args("SEED", "PLACEMENT.tcl")).replace(str(ROOT) + "/", "")
             case = {"name": name, "params": params, "command": command, "seeds": list(seeds), "values": ns_values}
-            if params["topology"] != "chain":
+            if params["topology"] == "manet-20-static":
                 # The positions ns-2 ran on, per seed (metres; hoplab's
                 # draw for that seed), so the reference stands on its own.
                 case["placements"] = placements
