@@ -19,9 +19,14 @@ def _rules() -> list[dict[str, object]]:
 
 
 def _get(document: dict[str, object], key: str) -> object:
+    """The value at dotted `key`; None where the normalised scenario leaves
+    the key out (a parameter derived from others, such as AODV's
+    MY_ROUTE_TIMEOUT, is written only when given)."""
     node: object = document
     for part in key.split("."):
         assert isinstance(node, dict), key
+        if part not in node:
+            return None
         node = node[part]
     return node
 
