@@ -805,6 +805,20 @@ mod tests {
         assert_eq!(s.counters.fast_retransmits, 1);
     }
 
+    /// 0..9 sent, 2 lost; ACKs 1 and 2 grow cwnd to 12 and release 10..13;
+    /// three SACKs (3, 3..4, 3..5) start SACK recovery at 101 ms.
+    fn in_sack_recovery(config: TcpConfig) -> Sender {
+        let mut s = sender(config);
+        let _ = drain(&mut s, at(0.0));
+        sack_ack(&mut s, at(100.0), 1, &[]);
+        sack_ack(&mut s, at(100.0), 2, &[]);
+        assert_eq!(drain(&mut s, at(100.0)).len(), 4);
+        sack_ack(&mut s, at(101.0), 2, &[(3, 4)]);
+        sack_ack(&mut s, at(101.0), 2, &[(3, 5)]);
+        sack_ack(&mut s, at(101.0), 2, &[(3, 6)]);
+        s
+    }
+
     #[test]
     fn a_lost_retransmission_is_resent_once_a_later_segment_is_sacked() {
         // 0..9 sent, 2 lost; ACKs 1, 2 grow cwnd to 12 and release 10..13;
@@ -813,14 +827,7 @@ mod tests {
         for lost_retransmit in [false, true] {
             let config =
                 TcpConfig { initial_cwnd_segments: 10.0, sack: true, sack_lost_retransmit: lost_retransmit, ..TcpConfig::default() };
-            let mut s = sender(config);
-            let _ = drain(&mut s, at(0.0));
-            sack_ack(&mut s, at(100.0), 1, &[]);
-            sack_ack(&mut s, at(100.0), 2, &[]);
-            assert_eq!(drain(&mut s, at(100.0)).len(), 4);
-            sack_ack(&mut s, at(101.0), 2, &[(3, 4)]);
-            sack_ack(&mut s, at(101.0), 2, &[(3, 5)]);
-            sack_ack(&mut s, at(101.0), 2, &[(3, 6)]);
+            let mut s = in_sack_recovery(config);
             assert_eq!(drain(&mut s, at(101.0)), vec![(2, true)]);
             // 3..13 SACKed: pipe 1 (the retransmission), five new segments.
             sack_ack(&mut s, at(110.0), 2, &[(3, 14)]);
@@ -853,14 +860,7 @@ mod tests {
         // and release 10..13. Recovery: ssthresh = 12 / 2 = 6, Reno's
         // min_cwnd 3, the bound starts at the old cwnd, 12.
         let config = TcpConfig { initial_cwnd_segments: 10.0, sack: true, sack_rate_halving: true, ..TcpConfig::default() };
-        let mut s = sender(config);
-        let _ = drain(&mut s, at(0.0));
-        sack_ack(&mut s, at(100.0), 1, &[]);
-        sack_ack(&mut s, at(100.0), 2, &[]);
-        assert_eq!(drain(&mut s, at(100.0)).len(), 4);
-        sack_ack(&mut s, at(101.0), 2, &[(3, 4)]);
-        sack_ack(&mut s, at(101.0), 2, &[(3, 5)]);
-        sack_ack(&mut s, at(101.0), 2, &[(3, 6)]);
+        let mut s = in_sack_recovery(config);
         assert_eq!(s.state.ssthresh, 6.0);
         // The ACK: bound min(12, pipe 8 + 1) = 9; 2 goes (pipe 9), bound 8.
         assert_eq!(s.state.cwnd, 9.0);
