@@ -198,7 +198,8 @@ fn routing_parity(routing: &str, hops_list: &[u32]) -> Vec<(u32, f64, f64)> {
                 .find(|c| c["params"]["routing"] == routing.to_uppercase() && c["params"]["hops"] == hops)
                 .expect("a stored case");
             let seeds: Vec<u64> = case["seeds"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()).collect();
-            let ns2: f64 = case["runs"].as_array().unwrap().iter().map(|r| r["goodput_kbps"].as_f64().unwrap()).sum::<f64>() / seeds.len() as f64;
+            let ns2: f64 =
+                case["runs"].as_array().unwrap().iter().map(|r| r["goodput_kbps"].as_f64().unwrap()).sum::<f64>() / seeds.len() as f64;
             let ours: f64 = seeds.iter().map(|&s| newreno_chain(hops, routing, s)).sum::<f64>() / seeds.len() as f64;
             println!("{routing} {hops:>2} hops: hoplab {ours:.1} kbps, ns-2.35 {ns2:.1} (x{:.2}, {} seeds)", ours / ns2, seeds.len());
             (hops, ns2, ours)
