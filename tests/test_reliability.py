@@ -180,7 +180,10 @@ def test_stale_trace_temporaries_are_removed_by_the_next_run(chain: hoplab.Scena
 
 
 # 3: SIGTERM flushes every finished run and exits 143; no worker outlives
-# the sweep's process, whether it got SIGTERM or SIGKILL.
+# the sweep's process, whether it got SIGTERM or SIGKILL. The sweep is sized
+# (13 points x 200 runs) so that no machine finishes it before the signal: a
+# fast CI machine ran 13 x 4 of these chains in 2 s, within the first flush.
+SWEEP_RUNS = "200"
 LONG_CHAIN = (SMALL_CHAIN.replace("duration_s = 5.0", "duration_s = 40.0").replace("nodes = 5", "nodes = 15")
               .replace("dst = 4", "dst = 14"))
 
@@ -188,7 +191,7 @@ LONG_CHAIN = (SMALL_CHAIN.replace("duration_s = 5.0", "duration_s = 40.0").repla
 def _start_sweep(workdir: Path, store: str = "st", *extra: str) -> subprocess.Popen[str]:
     (workdir / "chain.toml").write_text(LONG_CHAIN, encoding="utf-8")
     args = [sys.executable, "-m", "hoplab", "sweep", "chain.toml", "--vary", "flows.0.packet_bytes=256..1024:64",
-            "--runs", "4", "--store", store, "--jobs", "2", *extra]
+            "--runs", SWEEP_RUNS, "--store", store, "--jobs", "2", *extra]
     env = {k: v for k, v in os.environ.items() if k != "HOPLAB_DEBUG"}
     return subprocess.Popen(args, cwd=workdir, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
@@ -233,7 +236,7 @@ def test_sigterm_to_the_whole_group_as_systemd_sends_it(tmp_path: Path) -> None:
     flushes, exits 143, and leaves no worker."""
     (tmp_path / "chain.toml").write_text(LONG_CHAIN, encoding="utf-8")
     process = subprocess.Popen([sys.executable, "-m", "hoplab", "sweep", "chain.toml", "--vary",
-                                "flows.0.packet_bytes=256..1024:64", "--runs", "4", "--store", "st", "--jobs", "2"],
+                                "flows.0.packet_bytes=256..1024:64", "--runs", SWEEP_RUNS, "--store", "st", "--jobs", "2"],
                                cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
     workers = _workers(process.pid)
