@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 from conftest import EXAMPLES
-from hoplab.campaign import _numeric_scalars
+from hoplab.flatten import numeric_items
 from hoplab.papers import ExperimentData, NotReproduced, available, get_paper
 from hoplab.papers import tcp_ra_2009 as ra
 from hoplab.papers.verdicts import AGREES, CONTRADICTS, DOES_NOT_HOLD, HOLDS, INCONCLUSIVE
@@ -108,10 +108,10 @@ def test_eight_flows_are_the_examples() -> None:
 def test_loss_classification_becomes_scalars() -> None:
     flow = {"id": 0, "loss_classification": {"congestion": {"congestion": 4, "dubious": 1, "wireless": 0},
                                              "wireless": {"congestion": 0, "dubious": 2, "wireless": 7}}}
-    scalars = dict(_numeric_scalars(flow, frozenset({"id"})))
+    scalars = dict(numeric_items(flow, frozenset({"id"})))
     assert scalars["classified_congestion_as_congestion"] == 4.0
     assert scalars["classified_wireless_as_dubious"] == 2.0 and len(scalars) == 6
-    assert not dict(_numeric_scalars({"loss_classification": None}, frozenset()))
+    assert not dict(numeric_items({"loss_classification": None}, frozenset()))
 
 
 def test_table4_and_fig3_on_made_up_data(tmp_path: Path) -> None:

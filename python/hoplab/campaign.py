@@ -51,7 +51,7 @@ import numpy  # noqa: F401 - loaded before workers fork, so no worker pays for i
 from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
 from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, per_worker_limit, resolve_memory_limit
-from hoplab.run import classified_counts
+from hoplab.flatten import numeric_items
 from hoplab.scenario import SEED_MAX, Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
 from hoplab.shutdown import Termination, sweep_termination
 
@@ -316,24 +316,6 @@ def check_seeds(first_seed: int, runs: int) -> None:
                     "from this seed)")
 
 
-def _numeric_scalars(row: Mapping[str, Any], skip: frozenset[str]) -> Iterable[tuple[str, float]]:
-    for key, value in row.items():
-        if key in skip or value is None:
-            continue
-        if isinstance(value, bool):
-            yield key, float(value)
-        elif isinstance(value, (int, float)):
-            yield key, float(value)
-        elif key in ("loss_classification", "loss_grades") and isinstance(value, Mapping):
-            for column, count in classified_counts({key: value}).items():
-                yield column, float(count)
-        elif isinstance(value, Mapping):
-            prefix = {"losses": "loss_", "ack_losses": "ack_loss_", "drops": "drop_"}.get(key, key + "_")
-            for sub, count in value.items():
-                if isinstance(count, (int, float)) and not isinstance(count, bool):
-                    yield prefix + str(sub), float(count)
-
-
 _SKIP = frozenset({"id", "src", "dst"})
 
 
@@ -387,7 +369,7 @@ def execute(task: Task) -> dict[str, Any]:
     for code, rows in ((0, flows), (1, report.get("nodes", []))):
         for item in rows:
             ident = int(item.get("id", 0))
-            for metric, value in _numeric_scalars(item, _SKIP):
+            for metric, value in numeric_items(item, _SKIP):
                 entities.append(code)
                 idents.append(ident)
                 metrics.append(names.setdefault(metric, len(names)))

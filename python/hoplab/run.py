@@ -16,8 +16,12 @@ as a dict (`to_dict`) and as pandas DataFrames:
   that give no verdicts).
 - `nodes`: one row per node. `drops` become `drop_<cause>` columns (same
   rule), `frames_sent` becomes `frames_sent_<kind>` columns and
-  `routing_messages_sent` `routing_sent_<message>` columns (AODV: `rreq`,
-  `rrep`, `rerr`, `hello`; none under static routing).
+  `routing_messages_sent` `routing_messages_sent_<message>` columns (AODV:
+  `rreq`, `rrep`, `rerr`, `hello`; none under static routing).
+
+Flows and nodes are flattened by `hoplab.flatten.flatten_row`, the function
+a sweep's store uses: a column here is a metric of the store's `scalars`
+table of the same name.
 - `queues`: one row per interface queue (each 802.11 interface's, each
   direction of each wired link's): `node`, `to` (nullable integer: <NA>
   for an 802.11 interface), `discipline`, `mean_packets`, `early_drops`,
@@ -41,6 +45,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hoplab import _core
+from hoplab.flatten import ALWAYS_KEYS, TABLES, classified_counts, flatten_row, map_prefix
 from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, resolve_memory_limit
 from hoplab.paths import check_output_file, remove_stale_temporaries
 from hoplab.scenario import Scenario, check_seed, load_scenario
@@ -48,21 +53,11 @@ from hoplab.scenario import Scenario, check_seed, load_scenario
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["DROP_CAUSES", "REPORT_FIELDS", "RunResult", "run"]
+__all__ = ["CLASSIFIED_COLUMNS", "DROP_CAUSES", "GRADED_COLUMNS", "REPORT_FIELDS", "RunResult", "classified_counts", "run"]
 
 #: Every cause of a dropped packet (docs/metrics.md, "Loss causes"), as the
 #: core names them.
 DROP_CAUSES: tuple[str, ...] = tuple(_core.drop_causes())
-
-#: Map-valued report fields and the prefix of the columns they become.
-_FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
-    # field: (column prefix, keys that always get a column)
-    "losses": ("loss_", DROP_CAUSES),
-    "ack_losses": ("ack_loss_", DROP_CAUSES),
-    "drops": ("drop_", DROP_CAUSES),
-    "frames_sent": ("frames_sent_", ()),
-    "routing_messages_sent": ("routing_sent_", ()),
-}
 
 SERIES_COLUMNS = ("time_s", "entity", "id", "metric", "value")
 
@@ -77,55 +72,55 @@ CLASSIFIED_COLUMNS: tuple[str, ...] = tuple(
 GRADED_COLUMNS: tuple[str, ...] = tuple(
     f"graded_{truth}_{grade}" for truth in _TRUTHS for grade in ("slight", "middle", "heavy"))
 
-#: Report fields that are tables of counts (true cause -> column -> n).
-_TABLES: dict[str, tuple[str, str, tuple[str, ...]]] = {
-    # field: (column prefix, separator, columns)
-    "loss_classification": ("classified_", "_as_", CLASSIFIED_COLUMNS),
-    "loss_grades": ("graded_", "_", GRADED_COLUMNS),
-}
+#: Each table field's columns (`hoplab.flatten.TABLES`), in order.
+_TABLE_COLUMNS: dict[str, tuple[str, ...]] = {"loss_classification": CLASSIFIED_COLUMNS,
+                                              "loss_grades": GRADED_COLUMNS}
 
-
-def classified_counts(row: Mapping[str, Any]) -> dict[str, int]:
-    """A flow row's `loss_classification` and `loss_grades` as
-    `classified_<truth>_as_<verdict>` and `graded_<truth>_<grade>` counts
-    (empty for a flow without verdicts)."""
-    counts: dict[str, int] = {}
-    for field, (prefix, separator, _) in _TABLES.items():
-        for truth, cells in (row.get(field) or {}).items():
-            for column, n in cells.items():
-                counts[f"{prefix}{truth}{separator}{column}"] = int(n)
-    return counts
-
-
-#: The field names of each part of the report ("run", "routing", "flows",
+#: The report's field names of each part ("run", "routing", "flows",
 #: "nodes", "queues", "series"), as the core reports them.
 REPORT_FIELDS: dict[str, list[str]] = _core.report_fields()
 
+#: Map-valued fields of flows and nodes: (the prefix of their columns,
+#: `hoplab.flatten.map_prefix`; the keys that always get a column).
+_FLATTENED: dict[str, tuple[str, tuple[str, ...]]] = {
+    field: (map_prefix(field), DROP_CAUSES if field in ALWAYS_KEYS else ())
+    for field in ("losses", "ack_losses", "drops", "frames_sent", "routing_messages_sent")
+}
+
+
+def _empty_columns(part: str) -> list[str]:
+    """The columns of a flows or nodes DataFrame without rows."""
+    fields = REPORT_FIELDS[part]
+    columns = [f for f in fields if f not in _FLATTENED and f not in TABLES]
+    columns += [prefix + key for field, (prefix, always) in _FLATTENED.items() if field in fields
+                for key in sorted(always)]
+    columns += [column for field, table in _TABLE_COLUMNS.items() if field in fields for column in table]
+    return columns
+
 
 def _flatten(rows: list[dict[str, Any]], part: str) -> pd.DataFrame:
-    """Rows of the report's `part` ("flows" or "nodes") to a DataFrame, map
-    fields flattened (see module doc); no rows give the columns all the same."""
+    """Rows of the report's `part` ("flows" or "nodes") to a DataFrame, each
+    row flattened by `hoplab.flatten.flatten_row` (the store's flattening);
+    a loss cause no row reported still gets its column (0), a table no row
+    carries its nullable columns (<NA>); no rows give the columns all the same."""
     import pandas as pd
 
     if not rows:
-        rows_fields = [f for f in REPORT_FIELDS[part] if f not in _FLATTENED]
-        columns = [f for f in rows_fields if f not in _TABLES]
-        columns += [prefix + key for field, (prefix, always) in _FLATTENED.items()
-                    if field in REPORT_FIELDS[part] for key in sorted(always)]
-        columns += [column for field, (_, _, table) in _TABLES.items() if field in REPORT_FIELDS[part] for column in table]
-        return pd.DataFrame(columns=columns)
-    maps = {field: spec for field, spec in _FLATTENED.items() if any(field in row for row in rows)}
-    tables = [field for field in _TABLES if field in REPORT_FIELDS[part]]
-    scalar_rows = [{k: v for k, v in row.items() if k not in maps and k not in _TABLES} for row in rows]
-    frame = pd.DataFrame(scalar_rows)
-    for field, (prefix, always) in maps.items():
-        keys = sorted(set(always).union(*(row.get(field, {}).keys() for row in rows)))
+        return pd.DataFrame(columns=_empty_columns(part))
+    flat = [flatten_row(row) for row in rows]
+    found = dict.fromkeys(f for row in rows for f, v in row.items() if isinstance(v, Mapping) and f not in TABLES)
+    maps = [*(f for f in _FLATTENED if f in found), *(f for f in found if f not in _FLATTENED)]
+    tables = [field for field in TABLES if field in REPORT_FIELDS[part]]
+    plain = [name for name in dict.fromkeys(n for row in rows for n in row) if name not in maps and name not in TABLES]
+    frame = pd.DataFrame([{name: row.get(name) for name in plain if name in row} for row in rows], columns=plain)
+    for field in maps:
+        prefix, always = _FLATTENED.get(field, (map_prefix(field), ()))
+        keys = sorted(set(always).union(*(r.get(field, {}).keys() for r in rows)))
         for key in keys:
-            frame[prefix + key] = pd.Series([int(row.get(field, {}).get(key, 0)) for row in rows], dtype="int64")
-    counts = [classified_counts(row) for row in rows] if tables else []
+            frame[prefix + key] = pd.Series([int(f.get(prefix + key, 0)) for f in flat], dtype="int64")
     for field in tables:
-        for column in _TABLES[field][2]:
-            frame[column] = pd.Series([c.get(column) if c else None for c in counts], dtype="Int64")
+        for column in _TABLE_COLUMNS[field]:
+            frame[column] = pd.Series([f.get(column) for f in flat], dtype="Int64")
     return frame
 
 
