@@ -166,6 +166,14 @@ pub trait Routing {
     fn on_control_dropped(&mut self);
     /// The next hop a packet for `dst` would take now, if any.
     fn next_hop(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId>;
+    /// The route this node's state gives `dst` at `now`, read without
+    /// changing anything (no expiry settled, no cache entry touched, so a
+    /// recorded run simulates what an unrecorded one does; `record/`):
+    /// the hops after this node, up to `dst` for a source route (DSR), the
+    /// next hop alone for hop-by-hop protocols; None without a usable route.
+    fn peek_route(&self, _now: SimTime, _dst: NodeId) -> Option<Vec<NodeId>> {
+        None
+    }
     /// Data packets held while a route is looked for.
     fn buffered(&self) -> Buffered<'_>;
     fn counters(&self) -> Option<&RoutingCounters>;
@@ -279,6 +287,9 @@ impl Routing for RoutingProtocol {
     }
     fn next_hop(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId> {
         each!(self, r => r.next_hop(now, dst))
+    }
+    fn peek_route(&self, now: SimTime, dst: NodeId) -> Option<Vec<NodeId>> {
+        each!(self, r => r.peek_route(now, dst))
     }
     fn buffered(&self) -> Buffered<'_> {
         each!(self, r => r.buffered())

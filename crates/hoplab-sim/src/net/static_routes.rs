@@ -108,6 +108,9 @@ impl Routing for StaticNode {
     fn next_hop(&mut self, _: SimTime, dst: NodeId) -> Option<NodeId> {
         self.next_hops.get(&dst).copied()
     }
+    fn peek_route(&self, _: SimTime, dst: NodeId) -> Option<Vec<NodeId>> {
+        self.next_hops.get(&dst).map(|&hop| vec![hop])
+    }
     fn buffered(&self) -> Buffered<'_> {
         Buffered::None
     }

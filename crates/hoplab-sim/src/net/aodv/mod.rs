@@ -296,6 +296,9 @@ impl Routing for AodvNode {
     fn next_hop(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId> {
         self.table.next_hop(dst, now)
     }
+    fn peek_route(&self, now: SimTime, dst: NodeId) -> Option<Vec<NodeId>> {
+        self.table.peek_next_hop(dst, now).map(|hop| vec![hop])
+    }
     fn buffered(&self) -> Buffered<'_> {
         Buffered::Aodv(self.queue.iter())
     }

@@ -125,6 +125,13 @@ impl RoutingTable {
         self.get_mut(dst, now).filter(|e| e.is_valid())
     }
 
+    /// [`RoutingTable::next_hop`] read without settling: a valid entry
+    /// whose lifetime has not passed (what `next_hop` would return at
+    /// `now`), the table untouched.
+    pub fn peek_next_hop(&self, dst: NodeId, now: SimTime) -> Option<NodeId> {
+        self.entries.get(&dst).filter(|e| e.is_valid() && e.lifetime > now).map(|e| e.next_hop)
+    }
+
     pub fn next_hop(&mut self, dst: NodeId, now: SimTime) -> Option<NodeId> {
         self.valid(dst, now).map(|e| e.next_hop)
     }

@@ -70,8 +70,13 @@ impl PathCache {
 
     /// The shortest path to `dst` (hops, slot); the first found on a tie.
     fn shortest(&self, dst: NodeId) -> Option<(usize, usize)> {
+        self.shortest_live(dst, |_| true)
+    }
+
+    /// [`PathCache::shortest`] among the slots `live` keeps.
+    fn shortest_live(&self, dst: NodeId, live: impl Fn(&CachedPath) -> bool) -> Option<(usize, usize)> {
         let mut best: Option<(usize, usize)> = None;
-        for (i, slot) in self.slots.iter().enumerate() {
+        for (i, slot) in self.slots.iter().enumerate().filter(|(_, slot)| live(slot)) {
             if let Some(hops) = slot.path.position(dst).filter(|&h| h > 0) {
                 if best.is_none_or(|(b, _)| hops < b) {
                     best = Some((hops, i));
@@ -172,6 +177,20 @@ impl RouteCache {
             (None, None) => return None,
         };
         Some(route)
+    }
+
+    /// The route [`RouteCache::find`] would give `dst` at `now`, read
+    /// without changing the cache (no path expired, promoted or marked
+    /// used): a path past the timeout counts as gone.
+    pub fn peek(&self, dst: NodeId, now: SimTime) -> Option<Path> {
+        let live = |slot: &CachedPath| self.timeout.is_none_or(|timeout| now.since(slot.used) < timeout);
+        let primary = self.primary.shortest_live(dst, live);
+        let secondary = self.secondary.shortest_live(dst, live).filter(|&(h, _)| primary.is_none_or(|(p, _)| h < p));
+        match (primary, secondary) {
+            (_, Some((hops, slot))) => Some(self.secondary.slots[slot].path.slice(0, hops + 1)),
+            (Some((hops, slot)), None) => Some(self.primary.slots[slot].path.slice(0, hops + 1)),
+            (None, None) => None,
+        }
     }
 
     /// The link `from -> to` is broken: cut every path using it.

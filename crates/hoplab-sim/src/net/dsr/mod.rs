@@ -397,6 +397,9 @@ impl Routing for DsrNode {
     fn next_hop(&mut self, now: SimTime, dst: NodeId) -> Option<NodeId> {
         self.cache.find(dst, now, false).map(|route| route.get(1))
     }
+    fn peek_route(&self, now: SimTime, dst: NodeId) -> Option<Vec<NodeId>> {
+        self.cache.peek(dst, now).map(|route| route.iter().skip(1).collect())
+    }
     fn buffered(&self) -> Buffered<'_> {
         Buffered::Dsr(self.send_buffer.iter().chain(self.paced.iter().map(paced_packet as fn(&Paced) -> &Packet)))
     }
