@@ -64,6 +64,9 @@ pub struct RunOptions {
     /// limit). The check is deterministic: a run either completes,
     /// identical to an unlimited one, or stops at the same event each time.
     pub memory_limit: Option<u64>,
+    /// Record the run for `hoplab view` (`RunReport::recording`; bounded,
+    /// `record/`). Changes nothing simulated.
+    pub record: bool,
 }
 
 /// Parse and validate a scenario; return it normalised (all defaults filled)

@@ -40,6 +40,7 @@ pub mod mobility;
 pub mod net;
 pub mod phy;
 pub mod queue;
+pub mod record;
 pub mod scenario;
 pub mod stats;
 pub mod time;

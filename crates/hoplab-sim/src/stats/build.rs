@@ -166,6 +166,7 @@ impl World {
             queues,
             series: options.series.then(|| std::mem::take(&mut self.series)),
             warnings: self.warnings.clone(),
+            recording: None,
         }
     }
 }

@@ -35,6 +35,10 @@ pub struct RunReport {
     /// minimum speed of zero); absent when there are none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// What `hoplab view` shows of the run (`RunOptions::record`); absent
+    /// when not recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recording: Option<crate::record::Recording>,
 }
 
 /// Routing over the whole network (AODV; zeros under static routing).
@@ -262,7 +266,8 @@ pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
         }
     }
     // The optional parts present, so that their keys are listed too.
-    let run = RunReport { series: Some(Vec::new()), warnings: vec![String::new()], ..RunReport::default() };
+    let run =
+        RunReport { series: Some(Vec::new()), warnings: vec![String::new()], recording: Some(Default::default()), ..RunReport::default() };
     BTreeMap::from([
         ("run", keys(&run)),
         ("routing", keys(&RoutingReport::default())),

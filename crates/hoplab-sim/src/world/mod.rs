@@ -419,7 +419,8 @@ pub fn run_scenario(scenario: &Scenario, mut options: RunOptions) -> Result<RunR
     }
     let end = world.end;
     let deadline = options.wall_limit.map(|limit| started + limit);
-    match world.run_within(end, deadline, options.memory_limit) {
+    let (recorder, stopped) = crate::record::run_world(&mut world, scenario, options.record, deadline, options.memory_limit);
+    match stopped {
         Ok(()) => {}
         Err(Stop::Memory(message)) => return Err(ApiError::Simulation(message)),
         Err(Stop::WallClock) => {
@@ -432,7 +433,8 @@ pub fn run_scenario(scenario: &Scenario, mut options: RunOptions) -> Result<RunR
         }
     }
     let wall_seconds = started.elapsed().as_secs_f64();
-    let report = world.report(wall_seconds, options);
+    let mut report = world.report(wall_seconds, options);
+    report.recording = recorder.map(crate::record::Recorder::finish);
     world.finish_pcap()?;
     Ok(report)
 }
