@@ -11,6 +11,7 @@ from conftest import EXAMPLES, REPO, run_cli
 from hoplab import _core
 
 AODV_CHAIN = str(EXAMPLES / "semitcp-chain-14hop.toml")
+TCP_CHAIN = str(EXAMPLES / "tcp-chain-7hop.toml")
 
 
 def _rules() -> list[dict[str, object]]:
@@ -48,13 +49,24 @@ def test_ns2_sets_every_rule_and_validate_prints_it(workdir: Path) -> None:
     sack = ("--set", "tcp.sack=true")
     sack_resolved = json.loads(run_cli("validate", AODV_CHAIN, *sack, "--set", "preset=ns2", cwd=workdir).stdout)
     sack_standard = json.loads(run_cli("validate", AODV_CHAIN, *sack, cwd=workdir).stdout)
+    # A flow rule applies to the flows of its controller: the TCP chain's
+    # flow made a Westwood+ flow (the only controller with a rule).
+    flow = (TCP_CHAIN, *sack, "--set", "flows.0.cc=westwood_plus")
+    flow_resolved = json.loads(run_cli("validate", *flow, "--set", "preset=ns2", cwd=workdir).stdout)
+    flow_standard = json.loads(run_cli("validate", *flow, cwd=workdir).stdout)
     for rule in rules:
         with_dsr = rule["applies"] == 'routing.protocol = "dsr"'
         with_sack = rule["applies"] == "tcp.sack = true"
-        ns2, std = ((dsr_resolved, dsr_standard) if with_dsr else (sack_resolved, sack_standard) if with_sack
-                    else (resolved, standard))
-        assert _get(ns2, str(rule["key"])) == rule["value"], rule["key"]
-        assert _get(std, str(rule["key"])) != rule["value"], f"{rule['key']}: the standard default differs"
+        key = str(rule["key"])
+        if key.startswith("flows[]."):
+            assert rule["applies"] == 'tcp.sack = true, in flows with cc = "westwood_plus"', rule
+            ns2, std, key = flow_resolved, flow_standard, key.replace("flows[].", "")
+            ns2, std = ns2["flows"][0], std["flows"][0]
+        else:
+            ns2, std = ((dsr_resolved, dsr_standard) if with_dsr else (sack_resolved, sack_standard) if with_sack
+                        else (resolved, standard))
+        assert _get(ns2, key) == rule["value"], rule["key"]
+        assert _get(std, key) != rule["value"], f"{rule['key']}: the standard default differs"
     assert "dsr" not in resolved["routing"], "DSR's rules only with DSR"
     assert resolved["tcp"]["rto_restart_on_every_ack"] is False, "TCP-Linux's rules only with SACK"
 

@@ -17,7 +17,8 @@ Tolerances, fixed before any row was run:
   15 %, the means over seeds 1-5 of both (one seed in `--quick`). hoplab's
   controller for each TCP-Linux module: `scalable`, `bic`, `cubic`,
   `vegas`, `veno` by name, `westwood` -> `westwood_plus` (Linux's
-  tcp_westwood.c is Westwood+); NewReno without SACK (ns-2's
+  tcp_westwood.c is Westwood+; `preset = "ns2"` with SACK runs its
+  `variant = "linux"`, that module); NewReno without SACK (ns-2's
   Agent/TCP/Newreno, TCPSink), the TCP-Linux modules with `tcp.sack`
   (Agent/TCPSink/Sack1). Parameters ns-2.35's Linux modules fix
   differently from hoplab's defaults are set to theirs: CUBIC's beta

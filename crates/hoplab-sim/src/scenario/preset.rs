@@ -58,7 +58,14 @@ pub enum Applies {
     /// 004 ran), whose rules these are; ns-2's `Agent/TCP/Newreno` has no
     /// SACK.
     WithTcpSack,
+    /// With `tcp.sack = true`, in every flow whose `cc` is this controller:
+    /// the rule's key is `flows[].<key in the flow>`. A TCP-Linux module
+    /// whose algorithm differs from the controller's default.
+    WithTcpSackFlowCc(&'static str),
 }
+
+/// The prefix of a rule's key that applies to each flow.
+const FLOW_KEY_PREFIX: &str = "flows[].";
 
 /// One key the preset sets.
 #[derive(Debug, Clone, Copy)]
@@ -196,6 +203,18 @@ pub const NS2_RULES: &[PresetRule] = &[
         value: "true",
         applies: Applies::WithTcpSack,
         source: "tcp/tcp-linux.cc:483-507 LinuxTcpAgent::tcp_fastretrans_alert (next_pkts_in_flight_ = snd_cwnd, snd_cwnd = min_cwnd), 629, 653 send_much (the bound falls toward the flight), 460-471 and 442-446 (exit: ssthresh, tcp_moderate_cwnd to the flight + 3; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.rtt_timing",
+        value: "\"ns2\"",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp.cc:788-797 TcpAgent::output (a new highest segment is timed when none is), tcp/tcp-linux.cc:210-223 LinuxTcpAgent::time_processing (the first ACK at or beyond it ends the measurement, no Karn test), tcp/tcp.cc:983 reset_rtx_timer (a timeout cancels it; ns-2.35)",
+    },
+    PresetRule {
+        key: "flows[].cc_params.variant",
+        value: "\"linux\"",
+        applies: Applies::WithTcpSackFlowCc("westwood_plus"),
+        source: "tcp/linux/src/tcp_westwood.c:80-95 westwood_filter, 116-145 westwood_update_window, 218-223 tcp_westwood_bw_rttmin, 280-291 (ssthresh = tcp_reno_ssthresh, min_cwnd = bw_rttmin): Linux 2.6.22's module, run by select_ca westwood through tcp/tcp-linux.cc:374-390, 494-501 (ns-2.35)",
     },
     // Transport (tcp-sink.cc, semitcp.cc)
     PresetRule {
@@ -349,6 +368,12 @@ pub fn apply(document: &mut Value) -> Result<(), ConfigError> {
             Applies::WithAodv => protocol.as_deref() == Some("aodv"),
             Applies::WithDsr => protocol.as_deref() == Some("dsr"),
             Applies::WithTcpSack => tcp_sack,
+            Applies::WithTcpSackFlowCc(cc) => {
+                if tcp_sack {
+                    fill_flows(map, cc, rule);
+                }
+                false
+            }
         };
         if !applies {
             continue;
@@ -357,6 +382,18 @@ pub fn apply(document: &mut Value) -> Result<(), ConfigError> {
         fill(map, rule.key, value);
     }
     Ok(())
+}
+
+/// A per-flow rule: fill its key in every flow (a table) whose `cc` is `cc`.
+fn fill_flows(map: &mut Map<String, Value>, cc: &str, rule: &PresetRule) {
+    let key = rule.key.strip_prefix(FLOW_KEY_PREFIX).expect("a flow rule's key starts with flows[].");
+    let Some(Value::Array(flows)) = map.get_mut("flows") else { return };
+    for flow in flows.iter_mut().filter_map(Value::as_object_mut) {
+        if flow.get("cc").and_then(Value::as_str) == Some(cc) {
+            let value: Value = serde_json::from_str(rule.value).expect("a preset rule's value is JSON");
+            fill(flow, key, value);
+        }
+    }
 }
 
 /// Set `key` (dotted) in `map` unless it is there; tables on the way are
@@ -390,10 +427,11 @@ pub fn rules_json() -> Value {
                 "key": rule.key,
                 "value": serde_json::from_str::<Value>(rule.value).expect("JSON"),
                 "applies": match rule.applies {
-                    Applies::Always => "always",
-                    Applies::WithAodv => "routing.protocol = \"aodv\"",
-                    Applies::WithDsr => "routing.protocol = \"dsr\"",
-                    Applies::WithTcpSack => "tcp.sack = true",
+                    Applies::Always => "always".to_string(),
+                    Applies::WithAodv => "routing.protocol = \"aodv\"".to_string(),
+                    Applies::WithDsr => "routing.protocol = \"dsr\"".to_string(),
+                    Applies::WithTcpSack => "tcp.sack = true".to_string(),
+                    Applies::WithTcpSackFlowCc(cc) => format!("tcp.sack = true, in flows with cc = \"{cc}\""),
                 },
                 "source": rule.source,
             }));
@@ -445,7 +483,8 @@ mod tests {
         // Resolved through the scenario type, as `hoplab validate` shows it
         // (a rule whose value is the default would do nothing).
         let base = json!({"routing": {"protocol": "aodv"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
-            "tcp": {"sack": true}, "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"}]});
+            "tcp": {"sack": true}, "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"},
+                {"src": 0, "dst": 2, "app": "bulk", "transport": "tcp", "cc": "westwood_plus"}]});
         let resolve = |preset: &str| {
             let mut doc = base.clone();
             doc["preset"] = json!(preset);
@@ -465,7 +504,9 @@ mod tests {
         let (dsr_ns2, dsr_standard) = (resolve_dsr("ns2"), resolve_dsr("standard"));
         for rule in NS2_RULES {
             let (ns2, standard) = if rule.applies == Applies::WithDsr { (&dsr_ns2, &dsr_standard) } else { (&ns2, &standard) };
-            let pointer = format!("/{}", rule.key.replace('.', "/"));
+            // A flow rule's key is checked in the westwood_plus flow (flows[1]).
+            let key = rule.key.replace(FLOW_KEY_PREFIX, "flows.1.");
+            let pointer = format!("/{}", key.replace('.', "/"));
             let value: Value = serde_json::from_str(rule.value).unwrap();
             assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);
             assert_ne!(standard.pointer(&pointer), Some(&value), "{}: the standard default differs", rule.key);
@@ -482,6 +523,20 @@ mod tests {
         apply(&mut doc).unwrap();
         assert_eq!(doc.pointer("/tcp/rto_restart_on_every_ack"), Some(&json!(true)));
         assert_eq!(doc.pointer("/tcp/sack_lost_retransmit"), Some(&json!(true)));
+    }
+
+    #[test]
+    fn linux_westwood_only_in_westwood_plus_flows_with_sack() {
+        let flows = json!([{"cc": "westwood_plus"}, {"cc": "newreno"}, {"cc": "westwood_plus", "cc_params": {"variant": "ns3"}}]);
+        let mut doc = json!({"preset": "ns2", "tcp": {"sack": true}, "flows": flows});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/flows/0/cc_params/variant"), Some(&json!("linux")));
+        assert_eq!(doc.pointer("/flows/1/cc_params"), None);
+        assert_eq!(doc.pointer("/flows/2/cc_params/variant"), Some(&json!("ns3")), "the scenario's own key wins");
+        // Without SACK ns-2's agent is Agent/TCP/Newreno: no TCP-Linux module.
+        let mut doc = json!({"preset": "ns2", "flows": [{"cc": "westwood_plus"}]});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/flows/0/cc_params"), None);
     }
 
     #[test]

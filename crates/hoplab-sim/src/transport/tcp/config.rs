@@ -94,6 +94,27 @@ pub struct TcpConfig {
     /// ssthresh, moderated to the flight + 3 (`tcp_moderate_cwnd`,
     /// 442-446, 460-471). Off: RFC 6675, cwnd = ssthresh throughout.
     pub sack_rate_halving: bool,
+    /// Which RTT samples feed SRTT and the RTO. `"karn"` (default): every
+    /// ACK of new data whose newest segment was never resent (RFC 6298
+    /// section 3, Karn's algorithm). `"ns2"`: ns-2's `TcpAgent` timing,
+    /// one segment per round: the first transmission of a new highest
+    /// segment starts a measurement when none runs (tcp/tcp.cc:788-797),
+    /// the first ACK at or beyond it ends it (tcp/tcp-linux.cc:210-223;
+    /// tcp.cc:1407-1419), even if a hole or a retransmission of the timed
+    /// segment delayed that ACK (no Karn test), and only a timeout cancels
+    /// it (`reset_rtx_timer`, tcp.cc:983). The controllers' per-ACK RTT
+    /// samples are the same under both.
+    pub rtt_timing: RttTiming,
+}
+
+/// `tcp.rtt_timing`: which RTT samples the RTO estimator takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RttTiming {
+    /// Every ACK of a never-resent segment (RFC 6298, Karn).
+    Karn,
+    /// ns-2's one timed segment per round, without Karn's test.
+    Ns2,
 }
 
 /// `tcp.cwnd_growth`: what one cumulative ACK counts for when cwnd grows.
@@ -137,6 +158,7 @@ impl Default for TcpConfig {
             sack_kept_after_rto: false,
             rto_restart_on_every_ack: false,
             sack_rate_halving: false,
+            rtt_timing: RttTiming::Karn,
         }
     }
 }

@@ -46,7 +46,7 @@
 //!   below twice the flight. Without this, cwnd grows without bound behind a
 //!   20-segment receiver window and cwnd-based loss rules misfire.
 
-use super::config::TcpConfig;
+use super::config::{RttTiming, TcpConfig};
 use super::congestion::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use super::rtt::RttEstimator;
 use crate::time::SimTime;
@@ -141,6 +141,9 @@ pub struct Sender {
     /// (`next_pkts_in_flight_`); cwnd is the larger while in recovery.
     rh_floor: f64,
     rh_next: f64,
+    /// `tcp.rtt_timing = "ns2"`: the timed segment and when it left
+    /// (ns-2's `rtt_seq_`, `rtt_ts_` while `rtt_active_`).
+    timed_segment: Option<(u64, SimTime)>,
     pub counters: SenderCounters,
     /// Time the last segment was acknowledged, if all were.
     pub completed_at: Option<SimTime>,
@@ -175,6 +178,7 @@ impl Sender {
             cwnd_limited: true,
             rh_floor: 0.0,
             rh_next: 0.0,
+            timed_segment: None,
             counters: SenderCounters::default(),
             completed_at: None,
         }
@@ -412,6 +416,9 @@ impl Sender {
                 lost_again: false,
             });
             self.high_tx = seq + 1;
+            if self.config.rtt_timing == RttTiming::Ns2 && self.timed_segment.is_none() {
+                self.timed_segment = Some((seq, now)); // tcp/tcp.cc:788-797
+            }
         }
         self.counters.segments_sent += 1;
         self.arm_rto_if_idle(now);
@@ -460,8 +467,22 @@ impl Sender {
         let newest = self.records[(ack - 1 - self.snd_una) as usize];
         let timed = !newest.retransmitted && self.last_retransmission_at.is_none_or(|t| newest.sent_at > t);
         let rtt_sample = timed.then(|| now.since(newest.sent_at));
+        match self.config.rtt_timing {
+            RttTiming::Karn => {
+                if let Some(rtt) = rtt_sample {
+                    self.rtt.sample(rtt);
+                }
+            }
+            RttTiming::Ns2 => {
+                // tcp/tcp-linux.cc:210-223: the ACK at or beyond the timed
+                // segment ends the measurement, whatever delayed it.
+                if let Some((_, sent_at)) = self.timed_segment.filter(|&(seq, _)| ack > seq) {
+                    self.rtt.sample(now.since(sent_at));
+                    self.timed_segment = None;
+                }
+            }
+        }
         if let Some(rtt) = rtt_sample {
-            self.rtt.sample(rtt);
             self.state.last_rtt = Some(rtt);
             self.state.min_rtt = Some(self.state.min_rtt.map_or(rtt, |m| m.min(rtt)));
             self.state.max_rtt = Some(self.state.max_rtt.map_or(rtt, |m| m.max(rtt)));
@@ -595,6 +616,7 @@ impl Sender {
             return;
         }
         self.counters.timeouts += 1;
+        self.timed_segment = None; // tcp/tcp.cc:983 reset_rtx_timer
         if self.rate_halving() && self.state.cong_state == CongState::Recovery {
             // ns-2.35 enter_loss reads Linux's snd_cwnd, the floor.
             self.state.cwnd = self.rh_floor;
@@ -744,6 +766,41 @@ mod tests {
         // cover segments sent before it: not timed. (Timed, the 150 ms
         // sample would move SRTT to 105.47 ms.)
         assert_eq!(s.state.srtt, Some(ms(100.0)));
+    }
+
+    #[test]
+    fn ns2_rtt_timing_times_one_segment_per_round_without_karns_test() {
+        use super::super::config::RttTiming;
+        // IW 10 at 0 ms (segment 0 timed); the ACK of 0 at 100 ms is a
+        // 100 ms sample under both rules; 10 and 11 leave at 100 ms (ns-2
+        // times 10). Segment 1 is lost: three duplicates at 101 ms resend
+        // it, and the full ACK of 0..11 comes at 250 ms.
+        let srtt_after = |timing: RttTiming, ack_of_1_at: f64| {
+            let mut s = sender(TcpConfig { initial_cwnd_segments: 10.0, rtt_timing: timing, ..TcpConfig::default() });
+            let _ = drain(&mut s, at(0.0));
+            ack(&mut s, at(100.0), 1);
+            assert_eq!(drain(&mut s, at(100.0)), vec![(10, false), (11, false)]);
+            let after_first = s.state.srtt;
+            if ack_of_1_at > 0.0 {
+                ack(&mut s, at(ack_of_1_at), 2); // a plain ACK of segment 1
+                return (after_first, s.state.srtt);
+            }
+            for _ in 0..3 {
+                ack(&mut s, at(101.0), 1);
+            }
+            assert_eq!(drain(&mut s, at(101.0))[0], (1, true));
+            ack(&mut s, at(250.0), 12);
+            (after_first, s.state.srtt)
+        };
+        // Karn: the full ACK's newest segment (11) left before the
+        // retransmission: no sample. ns-2: the timed segment 10 is
+        // acknowledged, 150 ms after it left: SRTT 7/8 x 100 + 150 / 8.
+        assert_eq!(srtt_after(RttTiming::Karn, 0.0), (Some(ms(100.0)), Some(ms(100.0))));
+        assert_eq!(srtt_after(RttTiming::Ns2, 0.0), (Some(ms(100.0)), Some(ms(106.25))));
+        // An ACK of an untimed segment (1, sent at 0, acknowledged at 140
+        // ms) is a sample for Karn only.
+        assert_eq!(srtt_after(RttTiming::Karn, 140.0).1, Some(ms(105.0)));
+        assert_eq!(srtt_after(RttTiming::Ns2, 140.0).1, Some(ms(100.0)));
     }
 
     fn sack_ack(s: &mut Sender, now: SimTime, next_expected: u64, blocks: &[(u64, u64)]) {

@@ -32,6 +32,7 @@ pub mod vegas;
 pub mod veno;
 pub mod westwood;
 pub mod westwood_br;
+pub mod westwood_linux;
 pub mod westwood_plus;
 
 use crate::config::{parse_at, ConfigError};

@@ -179,6 +179,7 @@ impl From<Config> for WestwoodBr {
                 virtual_sample_divisor: config.virtual_sample_divisor,
             })),
             BandwidthEstimator::WestwoodPlus => Bwe::Plus(WestwoodPlus::from(westwood_plus::Config {
+                variant: westwood_plus::Variant::Ns3,
                 filter: westwood_plus::Filter::Tustin,
                 alpha: config.westwood_plus_alpha,
             })),

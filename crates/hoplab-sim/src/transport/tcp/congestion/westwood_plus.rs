@@ -26,8 +26,24 @@
 //! duplicate-ACK inflation), after a timeout cwnd = 1 (the socket). Window
 //! growth is Reno's. ns-3 truncates ssthresh to whole bytes; it is kept
 //! real-valued here.
+//!
+//! **`variant = "linux"`**: Linux 2.6.22's `tcp_westwood.c`, the module
+//! ns-2.35's TCP-Linux runs for `select_ca westwood` (set by `preset =
+//! "ns2"` with `tcp.sack`). Its estimator is `westwood_linux.rs` (samples
+//! over max(SRTT, 50 ms), two cascaded 7/8 filters, RTT_min the smallest
+//! SRTT); its window rules are not ns-3's: ssthresh is Reno's, max(cwnd /
+//! 2, 2) (`.ssthresh = tcp_reno_ssthresh`, tcp_westwood.c:282;
+//! tcp_cong.c:367-371) on both losses, and the estimate only sets the
+//! `min_cwnd` hook, bw_est x rtt_min (tcp_westwood.c:284, 218-223), which
+//! ns-2.35's recovery lowers the window to (tcp/tcp-linux.cc:498-499) and
+//! leaves it at when it is above ssthresh (464-468 raise only a window
+//! below it). Without `tcp.sack_rate_halving` the window after a fast
+//! retransmit is that end point, max(ssthresh, bw_est x rtt_min). Linux's
+//! `CA_EVENT_COMPLETE_CWR` (cwnd = ssthresh = bw_est x rtt_min, 235-237)
+//! is never raised by ns-2.35's agent, and is not modelled.
 
-use super::{CongestionControl, LossKind, TcpState};
+use super::westwood_linux::{AckPath, LinuxEstimator};
+use super::{CongState, CongestionControl, LossKind, TcpState};
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -42,11 +58,26 @@ pub enum Filter {
     None,
 }
 
-/// Westwood+ parameters (ns-3 `TcpWestwoodPlus`).
+/// Which implementation of Westwood+ (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    /// ns-3 3.44's `TcpWestwoodPlus` (the default).
+    Ns3,
+    /// Linux 2.6.22's `tcp_westwood.c`, as ns-2.35's TCP-Linux runs it;
+    /// `filter` and `alpha` do not apply.
+    Linux,
+}
+
+/// Westwood+ parameters (ns-3 `TcpWestwoodPlus`, or Linux's module).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 #[schemars(rename = "WestwoodPlusParams")]
 pub struct Config {
+    /// `"ns3"` (default: ns-3's `TcpWestwoodPlus`) or `"linux"` (Linux
+    /// 2.6.22's `tcp_westwood.c`, ns-2.35 TCP-Linux's `westwood`; `preset
+    /// = "ns2"` sets it with `tcp.sack = true`).
+    pub variant: Variant,
     /// `"tustin"` (default, ns-3 `FilterType` default) or `"none"`.
     pub filter: Filter,
     /// Filter gain on the previous estimate. Default 0.9 (ns-3
@@ -56,7 +87,7 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { filter: Filter::Tustin, alpha: 0.9 }
+        Config { variant: Variant::Ns3, filter: Filter::Tustin, alpha: 0.9 }
     }
 }
 
@@ -77,18 +108,21 @@ pub struct WestwoodPlus {
     /// The previous raw sample, bytes per second (`m_lastSampleBW`).
     last_sample: f64,
     window: Option<Window>,
+    /// `variant = "linux"`: Linux's estimator (the fields above unused).
+    linux: Option<LinuxEstimator>,
 }
 
 impl From<Config> for WestwoodPlus {
     fn from(config: Config) -> Self {
-        WestwoodPlus { config, bwe: 0.0, last_sample: 0.0, window: None }
+        let linux = (config.variant == Variant::Linux).then(LinuxEstimator::default);
+        WestwoodPlus { config, bwe: 0.0, last_sample: 0.0, window: None, linux }
     }
 }
 
 impl WestwoodPlus {
     /// The bandwidth estimate, bytes per second, as of the last closed window.
     pub fn bwe(&self) -> f64 {
-        self.bwe
+        self.linux.as_ref().map_or(self.bwe, LinuxEstimator::bwe_bytes_per_s)
     }
 
     /// (estimate, raw sample) after closing the window if it is due at `now`.
@@ -115,12 +149,45 @@ impl CongestionControl for WestwoodPlus {
     }
 
     fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
+        if self.linux.is_some() {
+            return (state.cwnd / 2.0).max(2.0); // tcp_reno_ssthresh
+        }
         let bwe = self.estimate_at(state.now, state.mss_bytes).map_or(self.bwe, |(bwe, _)| bwe);
         let rtt_min = state.min_rtt.map_or(0.0, |r| r.as_secs_f64());
         (bwe * rtt_min / state.mss_bytes as f64).max(2.0)
     }
 
+    /// Linux: where ns-2.35's recovery ends, max(ssthresh, bw_est x rtt_min).
+    fn cwnd_after_fast_retransmit(&self, state: &TcpState, new_ssthresh: f64) -> f64 {
+        match &self.linux {
+            Some(linux) => new_ssthresh.max(linux.bw_rttmin_segments(state.mss_bytes)),
+            None => new_ssthresh,
+        }
+    }
+
+    /// Linux: `tcp_westwood_bw_rttmin` (tcp_westwood.c:218-223, 284).
+    fn min_cwnd(&self, state: &TcpState, new_ssthresh: f64) -> f64 {
+        match &self.linux {
+            Some(linux) => linux.bw_rttmin_segments(state.mss_bytes),
+            None => new_ssthresh,
+        }
+    }
+
+    fn dup_ack(&mut self, state: &TcpState) {
+        if let Some(linux) = &mut self.linux {
+            linux.on_ack(state.now, AckPath::Slow, 0, state.mss_bytes);
+        }
+    }
+
     fn pkts_acked(&mut self, state: &TcpState, segments_acked: u32, rtt: Option<SimDuration>) {
+        if let Some(linux) = &mut self.linux {
+            // tcp/tcp-linux.cc:374-390: pkts_acked, then the fast or slow
+            // ACK event (hoplab's Disorder is ns-2's Open with SACK news).
+            linux.on_pkts_acked(state.now, state.srtt);
+            let path = if state.cong_state == CongState::Open { AckPath::Fast } else { AckPath::Slow };
+            linux.on_ack(state.now, path, u64::from(segments_acked) * u64::from(state.mss_bytes), state.mss_bytes);
+            return;
+        }
         let Some(rtt) = rtt.or(state.last_rtt).filter(|r| *r > SimDuration::ZERO) else { return };
         if let Some((bwe, sample)) = self.estimate_at(state.now, state.mss_bytes) {
             self.bwe = bwe;
@@ -132,7 +199,7 @@ impl CongestionControl for WestwoodPlus {
     }
 
     fn metrics(&self) -> Vec<(&'static str, f64)> {
-        vec![("westwood_bwe_bytes_per_s", self.bwe)]
+        vec![("westwood_bwe_bytes_per_s", self.bwe())]
     }
 }
 
@@ -206,5 +273,64 @@ mod tests {
         s.advance(ms(50));
         s.ack_n_with_rtt(1, ms(120));
         assert_eq!(s.cc.bwe(), 50_000.0);
+    }
+
+    fn linux() -> TestSender<WestwoodPlus> {
+        TestSender::new(WestwoodPlus::from(Config { variant: Variant::Linux, ..Config::default() }), 30.0)
+    }
+
+    #[test]
+    fn linux_variant_halves_ssthresh_and_keeps_bandwidth_times_rtt_min_as_the_floor() {
+        let mut s = linux();
+        // Estimate 100 000 B/s and RTT_min 100 ms (westwood_linux.rs's
+        // worked example): bw_rttmin = 100 x 100 / 1000 = 10 segments.
+        s.ack_n(10);
+        s.advance(ms(100));
+        s.ack_n(1);
+        s.advance(ms(1));
+        s.ack_n(20);
+        s.advance(ms(101));
+        s.ack_n(1);
+        assert_eq!(s.cc.bwe(), 100_000.0);
+        // cwnd 30: Reno's ssthresh 15 (ns-3's variant would take 10), and
+        // the window ends at ssthresh, which is above the floor.
+        s.state.cwnd = 30.0;
+        s.state.segments_in_flight = 60; // FlightSize is not read
+        assert_eq!(s.lose(LossKind::FastRetransmit), 15.0);
+        assert_eq!(s.state.cwnd, 15.0);
+        assert_eq!(s.cc.min_cwnd(&s.state, 15.0), 10.0);
+        // cwnd 12: ssthresh 6, the window stays at bw_rttmin = 10.
+        s.set_cong_state(super::super::CongState::Open);
+        s.state.cwnd = 12.0;
+        assert_eq!(s.lose(LossKind::FastRetransmit), 6.0);
+        assert_eq!(s.state.cwnd, 10.0);
+        // A timeout: Reno's ssthresh too, cwnd 1.
+        s.set_cong_state(super::super::CongState::Open);
+        s.state.cwnd = 12.0;
+        assert_eq!(s.lose(LossKind::Timeout), 6.0);
+        assert_eq!(s.state.cwnd, 1.0);
+    }
+
+    #[test]
+    fn linux_variant_counts_duplicates_in_recovery() {
+        // In recovery every ACK is a slow one: a duplicate adds a segment
+        // to the window's bytes, the cumulative ACK only what they did not.
+        let mut s = linux();
+        s.ack_n(1); // opens the window
+        s.set_cong_state(super::super::CongState::Recovery);
+        for _ in 0..4 {
+            s.cc.dup_ack(&s.state);
+        }
+        s.cc.pkts_acked(&s.state, 4, None); // covered by the duplicates: 1 MSS
+        s.advance(ms(101));
+        s.cc.dup_ack(&s.state); // closes the window: 5000 B / 101 ms = 49
+        assert_eq!(s.cc.bwe(), 49_000.0);
+    }
+
+    #[test]
+    fn variant_is_a_parameter() {
+        let config: Config = serde_json::from_value(serde_json::json!({"variant": "linux"})).unwrap();
+        assert_eq!(config.variant, Variant::Linux);
+        assert_eq!(Config::default().variant, Variant::Ns3);
     }
 }
