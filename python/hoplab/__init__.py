@@ -19,6 +19,7 @@ from hoplab._core import ScenarioError, SimulationError
 from hoplab.paths import OutputPathError
 from hoplab.run import RunResult, run
 from hoplab.scenario import Scenario, load_scenario
+from hoplab.view import view  # the function: hoplab.view(result, path) (docs/view.md)
 
 if TYPE_CHECKING:
     from hoplab.campaign import sweep
@@ -42,6 +43,7 @@ __all__ = [
     "load_scenario",
     "run",
     "sweep",
+    "view",
 ]
 
 

@@ -60,12 +60,14 @@ def simulate(
     wall_limit_s: float | None = None,
     pcap: str | os.PathLike[str] | None = None,
     memory_limit_bytes: int | None = None,
+    record: bool = False,
 ) -> str:
     """Run a scenario (JSON); return the run report as JSON; give it up
     (SimulationError) after `wall_limit_s` wall-clock seconds, or once what
     it holds passes `memory_limit_bytes` (naming what grew); write a
     packet trace to `pcap` (OSError if it cannot be written; nothing is
-    left of it on any failure)."""
+    left of it on any failure); `record` adds the recording `hoplab view`
+    draws (the report's `recording`)."""
 
 def bench_engine(events: int) -> dict[str, str | int | float]:
     """Engine micro-benchmark: schedule, cancel and pop `events` events."""

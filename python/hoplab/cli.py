@@ -166,6 +166,10 @@ def run(
     run_timeout: Annotated[str | None, typer.Option(
         "--run-timeout", "--wall-limit", metavar="SECONDS|none",
         help="Give the run up after this many wall-clock seconds (default 3600; 'none': no limit).")] = None,
+    record: Annotated[bool, typer.Option(
+        "--record", help="Record the run for `hoplab view` (the JSON's `recording`; docs/view.md).")] = False,
+    view_path: Annotated[str | None, typer.Option(
+        "--view", metavar="PATH", help="Write the run's page (one self-contained HTML file; docs/view.md) to PATH.")] = None,
 ) -> None:
     """Run one scenario and print a summary (or the JSON report)."""
     # `--seed X` is read as `--set seed=X` is, so the same X gets the same words.
@@ -175,19 +179,53 @@ def run(
     loaded = _read_scenario(scenario, set_ or [], limit)
     if pcap is not None:
         check_output_file(pcap, "--pcap")
+    if view_path is not None:
+        check_output_file(view_path, "--view")
     _notice_estimate(loaded, series, wall_limit)
     try:
         result = run_scenario(loaded, seed=seed_value, series=series, pcap=pcap, memory_limit_bytes=limit,
-                              wall_limit_s=wall_limit)
+                              wall_limit_s=wall_limit, record=record or view_path is not None)
     except SimulationError as e:
         if "wall-clock limit" in str(e) and run_timeout is None:
             raise SimulationError(f"{e} (the default budget of hoplab run; --run-timeout SECONDS or none "
                                   "lifts it)") from None
         raise
+    if view_path is not None:
+        from hoplab.view import view as write_view
+
+        write_view(result, view_path)
     if json_:
         sys.stdout.write(result.to_json() + "\n")
     else:
         _print_summary(result.to_dict())
+        if view_path is not None:
+            sys.stdout.write(f"view: {view_path}\n")
+
+
+@app.command("view")
+def view_command(
+    run_json: Annotated[str, typer.Argument(
+        metavar="RUN.json", help="A recorded run's JSON report (hoplab run FILE --json --record).")],
+    output: Annotated[str | None, typer.Option(
+        "--output", "-o", metavar="PATH", help="The page to write (default: RUN.json's name with .html).")] = None,
+    time_s: Annotated[float | None, typer.Option(
+        "--time", metavar="SECONDS", help="Where the page's time cursor starts.")] = None,
+) -> None:
+    """Write a recorded run's page: one self-contained HTML file (docs/view.md)."""
+    from hoplab.view import ViewError, load_run, view
+
+    out = output if output is not None else str(Path(run_json).with_suffix(".html"))
+    if out == run_json:
+        raise InputError(f"--output: {out!r} is the run's JSON itself; give another path")
+    if time_s is not None and not math.isfinite(time_s):
+        raise InputError(f"--time: must be a number of seconds, got {time_s}")
+    check_output_file(out, "--output")
+    try:
+        report = load_run(run_json)
+    except ViewError as e:
+        raise InputError(str(e)) from None
+    view(report, out, start_s=time_s)
+    sys.stdout.write(f"{out}\n")
 
 
 def _run_budget(text: str | None) -> float | None:

@@ -46,6 +46,8 @@ class ReproduceResult:
     figures: dict[str, FigureResult] = field(default_factory=dict)
     stats: dict[str, SweepStats] = field(default_factory=dict)
     wall_seconds: float = 0.0
+    #: A view of one representative run per experiment (hoplab.view.reports).
+    views: dict[str, Any] = field(default_factory=dict)
 
 
 def default_out_dir(paper_id: str, quick: bool) -> Path:
@@ -115,6 +117,7 @@ def reproduce(
     say = log or (lambda _message: None)
     data: dict[str, ExperimentData] = {}
     stats: dict[str, SweepStats] = {}
+    ran: list[tuple[Any, Any, Any, int]] = []
     needed = {name for figure in paper.figures for name in figure.experiments}
     executor_obj: Any = executor
     own = False
@@ -138,16 +141,22 @@ def reproduce(
             )
             stats[experiment.name] = experiment_stats
             data[experiment.name] = _experiment_data(experiment, frame, store)
+            ran.append((experiment, scenario_data, vary, n_runs))
     finally:
         if own:
             executor_obj.close()
 
+    from hoplab.view.reports import write_views
+
+    say("recording one run per experiment for its view")
+    views = write_views(ran, {name: d.runs for name, d in data.items()}, quick, out_dir, say)
     results: dict[str, FigureResult] = {}
     say(f"drawing {len(paper.figures)} figures and judging them")
     for figure in paper.figures:
         results[figure.id] = _make_figure(figure, data, figures_dir)
     wall = time.perf_counter() - started
-    result = ReproduceResult(paper, out_dir, out_dir / "report.md", out_dir / "report.html", results, stats, wall)
+    result = ReproduceResult(paper, out_dir, out_dir / "report.md", out_dir / "report.html", results, stats, wall,
+                             views)
     _write_markdown(result, quick, runs)
     _write_html(result, quick, runs)
     return result
@@ -267,6 +276,9 @@ def _write_markdown(result: ReproduceResult, quick: bool, runs: int | None) -> N
     lines += ["", "## Experiments", ""]
     lines += _md_table(["experiment", "what", "cases", "varied", "runs per point", "simulated s", "ok runs"],
                        _experiment_rows(result, quick, runs))
+    if result.views:
+        lines += ["", "## A run of each experiment, to look at", "", _VIEWS_NOTE, ""]
+        lines += [f"- [{name}]({v.path}): {v.run}" for name, v in result.views.items()]
     if paper.notes:
         lines += ["", "## Notes", ""] + [f"- {note}" for note in paper.notes]
     if paper.not_covered:
@@ -293,6 +305,10 @@ code { background: #f4f4f4; padding: 1px 4px; }
 .figure { margin: 2em 0; padding-top: 1em; border-top: 1px solid #ddd; }
 """
 
+
+_VIEWS_NOTE = ("Each page (`hoplab view`, docs/view.md) shows one run of the experiment over time: the nodes, "
+               "each flow's route, frames and losses, a timeline of route breaks, timeouts and stalls, and "
+               "per-flow plots. It opens from disk, with no server.")
 
 _CHECK_HEADER = ("point", "claim", "hoplab (mean, 95 % CI)", "status")
 _NUMBER_HEADER = ("the paper's number", "paper", "hoplab", "hoplab / paper", "flag")
@@ -356,6 +372,11 @@ def _write_html(result: ReproduceResult, quick: bool, runs: int | None) -> None:
     out.append("<h2>Experiments</h2>")
     out.append(_html_table(["experiment", "what", "cases", "varied", "runs per point", "simulated s", "ok runs"],
                            _experiment_rows(result, quick, runs)))
+    if result.views:
+        out.append(f"<h2>A run of each experiment, to look at</h2><p>{_code(_VIEWS_NOTE)}</p><ul>")
+        out += [f"<li><a href='{html.escape(v.path)}'>{html.escape(name)}</a>: {html.escape(v.run)}</li>"
+                for name, v in result.views.items()]
+        out.append("</ul>")
     if paper.notes:
         out.append("<h2>Notes</h2><ul>" + "".join(f"<li>{_code(n)}</li>" for n in paper.notes) + "</ul>")
     if paper.not_covered:

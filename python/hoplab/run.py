@@ -225,6 +225,7 @@ def run(
     wall_limit_s: float | None = None,
     pcap: str | os.PathLike[str] | None = None,
     memory_limit_bytes: MemoryLimit = AUTO,
+    record: bool = False,
 ) -> RunResult:
     """Run one scenario and return its RunResult.
 
@@ -241,7 +242,9 @@ def run(
     `memory_limit_bytes` bounds what the run may hold ("auto": half of the
     memory this process may use, `hoplab.limits`; None: no limit): a run
     that would not fit fails before it starts, or as it grows, with a
-    SimulationError naming what grew and what to change.
+    SimulationError naming what grew and what to change. `record` adds
+    the recording `hoplab view` draws (the report's `recording`,
+    docs/view.md; bounded, and it changes nothing simulated).
     Raises ScenarioError (naming the key) for an invalid scenario and
     SimulationError if the simulation fails.
     """
@@ -256,8 +259,8 @@ def run(
     memory_limit = resolve_memory_limit(check_memory_limit(memory_limit_bytes))
     if pcap is None:
         return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s,
-                                        memory_limit_bytes=memory_limit))
+                                        memory_limit_bytes=memory_limit, record=record))
     check_output_file(pcap, "pcap")
     remove_stale_temporaries(os.path.dirname(os.path.realpath(pcap)))  # what killed runs left
     return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s, pcap=os.fspath(pcap),
-                                    memory_limit_bytes=memory_limit))
+                                    memory_limit_bytes=memory_limit, record=record))

@@ -123,9 +123,10 @@ fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> {
 /// wall-clock seconds; `pcap` writes a packet trace to that path (OSError
 /// if it cannot be written; nothing is left of it on any failure);
 /// `memory_limit_bytes` gives it up (SimulationError naming what grew)
-/// once what it holds passes that many bytes.
+/// once what it holds passes that many bytes; `record` adds the recording
+/// `hoplab view` draws (the report's `recording`; nothing simulated changes).
 #[pyfunction]
-#[pyo3(signature = (config_json, seed=None, series=false, wall_limit_s=None, pcap=None, memory_limit_bytes=None))]
+#[pyo3(signature = (config_json, seed=None, series=false, wall_limit_s=None, pcap=None, memory_limit_bytes=None, record=false))]
 fn simulate(
     py: Python<'_>,
     config_json: &str,
@@ -134,6 +135,7 @@ fn simulate(
     wall_limit_s: Option<f64>,
     pcap: Option<std::path::PathBuf>,
     memory_limit_bytes: Option<u64>,
+    record: bool,
 ) -> PyResult<String> {
     let wall_limit = match wall_limit_s {
         None => None,
@@ -141,8 +143,10 @@ fn simulate(
         Some(s) => return Err(PyValueError::new_err(format!("wall_limit_s: must be a positive number of seconds, got {s}"))),
     };
     let config_json = config_json.to_owned();
-    detached(py, move || api::simulate_json(&config_json, seed, RunOptions { series, wall_limit, pcap, memory_limit: memory_limit_bytes }))
-        .map_err(|f| to_pyerr(py, f))
+    detached(py, move || {
+        api::simulate_json(&config_json, seed, RunOptions { series, wall_limit, pcap, memory_limit: memory_limit_bytes, record })
+    })
+    .map_err(|f| to_pyerr(py, f))
 }
 
 /// The engine micro-benchmark (schedule, cancel, pop `events` events).
