@@ -33,12 +33,9 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import hashlib
-import itertools
 import json
 import math
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -49,13 +46,25 @@ from typing import TYPE_CHECKING, Any
 import numpy  # noqa: F401 - loaded before workers fork, so no worker pays for it
 
 from hoplab import _core
-from hoplab._core import ScenarioError, SimulationError
-from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, per_worker_limit, resolve_memory_limit
-from hoplab.flatten import numeric_items
-from hoplab.scenario import SEED_MAX, Scenario, _format_key, _parse_key, load_scenario, parse_value, scenario_error
+from hoplab.identity import build_build_id, config_hash, run_identity
+from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, per_worker_limit
+from hoplab.progress import ProgressCallback, Reporter
+from hoplab.scenario import Scenario, load_scenario, scenario_error
 from hoplab.shutdown import Termination, sweep_termination
-
+from hoplab.stats import jain_index
 from hoplab.store import StoreWriteError
+from hoplab.tasks import (
+    MAX_SWEEP_RUNS,
+    Task,
+    base_seed,
+    check_points,
+    check_run_timeout,
+    check_seeds,
+    check_size,
+    expand,
+)
+from hoplab.vary import check_parameter, normalise_vary, parse_range, parse_vary
+from hoplab.worker import error_text, execute
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -63,400 +72,40 @@ if TYPE_CHECKING:
     from hoplab.executors import Executor
     from hoplab.store import Store
 
+# The names below the sweep itself live in their own modules (parameters:
+# hoplab.vary; identity: hoplab.identity; tasks and their checks:
+# hoplab.tasks; the worker: hoplab.worker; progress: hoplab.progress) and
+# are re-exported here, where they always were.
 __all__ = [
+    "MAX_SWEEP_RUNS",
     "METRICS",
+    "ProgressCallback",
     "StoreWriteError",
     "SweepStats",
     "Task",
     "base_seed",
     "build_build_id",
     "check_points",
+    "check_run_timeout",
     "check_seeds",
     "check_size",
     "config_hash",
+    "default_store_path",
     "execute",
     "expand",
+    "jain_index",
+    "parse_range",
     "parse_vary",
+    "run_identity",
     "sweep",
 ]
-
-# Columns of the runs table that a parameter may not be called.
-_RESERVED = frozenset({
-    "run_id", "batch", "sweep", "scenario", "run", "seed", "version", "build", "config_hash", "params", "status",
-    "error", "events", "sim_seconds", "wall_seconds", "sim_call_seconds", "task_seconds", "flows",
-    "goodput_kbps", "mean_delay_ms", "jain_goodput", "finished_at",
-})
 
 #: The numeric columns of the runs table a sweep's summary can average
 #: (`hoplab sweep --metric`).
 METRICS: tuple[str, ...] = ("goodput_kbps", "mean_delay_ms", "jain_goodput", "events", "flows", "sim_seconds",
                             "wall_seconds", "sim_call_seconds", "task_seconds")
 
-_RANGE = re.compile(r"^\s*([-+0-9.eE]+)\s*\.\.\s*([-+0-9.eE]+)\s*(?::\s*([-+0-9.eE]+)\s*)?$")
 
-
-# Parameters.
-def parse_range(key: str, text: str) -> list[int | float]:
-    """`a..b` or `a..b:step`, both ends included (b when the steps land on it).
-
-    Integers stay integers when a, b and step all are. An empty or endless
-    range is a ScenarioError naming the key."""
-    match = _RANGE.match(text)
-    if match is None:
-        raise scenario_error(key, f"{text!r} in --vary is not a range (expected a..b or a..b:step, e.g. 20..300:20)")
-    parts = [match.group(1), match.group(2), match.group(3) or "1"]
-    values: list[int | float] = []
-    for part in parts:
-        number = parse_value(part)
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number):
-            raise scenario_error(key, f"{part!r} in --vary's {text!r} is not a number")
-        values.append(number)
-    start, stop, step = values
-    if step <= 0:
-        raise scenario_error(key, f"empty range {text!r} in --vary (the step must be positive, got {step})")
-    if stop < start:
-        raise scenario_error(key, f"empty range {text!r} in --vary (the end {stop} is below the start {start})")
-    count = int(math.floor((stop - start) / step + 1e-9)) + 1
-    if count > 100_000:
-        raise scenario_error(key, f"range {text!r} in --vary has {count} values (at most 100000)")
-    if all(isinstance(v, int) for v in values):
-        return [int(start) + i * int(step) for i in range(count)]
-    return [round(float(start) + i * float(step), 12) for i in range(count)]
-
-
-def parse_vary(spec: str) -> tuple[str, list[Any]]:
-    """`key=v1,v2,...` or `key=a..b[:step]` -> (key, values).
-
-    Values are TOML literals where they are one (numbers, booleans, quoted
-    strings), text otherwise. Raises ScenarioError naming the key."""
-    key, sep, text = spec.partition("=")
-    key = key.strip()
-    if not sep or not key:
-        raise scenario_error("", f"--vary expects KEY=V1,V2 or KEY=A..B[:STEP] (e.g. flows.0.rate_kbps=20..300:20), "
-                                 f"got {spec!r}")
-    text = text.strip()
-    if not text:
-        raise scenario_error(key, "no values given in --vary (an empty list)")
-    if ".." in text and _RANGE.match(text):
-        return key, list(parse_range(key, text))
-    if ".." in text and not text.startswith(("[", '"', "'")):
-        parse_range(key, text)  # raises with the reason
-    values = [parse_value(part.strip()) for part in _split_values(text)]
-    if any(v == "" for v in values):
-        raise scenario_error(key, f"empty value in --vary's {text!r}")
-    return key, values
-
-
-def _split_values(text: str) -> list[str]:
-    """Split on commas outside brackets and quotes."""
-    parts: list[str] = []
-    depth, quote, current = 0, "", []
-    for char in text:
-        if quote:
-            current.append(char)
-            if char == quote:
-                quote = ""
-            continue
-        if char in "\"'":
-            quote = char
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-            continue
-        current.append(char)
-    parts.append("".join(current))
-    return parts
-
-
-def _normalise_vary(vary: Mapping[str, Any] | Iterable[str] | None) -> dict[str, list[Any]]:
-    """`vary` as {canonical key: [values]}: accepts a mapping (values: a list,
-    a range or a range string "a..b:step") or CLI specs ("key=v1,v2")."""
-    out: dict[str, list[Any]] = {}
-    seen: set[str] = set()
-    if vary is None:
-        return out
-    items: list[tuple[str, Any]]
-    if isinstance(vary, Mapping):
-        items = list(vary.items())
-    else:
-        items = [parse_vary(spec) for spec in vary]
-    for raw_key, raw_values in items:
-        key = str(raw_key).strip()
-        canonical = _format_key(_parse_key(key))
-        if isinstance(raw_values, str):
-            raw_values = parse_range(key, raw_values) if ".." in raw_values else [raw_values]
-        elif isinstance(raw_values, range):
-            raw_values = list(raw_values)
-        elif not isinstance(raw_values, (list, tuple)):
-            raw_values = [raw_values]
-        values = list(raw_values)
-        if not values:
-            raise scenario_error(key, "no values given in --vary (an empty list)")
-        if canonical in seen:
-            raise scenario_error(key, "given twice in --vary")
-        seen.add(canonical)
-        if key == "seed":
-            raise scenario_error(key, "cannot be varied: the seed comes from the run number; use --runs N")
-        if key in _RESERVED or key == "case":
-            raise scenario_error(key, f"cannot be varied: {key!r} is a column of the results store")
-        out[key] = values
-    return out
-
-
-def _check_parameter(scenario: Scenario, key: str, value: Any) -> None:
-    """Reject a parameter the simulator does not know (ScenarioError naming it).
-
-    Only the key is checked here: a known key with a value the core rejects
-    for some combination becomes a failed run, recorded with its message."""
-    trial = scenario.copy()
-    try:
-        trial.set(key, value)
-    except ScenarioError as e:
-        raise scenario_error(key, f"unknown parameter in --vary ({e})") from None
-    try:
-        trial.validate()
-    except ScenarioError as e:
-        if e.key == _format_key(_parse_key(key)) and "unknown key" in str(e):
-            raise scenario_error(key, f"unknown parameter in --vary ({str(e).split(': ', 1)[-1]})") from None
-
-
-# Identity.
-def config_hash(normalised: Mapping[str, Any]) -> str:
-    """The core's config hash of a normalised scenario (`Scenario.validate()`),
-    its seed left out: the run report's `config_hash`."""
-    return _core.config_hash(json.dumps(dict(normalised), allow_nan=False))
-
-
-_BUILD_ID: str | None = None
-
-
-def build_build_id() -> str:
-    """A fingerprint of the compiled simulator (SHA-256 of the extension file,
-    12 hex digits): rebuilding the core after a change makes new runs."""
-    global _BUILD_ID
-    if _BUILD_ID is None:
-        path = getattr(_core, "__file__", None)
-        digest = hashlib.sha256()
-        if path and os.path.exists(path):
-            with open(path, "rb") as handle:
-                for chunk in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(chunk)
-        else:  # pragma: no cover - a builtin module
-            digest.update(_core.version().encode())
-        _BUILD_ID = digest.hexdigest()[:12]
-    return _BUILD_ID
-
-
-def run_identity(version: str, build: str, chash: str, seed: int) -> str:
-    return hashlib.sha256(f"{version}|{build}|{chash}|{seed}".encode()).hexdigest()[:20]
-
-
-# Tasks and the worker.
-@dataclass(frozen=True)
-class Task:
-    """One run to execute: everything the worker needs, picklable."""
-
-    run_id: str
-    scenario_json: str
-    seed: int
-    run: int
-    params: dict[str, Any]
-    config_hash: str
-    series: bool = False
-    #: Give the run up after this many wall-clock seconds (None: no limit).
-    wall_limit_s: float | None = None
-    #: What the run may hold (bytes; None: no limit; "auto": resolved by
-    #: the worker, `hoplab.limits`).
-    memory_limit_bytes: MemoryLimit = AUTO
-
-
-def check_run_timeout(run_timeout_s: float | None) -> None:
-    """Raise ScenarioError (key `run_timeout_s`) unless None or a positive number."""
-    if run_timeout_s is None:
-        return
-    if (isinstance(run_timeout_s, bool) or not isinstance(run_timeout_s, (int, float))
-            or not math.isfinite(run_timeout_s) or not 0 < run_timeout_s < 1e9):
-        raise scenario_error("run_timeout_s",
-                             f"--run-timeout: must be a positive number of seconds, got {run_timeout_s!r}")
-
-
-#: The most runs one sweep may hold (points x cases x runs): each is a task
-#: in memory with its scenario, so a mistyped --runs must not exhaust it.
-MAX_SWEEP_RUNS = 1_000_000
-
-
-def check_size(points: int, runs: int) -> None:
-    """Raise ScenarioError (key `runs`) if `points` x `runs` passes MAX_SWEEP_RUNS."""
-    if points * runs > MAX_SWEEP_RUNS:
-        raise scenario_error("runs", f"{points} point{'s' if points != 1 else ''} x {runs} runs (--runs) = "
-                                     f"{points * runs} runs, more than one sweep may hold ({MAX_SWEEP_RUNS}); "
-                                     "split it")
-
-
-def base_seed(scenario: Scenario) -> int:
-    """The seed of run 0: the scenario's `seed` (default 1)."""
-    value = scenario.data.get("seed", 1)
-    return int(value) if isinstance(value, int) and not isinstance(value, bool) else 1
-
-
-def check_seeds(first_seed: int, runs: int) -> None:
-    """Raise ScenarioError (key `seed`) if run numbers 0..runs-1 from
-    `first_seed` would need a seed past SEED_MAX. Checked before any run:
-    a run whose seed the core cannot take would fail, and its row could not
-    even be stored."""
-    if first_seed + runs - 1 > SEED_MAX:
-        most = SEED_MAX - first_seed + 1
-        raise scenario_error(
-            "seed", f"seed {first_seed} + run numbers 0..{runs - 1} would pass {SEED_MAX}, the largest seed: "
-                    f"lower the scenario's seed or --runs (at most {most} run{'s' if most != 1 else ''} "
-                    "from this seed)")
-
-
-_SKIP = frozenset({"id", "src", "dst"})
-
-
-def jain_index(values: Sequence[float]) -> float:
-    """Jain's fairness index (sum x)^2 / (n sum x^2); NaN if empty or all 0."""
-    n = len(values)
-    squares = sum(v * v for v in values)
-    if n == 0 or squares == 0:
-        return math.nan
-    return sum(values) ** 2 / (n * squares)
-
-
-def execute(task: Task) -> dict[str, Any]:
-    """Run one task; never raises for a failing run.
-
-    Returns {"run": runs row, "scalars": block, "series": block}, where a
-    block is a compact column set (see `hoplab.store.Block`); status "ok",
-    or a row with status "failed" and the error message (empty blocks).
-    """
-    started = time.perf_counter()
-    row: dict[str, Any] = {"run_id": task.run_id, "run": task.run, "seed": task.seed,
-                           "config_hash": task.config_hash}
-    sim_started = time.perf_counter()
-    try:
-        text = _core.simulate(task.scenario_json, task.seed, task.series, task.wall_limit_s,
-                              memory_limit_bytes=resolve_memory_limit(task.memory_limit_bytes))
-        sim_seconds = time.perf_counter() - sim_started
-        report = json.loads(text)
-    except (KeyboardInterrupt, SystemExit):
-        raise
-    except BaseException as e:  # noqa: BLE001 - a Rust panic arrives as a BaseException
-        row.update(status="failed", error=_error_text(e), sim_call_seconds=time.perf_counter() - sim_started,
-                   task_seconds=time.perf_counter() - started)
-        return {"run": row, "scalars": None, "series": None}
-    flows = report.get("flows", [])
-    goodputs = [float(f.get("goodput_kbps", 0.0)) for f in flows]
-    delays = [float(f["mean_delay_ms"]) for f in flows if f.get("delivered", 0) and f.get("mean_delay_ms") is not None]
-    row.update(
-        status="ok", error=None, version=str(report.get("version", "")), scenario=str(report.get("name", "")),
-        events=int(report.get("events", 0)), sim_seconds=float(report.get("sim_seconds", 0.0)),
-        wall_seconds=float(report.get("wall_seconds", 0.0)), sim_call_seconds=sim_seconds,
-        flows=len(flows), goodput_kbps=float(sum(goodputs)),
-        mean_delay_ms=float(sum(delays) / len(delays)) if delays else math.nan,
-        jain_goodput=jain_index(goodputs),
-    )
-    names: dict[str, int] = {}
-    entities: list[int] = []
-    idents: list[int] = []
-    metrics: list[int] = []
-    values: list[float] = []
-    for code, rows in ((0, flows), (1, report.get("nodes", []))):
-        for item in rows:
-            ident = int(item.get("id", 0))
-            for metric, value in numeric_items(item, _SKIP):
-                entities.append(code)
-                idents.append(ident)
-                metrics.append(names.setdefault(metric, len(names)))
-                values.append(value)
-    scalars = _block(names, entities, idents, metrics, values, None)
-    series = None
-    points = report.get("series") or ()
-    if points:
-        names = {}
-        entities, idents, metrics, values = [], [], [], []
-        times: list[float] = []
-        for point in points:
-            times.append(float(point["time_s"]))
-            entities.append(0 if point["entity"] == "flow" else 1)
-            idents.append(int(point["id"]))
-            metrics.append(names.setdefault(str(point["metric"]), len(names)))
-            value = point["value"]
-            values.append(math.nan if value is None else float(value))
-        series = _block(names, entities, idents, metrics, values, times)
-    row["task_seconds"] = time.perf_counter() - started
-    return {"run": row, "scalars": scalars, "series": series}
-
-
-def _block(names: Mapping[str, int], entities: list[int], idents: list[int], metrics: list[int],
-           values: list[float], times: list[float] | None) -> dict[str, Any]:
-    """Columns of one run's scalars or series as numpy arrays (cheap to send
-    between processes and to turn into Parquet); metric names once."""
-    import numpy as np
-
-    block: dict[str, Any] = {
-        "names": list(names), "entity": np.asarray(entities, dtype=np.int8),
-        "id": np.asarray(idents, dtype=np.int64), "metric": np.asarray(metrics, dtype=np.int32),
-        "value": np.asarray(values, dtype=np.float64),
-    }
-    if times is not None:
-        block["time_s"] = np.asarray(times, dtype=np.float64)
-    return block
-
-
-def _error_text(error: BaseException) -> str:
-    text = str(error).strip().replace("\n", " ")
-    name = type(error).__name__
-    if isinstance(error, (ScenarioError, _core.SimulationError)):
-        return text or name
-    return f"{name}: {text}" if text else name
-
-
-def check_points(tasks: Sequence[Task]) -> None:
-    """Raise ScenarioError (naming the key, the point and how many points
-    share the fault) if the core rejects the scenario of any point: a value
-    bad at one point is bad input, refused before any run, as one bad at
-    every point is. A point only too large to build in this process (a
-    SimulationError) is left to its worker and its own memory limit."""
-    points: dict[str, Task] = {}
-    for task in tasks:
-        if task.config_hash.startswith("invalid-"):
-            points.setdefault(task.config_hash, task)
-    if not points:
-        return
-    all_points = len({json.dumps(t.params, sort_keys=True, default=str) for t in tasks})
-    bad: list[tuple[Task, ScenarioError]] = []
-    for task in points.values():
-        try:
-            Scenario(json.loads(task.scenario_json)).validate()
-        except ScenarioError as e:
-            bad.append((task, e))
-        except SimulationError:
-            continue
-    if not bad:
-        return
-    task, error = bad[0]
-    reason = str(error).split(": ", 1)[-1] if error.key else str(error)
-    if len(bad) == len(points) == all_points:
-        where = "at every point of the sweep"
-    else:
-        point = ", ".join(f"{k}={_point_value(v)}" for k, v in task.params.items()) or "the base scenario"
-        others = f" and {len(bad) - 1} other point{'s' if len(bad) != 2 else ''}" if len(bad) > 1 else ""
-        where = (f"at {point}{others}, {len(bad)} of the sweep's {all_points} points; "
-                 "a sweep runs only when every point is valid")
-    raise scenario_error(error.key, f"{reason} ({where})")
-
-
-def _point_value(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value)
-
-
-# The sweep.
 @dataclass
 class SweepStats:
     """What a sweep did."""
@@ -477,60 +126,6 @@ class SweepStats:
         (1 - simulator call seconds / (wall seconds x workers))."""
         capacity = self.wall_seconds * max(1, min(self.workers, max(1, self.executed)))
         return math.nan if capacity <= 0 else max(0.0, 1.0 - self.sim_call_seconds / capacity)
-
-
-ProgressCallback = Callable[[str, Mapping[str, Any]], None]
-
-
-def expand(
-    scenario: Scenario,
-    vary: Mapping[str, list[Any]],
-    runs: int,
-    cases: Mapping[str, Mapping[str, Any]] | None = None,
-    series: bool = False,
-    wall_limit_s: float | None = None,
-    memory_limit_bytes: MemoryLimit = AUTO,
-) -> tuple[list[Task], list[str]]:
-    """The tasks of a sweep (cases x product(vary) x runs) and the parameter
-    column names. An invalid combination still becomes a task: it fails in
-    the worker and is recorded."""
-    version = _core.version()
-    build = build_build_id()
-    keys = list(vary)
-    param_keys = (["case"] if cases else []) + keys
-    first_seed = base_seed(scenario)
-    check_seeds(first_seed, runs)
-    tasks: list[Task] = []
-    case_items: list[tuple[str | None, Mapping[str, Any]]] = (
-        [(str(name), overrides) for name, overrides in cases.items()] if cases else [(None, {})])
-    for case_name, overrides in case_items:
-        for combination in itertools.product(*(vary[k] for k in keys)):
-            point = scenario.copy()
-            for key, value in overrides.items():
-                point.set(key, value)
-            params: dict[str, Any] = {"case": case_name} if case_name is not None else {}
-            for key, value in zip(keys, combination, strict=True):
-                point.set(key, value)
-                params[key] = value
-            try:
-                # Within the default budget whatever the runs get: building a
-                # point must not kill this process; one too large to build
-                # here is left to its worker, which runs it with its limit.
-                normalised: dict[str, Any] | None = point.validate()
-            except (ScenarioError, SimulationError):
-                normalised = None
-            for run_number in range(runs):
-                seed = first_seed + run_number
-                if normalised is not None:
-                    chash = config_hash(normalised)
-                    scenario_json = json.dumps({**normalised, "seed": seed}, allow_nan=False)
-                else:  # invalid: identify it by its raw form; the worker reports why
-                    chash = "invalid-" + hashlib.sha256(point.to_json().encode()).hexdigest()[:8]
-                    scenario_json = point.to_json()
-                run_id = run_identity(version, build, chash, seed)
-                tasks.append(Task(run_id, scenario_json, seed, run_number, params, chash, series, wall_limit_s,
-                                  memory_limit_bytes))
-    return tasks, param_keys
 
 
 def sweep(
@@ -590,13 +185,13 @@ def sweep(
         scenario = load_scenario(scenario, overrides)
     else:
         scenario = scenario.copy().apply_overrides(overrides)
-    normal_vary = _normalise_vary(vary)
+    normal_vary = normalise_vary(vary)
     if check_parameters:
         for key, values in normal_vary.items():
-            _check_parameter(scenario, key, values[0])
+            check_parameter(scenario, key, values[0])
         for case_overrides in (cases or {}).values():
             for key in case_overrides:
-                _check_parameter(scenario, key, case_overrides[key])
+                check_parameter(scenario, key, case_overrides[key])
     check_seeds(base_seed(scenario), runs)
     points = max(1, len(cases or {})) * math.prod(len(values) for values in normal_vary.values())
     check_size(points, runs)
@@ -706,7 +301,7 @@ def _run_tasks(
     # Runs another sweep made: this sweep's parameters for them, too.
     shared = [t for t in unique.values() if t.run_id in done]
     store.record_params([t.run_id for t in shared], [t.params for t in shared], param_keys)
-    reporter = _Reporter(progress, stats)
+    reporter = Reporter(progress, stats)
     started = time.perf_counter()
     batch = _Pending(store, param_keys, stats)
     own_executor = not isinstance(executor, Executor)
@@ -771,7 +366,7 @@ class _Pending:
         if isinstance(outcome, BaseException):
             outcome = {"run": {"run_id": task.run_id, "run": task.run, "seed": task.seed,
                                "config_hash": task.config_hash, "status": "failed",
-                               "error": f"worker lost: {_error_text(outcome)}"},
+                               "error": f"worker lost: {error_text(outcome)}"},
                        "scalars": None, "series": None}
         row: dict[str, Any] = outcome["run"]
         row.update(
@@ -808,73 +403,6 @@ class _Pending:
 def _preload() -> None:
     import duckdb  # noqa: F401
     import pandas  # noqa: F401
-
-
-class _Reporter:
-    """Progress: a rich bar (done / total, failures, ETA) or a callback."""
-
-    def __init__(self, progress: bool | ProgressCallback, stats: SweepStats) -> None:
-        self._callback: ProgressCallback | None = progress if callable(progress) else None
-        self._enabled = bool(progress)
-        self._stats = stats
-        self._progress: Any = None
-        self._task: Any = None
-        self._shown_failures = 0
-
-    def start(self, total: int, skipped: int) -> None:
-        if self._callback is not None:
-            self._callback("start", {"total": total, "skipped": skipped})
-            return
-        if not self._enabled:
-            return
-        from rich.console import Console
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        console = Console(stderr=True)
-        # No ETA when every run comes from the store: nothing is left to time.
-        remaining = [TextColumn("ETA"), TimeRemainingColumn()] if skipped < total else []
-        self._progress = Progress(
-            TextColumn("[bold]runs[/bold]"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("[red]{task.fields[failed]} failed[/red]"),
-            TextColumn("{task.fields[skipped]} from store"),
-            TimeElapsedColumn(), *remaining,
-            console=console, transient=False,
-        )
-        self._progress.start()
-        self._task = self._progress.add_task("runs", total=total, completed=skipped, failed=0, skipped=skipped)
-
-    def advance(self, ok: bool) -> None:
-        if self._callback is not None:
-            self._callback("advance", {"ok": ok, "executed": self._stats.executed, "failed": self._stats.failed})
-        elif self._progress is not None:
-            self._progress.update(self._task, advance=1, failed=self._stats.failed)
-
-    def failure(self, params: Mapping[str, Any], run: int, error: str) -> None:
-        if self._callback is not None:
-            self._callback("failure", {"params": dict(params), "run": run, "error": error})
-            return
-        if self._progress is None:
-            return
-        self._shown_failures += 1
-        if self._shown_failures <= 10:
-            where = ", ".join(f"{k}={v}" for k, v in params.items()) or "(no parameters)"
-            self._progress.console.print(f"[red]failed[/red] {where}, run {run}: {error}", highlight=False)
-        elif self._shown_failures == 11:
-            self._progress.console.print("[red]more failures[/red]: see the store's runs (status = 'failed')")
-
-    def stop(self) -> None:
-        if self._callback is not None:
-            self._callback("stop", {"executed": self._stats.executed, "failed": self._stats.failed})
-        elif self._progress is not None:
-            self._progress.stop()
-            self._progress = None
 
 
 def default_store_path() -> Path:

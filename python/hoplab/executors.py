@@ -4,7 +4,7 @@ An executor maps a picklable function over tasks and yields `(index,
 outcome)` pairs as runs finish, in any order; `outcome` is what the function
 returned, or the exception the infrastructure raised (a worker that died).
 The function itself never raises for a failing run: it returns a failed
-outcome (see `hoplab.campaign.execute`), so one bad run never stops a sweep.
+outcome (see `hoplab.worker.execute`), so one bad run never stops a sweep.
 
 - `LocalExecutor`: worker processes on this machine (all cores by default).
   Workers ignore SIGINT and SIGTERM, so Ctrl-C reaches only the sweep, which

@@ -12,12 +12,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from hoplab.campaign import jain_index
-
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["display_cell", "display_frame", "fmt", "jain", "mean_ci", "mean_of", "pivot", "round_significant", "summarize", "t_quantile", "tidy",
+__all__ = ["display_cell", "display_frame", "fmt", "jain", "jain_index", "mean_ci", "mean_of", "pivot", "round_significant", "summarize", "t_quantile", "tidy",
            "with_ci"]
 
 #: Significant digits of the numbers in the figures' CSV files: more than
@@ -68,6 +66,15 @@ def fmt(values: Mapping[int, float] | Sequence[float], unit: str = "", digits: i
         return "-"
     text = f"{mean:.{digits}f}" + ("" if math.isnan(half) else f" ± {half:.{digits}f}")
     return text + (f" {unit}" if unit else "")
+
+
+def jain_index(values: Sequence[float]) -> float:
+    """Jain's fairness index (sum x)^2 / (n sum x^2); NaN if empty or all 0."""
+    n = len(values)
+    squares = sum(v * v for v in values)
+    if n == 0 or squares == 0:
+        return math.nan
+    return sum(values) ** 2 / (n * squares)
 
 
 def jain(values: Sequence[float]) -> float:

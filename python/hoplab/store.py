@@ -72,7 +72,7 @@ SERIES_COLUMNS: tuple[str, ...] = ("run_id", "batch", "time_s", "entity", "id", 
 
 _TABLES = ("runs", "scalars", "series", "params")
 
-#: One run's scalars or series, as `hoplab.campaign.execute` makes them:
+#: One run's scalars or series, as `hoplab.worker.execute` makes them:
 #: {"names": [metric names], "entity": int8 (0 flow, 1 node), "id": int64,
 #: "metric": int32 index into names, "value": float64[, "time_s": float64]}.
 Block = dict[str, Any]

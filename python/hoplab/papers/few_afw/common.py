@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hoplab.campaign import jain_index
+from hoplab.stats import jain_index
 from hoplab.papers import ExperimentData, NotReproduced
 from hoplab.papers.few_afw.experiments import AFW, FEW, NEWRENO, case, case_of
 from hoplab.papers.verdicts import Check, greater

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from hoplab.campaign import jain_index
+from hoplab.stats import jain_index
 from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged
 from hoplab.papers.tcpw_br.common import STYLES, fmt, mean_of, ratios
 from hoplab.papers.tcpw_br.experiments import (
