@@ -26,6 +26,7 @@ an interrupted reproduction resumes), then writes the report.
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,9 +52,12 @@ __all__ = [
     "FigureResult",
     "NotReproduced",
     "Paper",
+    "PerRun",
     "available",
     "get_paper",
     "judged",
+    "per_point",
+    "per_run",
     "register",
 ]
 
@@ -70,6 +74,29 @@ _EXTRA: dict[str, Paper] = {}
 
 class NotReproduced(Exception):
     """A figure cannot be made: its runs failed (the message says why)."""
+
+
+#: {run number: value}
+PerRun = dict[int, float]
+
+
+def per_run(rows: pd.DataFrame, column: str = "value") -> PerRun:
+    """{run number: value} of rows holding one value per run: the tidy
+    scalars of one metric of one entity (`ExperimentData.metric`), or a table
+    with one row per run and the value in `column`. NaN (a metric a run did
+    not report, in a pivoted table) is left out. Every paper reads its
+    per-run values through this."""
+    return {int(r): float(v) for r, v in zip(rows["run"], rows[column], strict=True) if not math.isnan(float(v))}
+
+
+def per_point(rows: pd.DataFrame, by: str, column: str = "value",
+              key: Callable[[Any], Any] = float) -> dict[Any, PerRun]:
+    """{point: `per_run` of its rows}, the points being the values of column
+    `by` (a varied parameter), made by `key` (float, or int for hop
+    counts); {} without rows."""
+    if rows.empty or by not in rows.columns:
+        return {}
+    return {key(point): per_run(part, column) for point, part in rows.groupby(by)}
 
 
 @dataclass
@@ -150,6 +177,15 @@ class ExperimentData:
         if ident is not None:
             mask &= frame["id"] == ident
         return frame[mask]
+
+    def per_run(self, metric: str, entity: str = "flow", case: str | None = None, ident: int = 0) -> PerRun:
+        """{run: value} of one metric of entity `ident` (default flow 0) in `case`."""
+        return per_run(self.metric(metric, entity, case, ident))
+
+    def per_point(self, metric: str, by: str, entity: str = "flow", case: str | None = None, ident: int = 0,
+                  key: Callable[[Any], Any] = float) -> dict[Any, PerRun]:
+        """{value of parameter `by`: {run: value}} of one metric of entity `ident` in `case`."""
+        return per_point(self.metric(metric, entity, case, ident), by, key=key)
 
 
 @dataclass

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hoplab.papers import Experiment, ExperimentData, Figure, FigureResult, NotReproduced, Paper, judged
+from hoplab.papers import Experiment, ExperimentData, Figure, FigureResult, NotReproduced, Paper, judged, per_run
 from hoplab.papers.stalls import stall_notes
 from hoplab.papers.verdicts import Check, greater, less, within
 from hoplab.papers.verdicts import differences as paired_differences
@@ -169,7 +169,7 @@ def _goodput(data: ExperimentData, case: str) -> dict[int, float]:
     rows = data.metric("goodput_kbps", "flow", case, 0)
     if rows.empty:
         raise NotReproduced(data.failure(case) or f"{case}: no runs")
-    return {int(run): float(value) for run, value in zip(rows["run"], rows["value"], strict=True)}
+    return per_run(rows)
 
 
 def _stat(values: Mapping[int, float]) -> tuple[float, float]:
@@ -409,9 +409,7 @@ def _stall_notes(exp: ExperimentData) -> list[str]:
     for case in ALL_CASES:
         if exp.failure(case) is not None or exp.series.empty:
             continue
-        timeouts = exp.metric("timeouts", "flow", case, 0)
-        notes += stall_notes(exp.series[exp.series["case"] == case],
-                             {int(r): float(v) for r, v in zip(timeouts["run"], timeouts["value"], strict=True)},
+        notes += stall_notes(exp.series[exp.series["case"] == case], exp.per_run("timeouts", "flow", case, 0),
                              what=f"{case}'s flow")
     return notes
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged
+from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged, per_run
 from hoplab.papers.semitcp_2018.common import mean_line
 from hoplab.papers.semitcp_2018.experiments import C_NEWRENO, C_SEMI, HOPS
 from hoplab.papers.verdicts import Check, PaperNumber, above, below, greater, less
@@ -48,8 +48,7 @@ def _per_node(wide: pd.DataFrame, metric: str) -> pd.DataFrame:
 
 def _node_runs(wide: pd.DataFrame, metric: str, node: int) -> dict[int, float]:
     """{run: metric} at one node (numbered from 1)."""
-    rows = wide[wide["node"] == node]
-    return {int(r): float(v) for r, v in zip(rows["run"], rows[metric], strict=True) if not math.isnan(float(v))}
+    return per_run(wide[wide["node"] == node], metric)
 
 
 def _spearman(xs: Sequence[float], ys: Sequence[float]) -> float:

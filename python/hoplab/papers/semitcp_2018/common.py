@@ -1,13 +1,11 @@
 """Helpers shared by semitcp-2018's figure modules: per-point summaries of
-tidy rows, the mean-with-interval and paired-difference lines drawn, the
-per-run values of one point, and the best operating point of a
+tidy rows, the mean-with-interval and paired-difference lines drawn, and the best operating point of a
 throughput-against-source-rate curve (Fig. 5's peak, which Fig. 8 and
-Table 1 compare against).
+Table 1 compare against). Per-run values come from `hoplab.papers.per_run`.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +16,7 @@ from hoplab.stats import summarize
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["best_rate", "mean_line", "paired_line", "runs_of", "value_summary"]
+__all__ = ["best_rate", "mean_line", "paired_line", "value_summary"]
 
 
 def value_summary(frame: pd.DataFrame, by: str) -> pd.DataFrame:
@@ -31,11 +29,6 @@ def mean_line(summary: pd.DataFrame, x: str, label: str, right: bool = False, sh
     """The means of a summary against `x`, with their 95 % intervals unless `errors` is False."""
     return Line(label, [float(v) + shift for v in summary[x]], [float(v) for v in summary["mean"]],
                 [float(v) for v in summary["ci_half"]] if errors else [], right=right)
-
-
-def runs_of(rows: pd.DataFrame) -> dict[int, float]:
-    """{run number: value} of tidy rows of one point."""
-    return {int(r): float(v) for r, v in zip(rows["run"], rows["value"], strict=True) if not math.isnan(float(v))}
 
 
 def best_rate(rates: Sequence[float], values: Sequence[float]) -> int:

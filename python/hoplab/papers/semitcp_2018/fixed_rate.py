@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged
-from hoplab.papers.semitcp_2018.common import best_rate, mean_line, runs_of, value_summary
+from hoplab.papers.semitcp_2018.common import best_rate, mean_line, value_summary
 from hoplab.papers.semitcp_2018.experiments import C_FIXED, C_UDP, RATE
 from hoplab.papers.verdicts import AGREES, CONTRADICTS, UNRESOLVED, Check, PaperNumber, above, below, plateau
 from hoplab.plots import line_figure
@@ -43,8 +43,7 @@ def _rate_curves(data: ExperimentData, case: str) -> tuple[pd.DataFrame, pd.Data
 
 def _by_rate(data: ExperimentData, metric: str, entity: str) -> dict[float, dict[int, float]]:
     """{source rate: {run: value}} of the fixed-rate semi-TCP source."""
-    rows = data.metric(metric, entity, C_FIXED, 0)
-    return {float(rate): runs_of(part) for rate, part in rows.groupby(RATE)}
+    return data.per_point(metric, RATE, entity, C_FIXED, 0)
 
 
 def _level_runs(per_rate: Mapping[float, Mapping[int, float]], rates: Sequence[float]) -> dict[int, float]:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged
+from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged, per_point
 from hoplab.papers.semitcp_2018.common import mean_line, paired_line
 from hoplab.papers.semitcp_2018.experiments import C_ALG1, C_SEMI, SPEED
 from hoplab.papers.verdicts import Check, greater, less
@@ -55,8 +55,7 @@ def _mobile_runs(data: ExperimentData, case: str) -> pd.DataFrame:
 
 
 def _speed_runs(runs: pd.DataFrame, metric: str) -> dict[float, dict[int, float]]:
-    return {float(s): {int(r): float(v) for r, v in zip(part["run"], part[metric], strict=True)
-                       if not math.isnan(float(v))} for s, part in runs.groupby(SPEED)}
+    return per_point(runs, SPEED, metric)
 
 
 def _mobile_figure(

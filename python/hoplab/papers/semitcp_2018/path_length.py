@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged
-from hoplab.papers.semitcp_2018.common import best_rate, mean_line, paired_line, runs_of, value_summary
+from hoplab.papers.semitcp_2018.common import best_rate, mean_line, paired_line, value_summary
 from hoplab.papers.semitcp_2018.experiments import C_ALG1, C_FIXED, C_NEWRENO, C_SEMI, DST, HOPS, RATE
 from hoplab.papers.stalls import stall_notes
 from hoplab.papers.verdicts import AGREES, CONTRADICTS, UNRESOLVED, Check, PaperNumber, above, greater, less, within
@@ -41,8 +41,7 @@ def _by_hops(data: ExperimentData, metric: str, entity: str, ident: int = 0) -> 
 
 def _hop_runs(data: ExperimentData, metric: str, entity: str, case: str) -> dict[int, dict[int, float]]:
     """{hops: {run: value}} of one case."""
-    rows = data.metric(metric, entity, case, 0)
-    return {int(h): runs_of(part) for h, part in rows.groupby(DST)}
+    return data.per_point(metric, DST, entity, case, 0, key=int)
 
 
 
@@ -288,9 +287,7 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
              "are the aggressive-sending phase, which has no rate). Table 1 itself is a worked example with a "
              "scripted APR, checked exactly by the core's unit test (issue 4); the paper's 6 iterations are that "
              "example's, so the count here is for comparison only."]
-    timeouts = rc.metric("timeouts", "flow", C_ALG1, 0)
     notes += stall_notes(rc.series[rc.series["case"] == C_ALG1] if "case" in rc.series.columns else rc.series,
-                         {int(r): float(v) for r, v in zip(timeouts["run"], timeouts["value"], strict=True)},
-                         what="the flow")
+                         rc.per_run("timeouts", "flow", C_ALG1, 0), what="the flow")
     return judged(reading, checks, paths=paths, notes=notes, numbers=numbers, rows=rows)
 

@@ -61,11 +61,9 @@ def _goodput(data: ExperimentData, param: str) -> dict[str, dict[float, dict[int
     for case in SCHEMES:
         if data.failure(case) is not None:
             continue
-        rows = data.metric("goodput_kbps", "flow", case, 0)
-        if rows.empty:
-            continue
-        out[case] = {float(p): {int(r): float(v) for r, v in zip(part["run"], part["value"], strict=True)}
-                     for p, part in rows.groupby(param)}
+        points = data.per_point("goodput_kbps", param, "flow", case, 0)
+        if points:
+            out[case] = points
     return out
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged
-from hoplab.papers.tcpw_br.common import STYLES, fmt, mean_of, per_point, ratios
+from hoplab.papers.tcpw_br.common import STYLES, fmt, mean_of, ratios
 from hoplab.papers.tcpw_br.experiments import (
     BOTTLENECK_DELAY,
     BR,
@@ -65,7 +65,7 @@ def _curves(values: Mapping[str, Mapping[float, Mapping[int, float]]], to_x: flo
 
 def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     exp = data["queues"]
-    util = {case: {p: utilisation(v) for p, v in per_point(exp, "goodput_kbps", case, LOSS).items()}
+    util = {case: {p: utilisation(v) for p, v in exp.per_point("goodput_kbps", LOSS, "flow", case).items()}
             for case in DISCIPLINES if exp.failure(case) is None}
     if not util:
         exp.require()
@@ -103,7 +103,7 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
 
 
 def _schemes(data: ExperimentData, param: str) -> dict[str, dict[float, dict[int, float]]]:
-    out = {case: per_point(data, "goodput_kbps", case, param) for case in SCHEMES if data.failure(case) is None}
+    out = {case: data.per_point("goodput_kbps", param, "flow", case) for case in SCHEMES if data.failure(case) is None}
     if BR not in out:
         data.require(BR)
         raise NotReproduced(f"{BR}: no data")
@@ -176,7 +176,7 @@ def table4(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     for case in SCHEMES:
         if exp.failure(case) is not None:
             continue
-        sent = per_point(exp, "sent", case, LOSS).get(at, {})
+        sent = exp.per_point("sent", LOSS, "flow", case).get(at, {})
         scalars = exp.scalars
         part = scalars[(scalars["case"] == case) & (scalars["entity"] == "flow") & (scalars["id"] == 0)
                        & (scalars["metric"].str.startswith("loss_")) & ((scalars[LOSS] - at).abs() < 1e-12)]
