@@ -204,13 +204,9 @@ def _held_since(times: Sequence[float], rates: Sequence[float], final: float) ->
     return since
 
 
-def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
-    rc = data["rate-control"]
-    rc.require(C_ALG1)
-    series = rc.series
-    metric = _rate_metric(series)
-    trace = series[(series["metric"] == metric) & (series["entity"] == "flow") & (series["id"] == 0)]
-    first_run = int(trace["run"].min())
+def _rate_lines(series: pd.DataFrame, trace: pd.DataFrame, first_run: int) -> list[Line]:
+    """Table 1's figure: each run's source rate over time (runs 3 on in
+    grey), and run `first_run`'s end-to-end throughput (1 s moving average)."""
     lines = []
     for run, part in trace.groupby("run", sort=True):
         part = part.sort_values("time_s")
@@ -226,10 +222,12 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
         smooth = goodput["value"].rolling(10, min_periods=1).mean()
         lines.append(Line(f"end-to-end throughput, run {first_run} (1 s moving average)", goodput["time_s"].tolist(),
                           smooth.tolist(), style={"color": "tab:green", "linewidth": 0.9}))
-    paths = line_figure(lines, out / "table1", title="Table 1: Algorithm 1's source rate over time (14 hops)",
-                        xlabel="time (s)", ylabel="kbps")
-    end = float(series["time_s"].max())
-    per_run: dict[int, tuple[float, float, int]] = {}  # run -> (settled rate, held since, distinct rates)
+    return lines
+
+
+def _settling(trace: pd.DataFrame) -> dict[int, tuple[float, float, int]]:
+    """Per run: (the settled rate, the time it is held from, the distinct rates visited)."""
+    per_run: dict[int, tuple[float, float, int]] = {}
     for run, part in trace.groupby("run", sort=True):
         part = part.sort_values("time_s")
         clean = [(float(t), float(v)) for t, v in zip(part["time_s"], part["value"], strict=True)
@@ -240,23 +238,33 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
         final = _settled_rate(rates)
         distinct = sum(1 for i, v in enumerate(rates) if i == 0 or abs(v - rates[i - 1]) > 1e-9)
         per_run[int(run)] = (final, _held_since(times, rates, final), distinct)
-    if not per_run:
-        raise NotReproduced(f"series {metric!r} is empty")
-    settled = {r: v[0] for r, v in per_run.items()}
-    peak_rate, source = 140.0, "the paper's 140 kbps"
+    return per_run
+
+
+def _peak_rate(data: Mapping[str, ExperimentData]) -> tuple[float, str]:
+    """The rate Table 1's search should settle near, and where it comes from:
+    Fig. 5's best fixed rate here when that experiment ran, else the paper's."""
     fixed = data.get("fixed-rate")
     if fixed is not None and fixed.failure(C_FIXED) is None:
         goodput_curve = value_summary(fixed.metric("goodput_kbps", "flow", C_FIXED, 0), RATE)
         if not goodput_curve.empty:
             best = best_rate([float(v) for v in goodput_curve[RATE]], [float(v) for v in goodput_curve["mean"]])
             peak_rate = float(goodput_curve[RATE].iloc[best])
-            source = f"the best fixed rate of Fig. 5 here, {peak_rate:.0f} kbps"
+            return peak_rate, f"the best fixed rate of Fig. 5 here, {peak_rate:.0f} kbps"
+    return 140.0, "the paper's 140 kbps"
+
+
+def _settling_checks(per_run: Mapping[int, tuple[float, float, int]], end: float,
+                     data: Mapping[str, ExperimentData]) -> list[Check]:
+    """The search stops in every run, and near the throughput peak."""
+    settled = {r: v[0] for r, v in per_run.items()}
+    peak_rate, source = _peak_rate(data)
     held = {r: (end - v[1]) / end for r, v in per_run.items()}
     stopped = [r for r, share in held.items() if share >= HELD_SHARE]
     still = [r for r in held if r not in stopped]
     n = len(per_run)
     stop_status = AGREES if not still else CONTRADICTS if len(still) > n / 2 else UNRESOLVED
-    checks = [
+    return [
         Check(f"the search stops: each run holds its final rate (within 10 %) for the last {HELD_SHARE:.0%} of the "
               "run or more", f"{n} run{'s' if n != 1 else ''}", stop_status,
               (f"{len(stopped)} of {n} runs stop" if n != 1 else f"{len(stopped)} of 1 run stops")
@@ -265,22 +273,41 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
         within(f"near the throughput peak: the settled rate within {NEAR_PEAK:.0%} of {source}", "settled rate",
                settled.values(), (1 - NEAR_PEAK) * peak_rate, (1 + NEAR_PEAK) * peak_rate, unit="kbps", digits=1),
     ]
-    values = sorted(settled.values())
+
+
+def _visited(run_trace: pd.DataFrame) -> str:
+    """The rates one run visited, in order (the first 10)."""
+    visited: list[float] = []
+    for v in (float(x) for x in run_trace.sort_values("time_s")["value"] if not math.isnan(float(x))):
+        if not visited or abs(v - visited[-1]) > 1e-9:
+            visited.append(v)
+    return ", ".join(f"{v:.1f}" for v in visited[:10]) + (" ..." if len(visited) > 10 else "")
+
+
+def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
+    rc = data["rate-control"]
+    rc.require(C_ALG1)
+    series = rc.series
+    metric = _rate_metric(series)
+    trace = series[(series["metric"] == metric) & (series["entity"] == "flow") & (series["id"] == 0)]
+    first_run = int(trace["run"].min())
+    paths = line_figure(_rate_lines(series, trace, first_run), out / "table1",
+                        title="Table 1: Algorithm 1's source rate over time (14 hops)", xlabel="time (s)", ylabel="kbps")
+    end = float(series["time_s"].max())
+    per_run = _settling(trace)  # run -> (settled rate, held since, distinct rates)
+    if not per_run:
+        raise NotReproduced(f"series {metric!r} is empty")
+    checks = _settling_checks(per_run, end, data)
+    values = sorted(v[0] for v in per_run.values())
     median = values[len(values) // 2] if len(values) % 2 else 0.5 * (values[len(values) // 2 - 1]
                                                                       + values[len(values) // 2])
     reading = (f"the runs settle at {', '.join(f'{v:.1f}' for v in values)} kbps (median {median:.1f}); they hold "
                f"their final rate from {', '.join(f'{per_run[r][1]:.1f}' for r in sorted(per_run))} s of "
                f"{end:.0f} s")
-    run0 = trace[trace["run"] == first_run].sort_values("time_s")
-    visited: list[float] = []
-    for v in (float(x) for x in run0["value"] if not math.isnan(float(x))):
-        if not visited or abs(v - visited[-1]) > 1e-9:
-            visited.append(v)
-    shown = ", ".join(f"{v:.1f}" for v in visited[:10]) + (" ..." if len(visited) > 10 else "")
     numbers = [PaperNumber("converged rate (median over runs)", 142.5, median, "kbps", 1),
                PaperNumber("distinct rates until the search stops (run 0)", 6.0, float(per_run[first_run][2]),
                            digits=0)]
-    rows = [("rates visited (kbps)", "240, 120, 180, 150, 135, 142.5", shown),
+    rows = [("rates visited (kbps)", "240, 120, 180, 150, 135, 142.5", _visited(trace[trace["run"] == first_run])),
             ("time to converge", "\"several frame transmissions ... few milliseconds\"",
              f"{per_run[first_run][1]:.1f} s into run {first_run}")]
     notes = [f"Read from the series {metric!r} of every run (sampled every 0.1 s; the curves before the first rate "
@@ -290,4 +317,3 @@ def table1(data: Mapping[str, ExperimentData], out: Path) -> FigureResult:
     notes += stall_notes(rc.series[rc.series["case"] == C_ALG1] if "case" in rc.series.columns else rc.series,
                          rc.per_run("timeouts", "flow", C_ALG1, 0), what="the flow")
     return judged(reading, checks, paths=paths, notes=notes, numbers=numbers, rows=rows)
-
