@@ -57,19 +57,55 @@ NUMBERS: tuple[float | int, ...] = (
 )
 SCALES = (0.0, 0.001, 0.1, 10.0, 1000.0, 1e6)
 
-#: Other values of the choice keys (and junk).
-CHOICES: dict[str, tuple[Any, ...]] = {
-    "transport": ("udp", "tcp", "semitcp"),
-    "app": ("cbr", "bulk"),
-    "cc": ("newreno", "westwood_plus", "veno", "vegas", "bic", "cubic", "scalable", "few", "afw", "tcp_ra"),
-    "rate_control": ("none", "fixed", "binary_search", "matcp"),
-    "protocol": ("static", "aodv"),
-    "kind": ("chain", "grid", "random", "explicit", "wired_cum_wireless"),
-    "model": ("random_waypoint", "static", "gilbert_elliott", "none"),
-    "preset": ("standard", "ns2"),
-    "reception": ("threshold",),
-    "propagation": ("two_ray_ground", "free_space"),
-}
+
+
+def schema_choices(schema: Mapping[str, Any]) -> dict[str, tuple[Any, ...]]:
+    """{key name: its values} of every key of the scenario's JSON Schema
+    (`_core.scenario_schema`) that takes one of a set of values: a string
+    enum or a set of constants, and the tag of each tagged section
+    (`topology.kind`, `queue.discipline`, ...). Keyed by the last part of
+    the dotted key, as a mutation finds them (`mobility.model` and
+    `errors.model` share `model`)."""
+    definitions = schema.get("definitions", {})
+    choices: dict[str, list[Any]] = {}
+
+    def values(node: Mapping[str, Any], seen: frozenset[str] = frozenset()) -> list[Any]:
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/definitions/") and ref not in seen:
+            return values(definitions.get(ref.rsplit("/", 1)[1], {}), seen | {ref})
+        found = [v for v in node.get("enum", ()) if v is not None]
+        if "const" in node:
+            found.append(node["const"])
+        for key in ("oneOf", "anyOf", "allOf"):
+            for option in node.get(key, ()):
+                if "properties" not in option:
+                    found += values(option, seen)
+        return found
+
+    def add(name: str, found: Sequence[Any]) -> None:
+        for value in found:
+            if value not in choices.setdefault(name, []):
+                choices[name].append(value)
+
+    for node in [schema, *definitions.values()]:
+        for name, prop in node.get("properties", {}).items():
+            add(name, values(prop))
+        for option in node.get("oneOf", ()):  # a tagged section: each variant's tag
+            for name, prop in option.get("properties", {}).items():
+                if "const" in prop:
+                    add(name, [prop["const"]])
+    return {name: tuple(found) for name, found in choices.items() if found}
+
+
+def _core_choices() -> dict[str, tuple[Any, ...]]:
+    from hoplab import _core
+
+    return schema_choices(json.loads(_core.scenario_schema()))
+
+
+#: Other values of the choice keys, from the core's scenario schema (every
+#: routing protocol, reception model, controller, queue discipline, ...).
+CHOICES: dict[str, tuple[Any, ...]] = _core_choices()
 JUNK: tuple[Any, ...] = ("", "x", "NaN", None, [], {}, True, [1, 2], {"a": 1})
 
 #: Wall-clock and memory limits of a fuzzed run; the worker's address space.
