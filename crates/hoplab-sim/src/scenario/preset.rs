@@ -205,6 +205,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         source: "tcp/tcp-linux.cc:483-507 LinuxTcpAgent::tcp_fastretrans_alert (next_pkts_in_flight_ = snd_cwnd, snd_cwnd = min_cwnd), 629, 653 send_much (the bound falls toward the flight), 460-471 and 442-446 (exit: ssthresh, tcp_moderate_cwnd to the flight + 3; ns-2.35)",
     },
     PresetRule {
+        key: "tcp.ssthresh_from",
+        value: "\"cwnd\"",
+        applies: Applies::Always,
+        source: "tcp/tcp.cc:1265, 1300-1301 TcpAgent::slowdown (ssthresh_ = window() / 2), 903-918 window() = min(cwnd_, wnd_); tcp/tcp-newreno.cc:148-152 (fast recovery's inflation is dupwnd_, not cwnd_; ns-2.35)",
+    },
+    PresetRule {
         key: "tcp.rtt_timing",
         value: "\"ns2\"",
         applies: Applies::WithTcpSack,

@@ -105,6 +105,27 @@ pub struct TcpConfig {
     /// it (`reset_rtx_timer`, tcp.cc:983). The controllers' per-ACK RTT
     /// samples are the same under both.
     pub rtt_timing: RttTiming,
+    /// The window a loss halves, as the controller reads it
+    /// (`TcpState::segments_in_flight` at a loss). `"flight_size"`
+    /// (default): RFC 5681 eq. 4's FlightSize, the segments outstanding.
+    /// `"cwnd"`: ns-2's `TcpAgent::slowdown`, which halves `window()` =
+    /// min(cwnd_, wnd_) in whole segments (tcp/tcp.cc:903-918, 1265, 1300-1301),
+    /// where NewReno's `cwnd_` leaves out fast recovery's inflation (that
+    /// is `dupwnd_`, tcp/tcp-newreno.cc:148-152, 258-266): in recovery the
+    /// window is ssthresh. Controllers whose ssthresh reads cwnd already
+    /// are unchanged.
+    pub ssthresh_from: SsthreshFrom,
+}
+
+/// `tcp.ssthresh_from`: which window a loss halves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SsthreshFrom {
+    /// FlightSize (RFC 5681 eq. 4).
+    FlightSize,
+    /// The congestion window without recovery's inflation, capped by the
+    /// receiver's (ns-2).
+    Cwnd,
 }
 
 /// `tcp.rtt_timing`: which RTT samples the RTO estimator takes.
@@ -159,6 +180,7 @@ impl Default for TcpConfig {
             rto_restart_on_every_ack: false,
             sack_rate_halving: false,
             rtt_timing: RttTiming::Karn,
+            ssthresh_from: SsthreshFrom::FlightSize,
         }
     }
 }

@@ -46,7 +46,7 @@
 //!   below twice the flight. Without this, cwnd grows without bound behind a
 //!   20-segment receiver window and cwnd-based loss rules misfire.
 
-use super::config::{RttTiming, TcpConfig};
+use super::config::{RttTiming, SsthreshFrom, TcpConfig};
 use super::congestion::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use super::rtt::RttEstimator;
 use crate::time::SimTime;
@@ -220,6 +220,21 @@ impl Sender {
         self.state.segments_in_flight = self.flight();
         self.state.srtt = self.rtt.srtt();
         self.state.rto = self.rtt.rto();
+    }
+
+    /// The state a loss's ssthresh is computed from: with
+    /// `tcp.ssthresh_from = "cwnd"` its flight is ns-2's `window()`,
+    /// min(cwnd_, wnd_) in whole segments, NewReno's cwnd_ being ssthresh
+    /// in recovery (tcp/tcp.cc:903-918, 1265; tcp/tcp-newreno.cc:148-152).
+    fn loss_state(&self) -> std::borrow::Cow<'_, TcpState> {
+        if self.config.ssthresh_from == SsthreshFrom::FlightSize {
+            return std::borrow::Cow::Borrowed(&self.state);
+        }
+        let inflated = !self.config.sack && self.state.cong_state == CongState::Recovery;
+        let cwnd = if inflated { self.state.ssthresh } else { self.state.cwnd };
+        let mut state = self.state.clone();
+        state.segments_in_flight = cwnd.min(self.state.rwnd).floor().max(0.0) as u32;
+        std::borrow::Cow::Owned(state)
     }
 
     fn set_cong_state(&mut self, new_state: CongState) {
@@ -579,7 +594,7 @@ impl Sender {
         }
         self.counters.fast_retransmits += 1;
         self.recover = Some(self.high_tx - 1);
-        let ssthresh = self.cc.ssthresh(&self.state, LossKind::FastRetransmit);
+        let ssthresh = self.cc.ssthresh(&self.loss_state(), LossKind::FastRetransmit);
         self.state.ssthresh = ssthresh;
         let inflation = if self.config.sack { 0.0 } else { self.dupacks as f64 };
         let (old_cwnd, floor) = (self.state.cwnd, self.cc.min_cwnd(&self.state, ssthresh));
@@ -623,7 +638,7 @@ impl Sender {
         }
         self.sync_state(now);
         self.cc.cwnd_event(&mut self.state, CwndEvent::Timeout);
-        self.state.ssthresh = self.cc.ssthresh(&self.state, LossKind::Timeout);
+        self.state.ssthresh = self.cc.ssthresh(&self.loss_state(), LossKind::Timeout);
         self.state.cwnd = 1.0; // RFC 5681 3.1: loss window
         self.recover = Some(self.high_tx - 1);
         self.dupacks = 0;
@@ -801,6 +816,39 @@ mod tests {
         // ms) is a sample for Karn only.
         assert_eq!(srtt_after(RttTiming::Karn, 140.0).1, Some(ms(105.0)));
         assert_eq!(srtt_after(RttTiming::Ns2, 140.0).1, Some(ms(100.0)));
+    }
+
+    #[test]
+    fn ssthresh_from_cwnd_halves_ns2s_window_not_the_flight() {
+        use super::super::config::SsthreshFrom;
+        // IW 10; ACKs 1 and 2 grow cwnd to 12 and release 10..13; three
+        // duplicates of 2: FlightSize 12 = cwnd 12, ssthresh 6 either way.
+        // The timer then expires in recovery with 12 segments outstanding:
+        // RFC 5681 halves them (6); ns-2 halves cwnd_, which in NewReno's
+        // recovery is ssthresh without the inflation (3).
+        for (from, after_timeout) in [(SsthreshFrom::FlightSize, 6.0), (SsthreshFrom::Cwnd, 3.0)] {
+            let mut s = sender(TcpConfig { initial_cwnd_segments: 10.0, ssthresh_from: from, ..TcpConfig::default() });
+            let _ = drain(&mut s, at(0.0));
+            ack(&mut s, at(100.0), 1);
+            ack(&mut s, at(100.0), 2);
+            let _ = drain(&mut s, at(100.0));
+            for _ in 0..3 {
+                ack(&mut s, at(101.0), 2);
+            }
+            assert_eq!((s.state.ssthresh, s.state.cwnd), (6.0, 9.0), "{from:?}");
+            s.on_rto(at(1000.0));
+            assert_eq!(s.state.ssthresh, after_timeout, "{from:?}");
+        }
+        // The receiver's window caps ns-2's window: rwnd 5, cwnd 10 -> 2.5.
+        let mut s = sender(TcpConfig {
+            initial_cwnd_segments: 10.0,
+            rwnd_segments: 5,
+            ssthresh_from: SsthreshFrom::Cwnd,
+            ..TcpConfig::default()
+        });
+        let _ = drain(&mut s, at(0.0));
+        s.on_rto(at(1000.0));
+        assert_eq!(s.state.ssthresh, 2.5);
     }
 
     fn sack_ack(s: &mut Sender, now: SimTime, next_expected: u64, blocks: &[(u64, u64)]) {
