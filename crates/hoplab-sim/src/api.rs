@@ -187,6 +187,57 @@ pub fn bench_scenario(name: &str, config_json: &str) -> Result<BenchFigure, ApiE
     })
 }
 
+/// A run's events by kind and outcome (`hoplab bench --profile-events`).
+#[derive(Debug, Clone, Serialize)]
+pub struct EventProfileReport {
+    pub name: String,
+    /// Every event popped (stale timer entries included): the rows' sum.
+    pub events: u64,
+    /// Frames put on the air by every node, every kind.
+    pub frames: u64,
+    /// MAC steps taken, and those that changed the MAC (`crate::profile`).
+    pub mac_steps: u64,
+    pub mac_steps_changed: u64,
+    pub rows: Vec<crate::profile::ProfileRow>,
+    /// The run's report, as a normal run of the scenario gives it (but its
+    /// wall time).
+    pub report: RunReport,
+}
+
+/// Run a scenario (as a benchmark does: no time series) counting its
+/// events by kind and outcome ([`crate::profile`]).
+pub fn profile_events(name: &str, config_json: &str) -> Result<EventProfileReport, ApiError> {
+    let scenario = Scenario::from_json(config_json)?;
+    let run = std::panic::catch_unwind(|| -> Result<EventProfileReport, ApiError> {
+        let started = std::time::Instant::now();
+        let mut world = crate::world::World::build(&scenario, scenario.seed)?;
+        world.drop_series();
+        let end = world.end;
+        crate::profile::run_profiled(&mut world, end);
+        let report = world.report(started.elapsed().as_secs_f64(), RunOptions::default());
+        let profile = world.profile.take().expect("run_profiled sets it");
+        Ok(EventProfileReport {
+            name: name.to_string(),
+            events: world.queue.popped(),
+            frames: report.nodes.iter().flat_map(|node| node.frames_sent.values()).sum(),
+            mac_steps: profile.mac_steps,
+            mac_steps_changed: profile.mac_steps_changed,
+            rows: profile.rows(),
+            report,
+        })
+    });
+    run.unwrap_or_else(|panic| {
+        let message = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned());
+        Err(ApiError::Simulation(message.unwrap_or_else(|| "internal error".to_string())))
+    })
+}
+
+/// [`profile_events`], serialised to JSON.
+pub fn profile_events_json(name: &str, config_json: &str) -> Result<String, ApiError> {
+    let profile = profile_events(name, config_json)?;
+    serde_json::to_string(&profile).map_err(|e| ApiError::Simulation(e.to_string()))
+}
+
 /// The simulator's version (the crate version), reported in every result.
 pub fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")

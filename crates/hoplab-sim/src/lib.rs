@@ -39,6 +39,7 @@ pub mod mac;
 pub mod mobility;
 pub mod net;
 pub mod phy;
+pub mod profile;
 pub mod queue;
 pub mod record;
 pub mod scenario;

@@ -162,10 +162,16 @@ impl Timer {
         self.at
     }
 
+    /// Whether the event of sequence `seq` is this timer's live one (not
+    /// cancelled or re-armed since); [`Timer::fire`] without disarming.
+    pub fn is_live(&self, seq: u64) -> bool {
+        self.armed_seq == seq && seq != 0
+    }
+
     /// Called when an event of this timer pops: true (and disarms) if it is
     /// the live one, false if it was cancelled or re-armed since.
     pub fn fire(&mut self, seq: u64) -> bool {
-        if self.armed_seq == seq && seq != 0 {
+        if self.is_live(seq) {
             self.armed_seq = 0;
             true
         } else {

@@ -294,6 +294,7 @@ impl World {
             name: scenario.name.clone(),
             seed,
             warnings,
+            profile: None,
         };
         world.routing_start();
         for i in 0..world.flows.len() {

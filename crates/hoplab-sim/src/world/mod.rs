@@ -69,7 +69,7 @@ impl Layer {
 /// Cancellable timer slots of one node: the PHY's, then the MAC's.
 pub(crate) const NODE_TIMERS: usize = PhyTimer::COUNT + MacTimer::COUNT;
 
-fn timer_slot(layer: Layer, id: u32) -> usize {
+pub(crate) fn timer_slot(layer: Layer, id: u32) -> usize {
     match layer {
         Layer::Mac => PhyTimer::COUNT + id as usize,
         _ => id as usize,
@@ -240,6 +240,9 @@ pub struct World {
     pub seed: u64,
     /// Things the user should know about the scenario (in the report).
     pub warnings: Vec<String>,
+    /// Counting events by kind and outcome (`crate::profile`); none: the
+    /// MAC step only checks this.
+    pub profile: Option<Box<crate::profile::EventProfile>>,
 }
 
 impl World {
@@ -328,7 +331,7 @@ impl World {
         Ok(())
     }
 
-    fn dispatch(&mut self, seq: u64, event: Event) {
+    pub(crate) fn dispatch(&mut self, seq: u64, event: Event) {
         let (owner, id) = (event.owner, event.id());
         match event.layer() {
             Layer::Channel => self.frame_arrives(NodeId(owner), crate::phy::FrameRef(id)),

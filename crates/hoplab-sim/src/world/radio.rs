@@ -106,8 +106,12 @@ impl World {
             let n = &mut self.nodes[node.index()];
             let mut timers = SlotTimers { queue: &mut self.queue, slots: &mut n.timers, owner: node.0 };
             let received = received.map(|at| self.on_air.frame(at));
+            let before = self.profile.as_ref().map(|_| crate::profile::MacView::of(&n.mac, timers.slots));
             let mut ctx = MacContext { timing: &self.timing, phy: &n.phy, received, timers: &mut timers };
             n.mac.handle(now, input, &mut ctx, &mut out);
+            if let (Some(profile), Some(before)) = (self.profile.as_deref_mut(), before) {
+                profile.mac_stepped(before.change(&crate::profile::MacView::of(&n.mac, timers.slots), !out.list.is_empty()));
+            }
         }
         if out.list.is_empty() {
             return;

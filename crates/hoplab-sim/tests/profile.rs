@@ -1,0 +1,91 @@
+//! The event profile (`hoplab bench --profile-events`, src/profile.rs):
+//! its counts add up, and counting changes nothing simulated.
+
+use hoplab_sim::api::{profile_events, simulate, EventProfileReport, RunOptions};
+use hoplab_sim::profile::ProfileRow;
+use std::path::Path;
+
+/// A benchmark scenario (python/hoplab/data/), shortened to `duration_s`.
+fn bench_json(name: &str, duration_s: f64) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../python/hoplab/data").join(format!("{name}.toml"));
+    let mut doc: toml::Value = toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let table = doc.as_table_mut().unwrap();
+    table.insert("duration_s".into(), toml::Value::Float(duration_s));
+    table.insert("warmup_s".into(), toml::Value::Float(duration_s / 10.0));
+    serde_json::to_string(&doc).unwrap()
+}
+
+fn row<'a>(profile: &'a EventProfileReport, kind: &str) -> Option<&'a ProfileRow> {
+    profile.rows.iter().find(|r| r.kind == kind)
+}
+
+fn row_total(r: &ProfileRow) -> u64 {
+    r.stale + r.no_mac_input + r.mac_unchanged + r.medium_only + r.mac_acted
+}
+
+/// The rows (kinds x outcomes) add up to every event popped, which is the
+/// report's `events` (no series: no sampling events); the profiled run's
+/// report is the normal run's, but its wall time.
+#[test]
+fn counts_add_up_and_change_nothing() {
+    for (name, duration_s) in [
+        ("bench-chain15-udp", 5.0),
+        ("bench-chain15-tcp", 5.0),
+        ("bench-chain15-tcp-sinr", 5.0),
+        ("bench-grid7x7-4flows", 3.0),
+        ("bench-mobile150", 3.0),
+    ] {
+        let json = bench_json(name, duration_s);
+        let profile = profile_events(name, &json).unwrap();
+        let summed: u64 = profile.rows.iter().map(row_total).sum();
+        assert_eq!(summed, profile.events, "{name}: rows add up to the events popped");
+        // The report's `events` leaves out the time-series sampling (one
+        // event here: the first, scheduled before the series were dropped).
+        let sampling = row(&profile, "time-series sample").map_or(0, row_total);
+        assert_eq!(profile.events, profile.report.events + sampling, "{name}: the report's events");
+        assert!(profile.frames > 1000, "{name}: {} frames", profile.frames);
+        assert!(profile.mac_steps_changed <= profile.mac_steps);
+        let mut normal = simulate(&json, None, RunOptions::default()).unwrap();
+        let mut profiled = profile.report.clone();
+        (normal.wall_seconds, profiled.wall_seconds) = (0.0, 0.0);
+        assert_eq!(serde_json::to_string(&normal).unwrap(), serde_json::to_string(&profiled).unwrap(), "{name}: profiling changed the run");
+    }
+}
+
+/// On the static threshold chain (200 m apart, 550 m carrier sense): every
+/// frame reaches the nodes within two hops, so the arrivals are the sum
+/// over nodes of frames sent x neighbours within two hops; every
+/// transmission ends once (one live TxEnd per frame); the threshold
+/// receiver arms no energy-carrier-sense timer. Frames still on the air at
+/// the end (at most one per node) have not ended or arrived everywhere.
+#[test]
+fn arrivals_and_transmissions_match_the_frames_on_the_chain() {
+    for name in ["bench-chain15-udp", "bench-chain15-tcp"] {
+        let profile = profile_events(name, &bench_json(name, 5.0)).unwrap();
+        let nodes = profile.report.nodes.len() as i64;
+        let expected_arrivals: u64 = profile
+            .report
+            .nodes
+            .iter()
+            .map(|n| {
+                let i = n.id as i64;
+                let neighbours = (i - 2..=i + 2).filter(|&j| j != i && (0..nodes).contains(&j)).count() as u64;
+                n.frames_sent.values().sum::<u64>() * neighbours
+            })
+            .sum();
+        let arrivals: u64 = profile.rows.iter().filter(|r| r.kind.starts_with("arrival")).map(row_total).sum();
+        let nodes_u = nodes as u64;
+        assert!(
+            arrivals <= expected_arrivals && expected_arrivals - arrivals <= 4 * nodes_u,
+            "{name}: {arrivals} arrivals, {expected_arrivals} expected"
+        );
+        assert!(row(&profile, "arrival: receiver moved out of reach").is_none(), "{name}: static nodes");
+        let tx_end = row(&profile, "phy: tx end").unwrap();
+        assert_eq!(tx_end.stale, 0, "{name}: a transmission's end is never cancelled");
+        let ended = row_total(tx_end);
+        assert!(ended <= profile.frames && profile.frames - ended <= nodes_u, "{name}: {ended} TxEnd, {} frames", profile.frames);
+        assert!(row(&profile, "phy: energy carrier sense end").is_none(), "{name}: threshold receiver");
+        // Arrivals never time out: nothing of them is stale.
+        assert!(profile.rows.iter().filter(|r| r.kind.starts_with("arrival")).all(|r| r.stale == 0));
+    }
+}
