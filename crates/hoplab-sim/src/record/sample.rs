@@ -49,7 +49,7 @@ impl Recorder {
     }
 
     fn sample_nodes(&mut self, world: &World, now: SimTime) {
-        let interval_ns = now.since(self.last_sample).as_nanos() as u64;
+        let interval_ns = now.since(self.last_sample).as_nanos();
         let sample = self.recording.times_s.len() as u32 - 1;
         let n = world.nodes.len();
         let (mut queue, mut state, mut drops) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
