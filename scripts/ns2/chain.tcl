@@ -18,6 +18,22 @@
 #   trace       a file name: ns-2's new trace format, agent + router + MAC
 #   sample_s    cwnd_ is read every sample_s from warmup on (hoplab's
 #               stats.series_interval_s): its mean and std / mean
+#   basic_mbps  Mac/802_11 basicRate_ (default: rate_mbps)
+#   errors      none, or gilbert: a two-state (Gilbert-Elliott) frame error
+#               model at every node's receiver (node-config
+#               -IncomingErrProc: ErrorModel/TwoState, unit pkt), hoplab's
+#               [errors] model = "gilbert_elliott" with good_state_error 0
+#               and bad_state_error 1: `per` is the long-run share of
+#               frames lost, `burst_frames` the mean run of lost frames.
+#               The sojourns are drawn from discrete CDFs (written to a
+#               temporary file) so that, with TwoStateErrorModel::corruptPkt's
+#               rule (queue/errmodel.cc:408-429: the frame that ends a good
+#               sojourn is already lost), the runs of lost frames are
+#               geometric with mean burst_frames and those of good frames
+#               geometric with mean burst_frames (1 - per) / per, as
+#               hoplab's per-frame chain. Unlike hoplab (unicast DATA frames
+#               per directed link), ns-2 exposes every frame the node's PHY
+#               decodes: RTS, CTS, ACK, broadcasts and overheard frames too.
 #
 # Printed at the end, one line: `result {json}` with the goodput (payload
 # bytes the sender saw acknowledged in [warmup, duration], x 8 / window),
@@ -29,6 +45,7 @@ array set opt {
     hops 4 routing AODV seed 1 duration 100.0 warmup 10.0 rate_mbps 2.0
     cc newreno window 256 packet_bytes 512 sack 0 trace "" spacing_m 200.0
     ifqlen 50 start 0.0 sample_s 0.1
+    basic_mbps "" errors none per 0.03 burst_frames 3.0
 }
 foreach arg $argv {
     set kv [split $arg =]
@@ -53,7 +70,7 @@ Phy/WirelessPhy set bandwidth_ [expr {$opt(rate_mbps) * 1e6}]
 # defaults), both rates as given.
 Mac/802_11 set RTSThreshold_ 0
 Mac/802_11 set dataRate_ [expr {$opt(rate_mbps) * 1e6}]
-Mac/802_11 set basicRate_ [expr {$opt(rate_mbps) * 1e6}]
+Mac/802_11 set basicRate_ [expr {($opt(basic_mbps) ne "" ? $opt(basic_mbps) : $opt(rate_mbps)) * 1e6}]
 Mac/802_11 set ShortRetryLimit_ 7
 Mac/802_11 set LongRetryLimit_ 4
 
@@ -83,7 +100,49 @@ if {$opt(routing) eq "DSR"} {
     puts stderr "chain.tcl: routing must be AODV or DSR, not '$opt(routing)'"
     exit 2
 }
+# --- Frame errors (errors=gilbert): the geometric sojourns as discrete
+# CDFs, "value 0 cdf" per line (tools/ranvar.cc:496-524), interpolation off.
+proc geometric_cdf {name first q} {
+    # P(first + k) = (1 - q) q^k, k >= 0, until the tail is below 1e-12.
+    set path [exec mktemp /tmp/chain-ge-XXXXXX]
+    set f [open $path w]
+    set cdf 0.0
+    set k 0
+    while {$cdf < 1.0 - 1e-12 && $k < 100000} {
+        set cdf [expr {1.0 - pow($q, $k + 1)}]
+        puts $f "[expr {$first + $k}] 0 $cdf"
+        incr k
+    }
+    puts $f "[expr {$first + $k}] 0 1.0"
+    close $f
+    set rv [new RandomVariable/Empirical]
+    $rv set interpolation_ 0
+    $rv loadCDF $path
+    file delete $path
+    return $rv
+}
+proc gilbert_errors {} {
+    global opt
+    # Lost runs: 1 + the bad draw, mean burst_frames (bad draw from 0, P(stay
+    # bad) = 1 - 1 / burst_frames); good runs: the good draw - 1, mean
+    # burst_frames (1 - per) / per (good draw from 2).
+    set stay_bad [expr {1.0 - 1.0 / $opt(burst_frames)}]
+    set good_mean [expr {$opt(burst_frames) * (1.0 - $opt(per)) / $opt(per)}]
+    set stay_good [expr {1.0 - 1.0 / $good_mean}]
+    set em [new ErrorModel/TwoState [geometric_cdf good 2 $stay_good] [geometric_cdf bad 0 $stay_bad] pkt]
+    $em drop-target [new Agent/Null]
+    return $em
+}
+if {[lsearch {none gilbert} $opt(errors)] < 0} {
+    puts stderr "chain.tcl: errors must be none or gilbert, not '$opt(errors)'"
+    exit 2
+}
+set errproc [expr {$opt(errors) eq "gilbert" ? "gilbert_errors" : ""}]
+
 set trace_on [expr {$opt(trace) ne "" ? "ON" : "OFF"}]
+if {$errproc ne ""} {
+    $ns_ node-config -IncomingErrProc $errproc
+}
 $ns_ node-config -adhocRouting $opt(routing) -llType LL -macType Mac/802_11 \
     -ifqType $ifq -ifqLen $opt(ifqlen) -antType Antenna/OmniAntenna \
     -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy \

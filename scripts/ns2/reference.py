@@ -33,6 +33,13 @@ SETS: dict[str, dict] = {
         "cases": [{"routing": r, "hops": h} for r in ("AODV", "DSR") for h in (1, 2, 4, 7, 10, 14)],
         "seeds": list(range(1, 11)),
     },
+    "ns2-chain-gilbert": {
+        "script": "chain.tcl",
+        "what": "TCP NewReno over AODV on examples/tcp-ra-chain-gilbert.toml's chain (6 hops, 200 m, 11 Mb/s data, 1 Mb/s basic rate, 800 B, window 20, ifq 50, 130 s, goodput over 30-130 s) with two-state frame errors at every receiver (3 % of frames, mean burst 3 frames)",
+        "cases": [{"routing": "AODV", "hops": 6, "rate_mbps": 11, "basic_mbps": 1, "packet_bytes": 800, "window": 20,
+                   "duration": 130.0, "warmup": 30.0, "errors": "gilbert", "per": 0.03, "burst_frames": 3.0}],
+        "seeds": list(range(1, 11)),
+    },
     "ns2-wired": {
         "script": "wired.tcl",
         "what": "one bulk TCP flow over seed 002's wired path (100 Mb/s 30 ms, 100 Mb/s 10 ms, a 5 Mb/s 0.01 ms last hop losing 0-3 % of packets each way; queues 50, 1000 B, window 1000, 100 s, goodput over 10-100 s): NewReno, and TCP-Linux with a Sack1 sink",
