@@ -11,8 +11,6 @@ The simulator is the Rust extension `hoplab._core`; this package reads
 scenario files, applies overrides, and turns run reports into DataFrames.
 """
 
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as _package_version
 from typing import TYPE_CHECKING, Any
 
 from hoplab._core import ScenarioError, SimulationError
@@ -24,13 +22,6 @@ from hoplab.view import view  # the function: hoplab.view(result, path) (docs/vi
 if TYPE_CHECKING:
     from hoplab.campaign import sweep
     from hoplab.store import Store
-
-try:
-    __version__ = _package_version("hoplab")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    from hoplab._core import version as _core_version
-
-    __version__ = _core_version()
 
 __all__ = [
     "OutputPathError",
@@ -47,9 +38,27 @@ __all__ = [
 ]
 
 
+def _version() -> str:
+    """The installed package's version (the core's, from a source tree)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("hoplab")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+        from hoplab._core import version as core_version
+
+        return core_version()
+
+
 def __getattr__(name: str) -> Any:
-    """`hoplab.sweep` and `hoplab.Store`, imported on first use (they bring
-    numpy, pyarrow and DuckDB, which a single run does not need)."""
+    """`hoplab.sweep`, `hoplab.Store` and `hoplab.__version__`, on first use:
+    the first two bring numpy, pyarrow and DuckDB, which a single run does
+    not need; the version's lookup (importlib.metadata) alone costs more
+    than the rest of `import hoplab` (docs/performance.md, Start-up)."""
+    if name == "__version__":
+        value = _version()
+        globals()["__version__"] = value
+        return value
     if name == "sweep":
         from hoplab.campaign import sweep
 

@@ -9,6 +9,7 @@ measured and reported, never asserted: a slow machine is not a failure.
 
 from __future__ import annotations
 
+import json
 from importlib.resources import files
 from typing import Any
 
@@ -16,8 +17,8 @@ from hoplab import _core
 from hoplab.scenario import Scenario, scenario_error
 
 __all__ = [
-    "BENCH_DESCRIPTIONS", "BENCH_SCENARIOS", "DEFAULT_ENGINE_EVENTS", "DEFAULT_REPEAT", "bench_scenario_file", "run_benchmarks",
-    "sinr_cost_lines",
+    "BENCH_DESCRIPTIONS", "BENCH_SCENARIOS", "DEFAULT_ENGINE_EVENTS", "DEFAULT_REPEAT", "OUTCOMES", "bench_scenario_file",
+    "profile_benchmarks", "profile_lines", "run_benchmarks", "sinr_cost_lines",
 ]
 
 #: Scenario benchmarks, by name; each is `hoplab/data/<name>.toml`.
@@ -90,8 +91,8 @@ def run_benchmarks(
     """Run every benchmark `repeat` times and keep the fastest; one figure
     (dict) each: name, events, wall_seconds, events_per_second,
     sim_seconds_per_wall_second, frames (put on the air), repeat, and for
-    scenarios sim_seconds and us_per_frame (wall microseconds per frame,
-    None without frames); a SINR benchmark also has sinr_vs_threshold:
+    scenarios sim_seconds, us_per_frame (wall microseconds per frame, None
+    without frames) and events_per_frame (None without frames); a SINR benchmark also has sinr_vs_threshold:
     its wall time, frames and wall time per frame as ratios to the
     threshold model's run of the same scenario (SINR_PAIRS).
     `duration_s` shortens the scenarios (their warm-up is cut to a tenth of
@@ -104,18 +105,78 @@ def run_benchmarks(
         raise scenario_error("duration_s", f"must be a positive number, got {duration_s}")
     figures: list[dict[str, Any]] = [_fastest(lambda: _core.bench_engine(engine_events), repeat)]
     for name in BENCH_SCENARIOS:
-        scenario = bench_scenario_file(name)
-        if duration_s is not None:
-            scenario.set("duration_s", float(duration_s))
-            if float(scenario.data.get("warmup_s", 0.0)) >= duration_s:
-                scenario.set("warmup_s", duration_s / 10)
+        scenario = _shortened(name, duration_s)
         config_json = scenario.to_json()
         figure = _fastest(lambda: _core.bench_scenario(name, config_json), repeat)  # noqa: B023 (called at once)
         figure["sim_seconds"] = float(scenario.validate()["duration_s"])
         figure["us_per_frame"] = figure["wall_seconds"] / figure["frames"] * 1e6 if figure["frames"] else None
+        figure["events_per_frame"] = figure["events"] / figure["frames"] if figure["frames"] else None
         figures.append(figure)
     by_name = {figure["name"]: figure for figure in figures}
     for name, threshold in SINR_PAIRS.items():
         if name in by_name and threshold in by_name:
             by_name[name]["sinr_vs_threshold"] = _sinr_cost(by_name[name], by_name[threshold])
     return figures
+
+
+#: What became of an event (crates/hoplab-sim/src/profile.rs): its timer was
+#: cancelled or re-armed (stale); no MAC step (no_mac_input); a MAC step that
+#: wrote nothing and changed none of the MAC's timers, medium view, backoff,
+#: service or queue (mac_unchanged); one that changed only the MAC's view of
+#: the medium (medium_only); one that wrote an output or changed a timer, the
+#: backoff, the service or the queue (mac_acted).
+OUTCOMES: tuple[str, ...] = ("stale", "no_mac_input", "mac_unchanged", "medium_only", "mac_acted")
+
+
+def _shortened(name: str, duration_s: float | None) -> Scenario:
+    scenario = bench_scenario_file(name)
+    if duration_s is not None:
+        scenario.set("duration_s", float(duration_s))
+        if float(scenario.data.get("warmup_s", 0.0)) >= duration_s:
+            scenario.set("warmup_s", duration_s / 10)
+    return scenario
+
+
+def profile_benchmarks(names: tuple[str, ...] = BENCH_SCENARIOS, duration_s: float | None = None) -> list[dict[str, Any]]:
+    """Run each benchmark scenario once with its events counted by kind and
+    outcome; one dict each: name, events, frames, mac_steps,
+    mac_steps_changed, rows (kind and a count per OUTCOMES), the same run's
+    report left out. The counts are the run's own: a profiled run simulates
+    exactly what a normal run does (tests/profile.rs)."""
+    if duration_s is not None and not duration_s > 0:
+        raise scenario_error("duration_s", f"must be a positive number, got {duration_s}")
+    profiles = []
+    for name in names:
+        if name not in BENCH_SCENARIOS:
+            raise scenario_error("name", f"no benchmark {name!r} (choose from {', '.join(BENCH_SCENARIOS)})")
+        profile = json.loads(_core.profile_events(name, _shortened(name, duration_s).to_json()))
+        profile.pop("report")
+        profiles.append(profile)
+    return profiles
+
+
+def no_decision(row: dict[str, Any]) -> int:
+    """A row's events that changed no decision of channel access."""
+    return int(row["stale"] + row["no_mac_input"] + row["mac_unchanged"])
+
+
+def profile_lines(profile: dict[str, Any]) -> list[str]:
+    """One benchmark's profile as a Markdown table: events per frame by kind
+    and outcome, the kinds by events, and the totals."""
+    frames = max(int(profile["frames"]), 1)
+    medium = sum(r["medium_only"] for r in profile["rows"])
+    lines = [f"{profile['name']}: {profile['events']:,} events, {profile['frames']:,} frames, "
+             f"{profile['events'] / frames:.2f} events per frame; "
+             f"{sum(no_decision(r) for r in profile['rows']) / frames:.2f} per frame changed no decision, "
+             f"{medium / frames:.2f} only the MAC's view of the medium",
+             "", "| kind | per frame | " + " | ".join(OUTCOMES) + " | no decision |",
+             "|---|---|" + "---|" * (len(OUTCOMES) + 1)]
+    for row in sorted(profile["rows"], key=lambda r: -sum(r[o] for o in OUTCOMES)):
+        total = sum(row[o] for o in OUTCOMES)
+        cells = " | ".join(f"{row[o] / frames:.2f}" for o in OUTCOMES)
+        lines.append(f"| {row['kind']} | {total / frames:.2f} | {cells} | {no_decision(row) / frames:.2f} |")
+    totals = {o: sum(r[o] for r in profile["rows"]) for o in OUTCOMES}
+    lines.append(f"| **all** | **{profile['events'] / frames:.2f}** | "
+                 + " | ".join(f"{totals[o] / frames:.2f}" for o in OUTCOMES)
+                 + f" | **{sum(no_decision(r) for r in profile['rows']) / frames:.2f}** |")
+    return lines

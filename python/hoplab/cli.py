@@ -5,6 +5,11 @@ out-of-range value, a bad `--set`) ends the command with one line on stderr,
 `error: <key>: <what is wrong and what is allowed>`, exit status 2, and
 nothing on stdout. A failure of the simulation itself exits with 1. No
 traceback reaches the user unless HOPLAB_DEBUG=1.
+
+Start-up: each command imports what it needs when it runs (rich, pandas,
+DuckDB, the executors and the paper modules are not imported by `hoplab
+--help` or before `hoplab run` simulates; docs/performance.md, Start-up;
+tests/test_startup.py checks the import graph).
 """
 
 from __future__ import annotations
@@ -13,25 +18,24 @@ import json
 import math
 import os
 import sys
-import traceback
-from pathlib import Path
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
-from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, DEFAULT_REPEAT, run_benchmarks, sinr_cost_lines
-from hoplab.executors import ExecutorError
-from hoplab.limits import MemoryLimit
+from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, DEFAULT_REPEAT
 from hoplab.paths import OutputPathError, check_output_file
-from hoplab.run import run as run_scenario
-from hoplab.scenario import Scenario, check_seed, load_scenario, parse_value
-from hoplab.shutdown import EXIT_TERMINATED, SweepTerminated
-from hoplab.store import StoreWriteError
+from hoplab.scenario import check_seed, load_scenario, parse_value
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from hoplab.limits import MemoryLimit
+    from hoplab.scenario import Scenario
 
 __all__ = ["app", "main"]
 
@@ -44,6 +48,9 @@ app = typer.Typer(
     add_completion=False,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    # Click's plain help: typer's rich help imports rich's markdown and
+    # markdown-it (about half of `hoplab --help`'s time; docs/performance.md).
+    rich_markup_mode=None,
 )
 
 
@@ -63,8 +70,23 @@ def _read_scenario(path: str, overrides: Sequence[str], memory_limit: MemoryLimi
 
 
 def _stdout() -> Console:
+    from rich.console import Console
+
     # Wide enough for the tables when stdout is not a terminal (pipes, tests).
     return Console(width=None if sys.stdout.isatty() else 160, soft_wrap=False)
+
+
+def _stderr() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True, soft_wrap=True)
+
+
+def _table(**options: Any) -> Table:
+    """A rich Table (rich is imported by the commands that print one)."""
+    from rich.table import Table
+
+    return Table(**options)
 
 
 def _counts(counts: Mapping[str, int]) -> str:
@@ -87,7 +109,7 @@ def _print_summary(report: Mapping[str, Any]) -> None:
         highlight=False,
     )
 
-    flows = Table(title="Flows", title_justify="left")
+    flows = _table(title="Flows", title_justify="left")
     for column in ("flow", "src→dst", "hops", "transport", "offered kbps", "goodput kbps", "delay ms",
                    "sent", "delivered", "in flight", "losses"):
         flows.add_column(column, justify="left" if column in ("transport", "losses") else "right")
@@ -103,7 +125,7 @@ def _print_summary(report: Mapping[str, Any]) -> None:
 
     tcp_flows = [f for f in report["flows"] if f["transport"] in ("tcp", "semitcp")]
     if tcp_flows:
-        tcp = Table(title="TCP and semi-TCP", title_justify="left")
+        tcp = _table(title="TCP and semi-TCP", title_justify="left")
         for column in ("flow", "cc / rate control", "source rate kbps", "retransmissions", "timeouts",
                        "fast retransmits", "ACKs sent", "ACKs delivered", "ACK losses", "completed s"):
             tcp.add_column(column, justify="left" if column in ("cc / rate control", "ACK losses") else "right")
@@ -118,7 +140,7 @@ def _print_summary(report: Mapping[str, Any]) -> None:
             )
         console.print(tcp)
 
-    nodes = Table(title="Nodes", title_justify="left")
+    nodes = _table(title="Nodes", title_justify="left")
     hop_control = any(n.get("rtsc_sent") or n.get("ctsc_sent") for n in report["nodes"])
     columns = ["node", "APR", "DATA att/pkt", "MST ms", "RTS sent", "RTS dropped", "DATA dropped", "queue mean"]
     if hop_control:
@@ -161,7 +183,7 @@ def run(
     pcap: Annotated[str | None, typer.Option(
         "--pcap", metavar="PATH",
         help="Write a packet trace (pcap, radiotap + 802.11) of every frame put on the air; the scenario's "
-             "\\[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")] = None,
+             "[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")] = None,
     memory_limit: MemoryLimitOption = "auto",
     run_timeout: Annotated[str | None, typer.Option(
         "--run-timeout", "--wall-limit", metavar="SECONDS|none",
@@ -172,6 +194,8 @@ def run(
         "--view", metavar="PATH", help="Write the run's page (one self-contained HTML file; docs/view.md) to PATH.")] = None,
 ) -> None:
     """Run one scenario and print a summary (or the JSON report)."""
+    from hoplab.run import run as run_scenario
+
     # `--seed X` is read as `--set seed=X` is, so the same X gets the same words.
     seed_value = check_seed(parse_value(seed.strip())) if seed is not None else None
     limit = _memory_limit(memory_limit)
@@ -255,7 +279,7 @@ def _notice_estimate(loaded: Scenario, series: bool, wall_limit: float | None) -
     low, high = events / 10e6, events / 3e6  # 3-10 M events per second (docs/timings.md)
     budget = (f"it stops after {wall_limit:g} s of wall-clock time (--run-timeout SECONDS or none)"
               if wall_limit is not None else "no wall-clock limit (--run-timeout none)")
-    Console(stderr=True, soft_wrap=True).print(
+    _stderr().print(
         f"estimate: ~{events:.1e} events, about {_duration(low)} to {_duration(high)} of wall-clock time; "
         f"{budget}", highlight=False)
 
@@ -289,7 +313,7 @@ def _print_estimate(estimate: Mapping[str, Any], with_series_bytes: int) -> None
 
     parts = ", ".join(f"{p['what']} {size(p['bytes'])}" for p in estimate["parts"])
     limit = default_memory_limit_bytes()
-    err = Console(stderr=True, soft_wrap=True)
+    err = _stderr()
     err.print(f"estimate: ~{estimate['events']:.1e} events, ~{size(estimate['memory_bytes'])} "
               f"({parts}; {size(with_series_bytes)} with --series)"
               + (f"; default memory limit {size(limit)}" if limit else ""), highlight=False)
@@ -316,6 +340,10 @@ def bench(
     repeat: Annotated[int, typer.Option(
         "--repeat", metavar="N", help="Runs of each benchmark; the fastest is reported.")] = DEFAULT_REPEAT,
     json_: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    profile_events: Annotated[bool, typer.Option(
+        "--profile-events", help="Instead of timing, run each scenario once counting its events by kind and by "
+                                 "whether they changed any MAC decision, per frame put on the air "
+                                 "(docs/performance.md).")] = False,
 ) -> None:
     """The benchmarks (the help text is _BENCH_HELP, built from hoplab.bench)."""
     if duration is not None and not (duration > 0 and math.isfinite(duration)):
@@ -324,25 +352,44 @@ def bench(
         raise InputError(f"--engine-events: must be a positive integer, got {engine_events}")
     if repeat < 1:
         raise InputError(f"--repeat: must be a positive integer, got {repeat}")
+    if profile_events:
+        return _print_profiles(duration, json_)
+    from hoplab.bench import run_benchmarks, sinr_cost_lines
+
     figures = run_benchmarks(duration_s=duration, engine_events=engine_events, repeat=repeat)
     if json_:
         document = {"version": _core.version(), "benchmarks": figures}
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return
-    table = Table(title=f"hoplab {_core.version()} benchmarks (one core, fastest of {repeat})", title_justify="left")
-    for column in ("benchmark", "simulated events", "frames", "wall s", "events/s", "sim s per wall s", "us per frame"):
+    table = _table(title=f"hoplab {_core.version()} benchmarks (one core, fastest of {repeat})", title_justify="left")
+    for column in ("benchmark", "simulated events", "frames", "events per frame", "wall s", "events/s",
+                   "sim s per wall s", "us per frame"):
         table.add_column(column, justify="left" if column == "benchmark" else "right")
     for figure in figures:
         scenario = "sim_seconds" in figure
         per_wall = figure["sim_seconds_per_wall_second"]
         per_frame = f"{figure['us_per_frame']:,.2f}" if figure.get("us_per_frame") is not None else "-"
+        per_frame_events = f"{figure['events_per_frame']:.1f}" if figure.get("events_per_frame") is not None else "-"
         table.add_row(
-            figure["name"], f"{figure['events']:,}", f"{figure['frames']:,}" if scenario else "-", f"{figure['wall_seconds']:.3f}",
+            figure["name"], f"{figure['events']:,}", f"{figure['frames']:,}" if scenario else "-", per_frame_events,
+            f"{figure['wall_seconds']:.3f}",
             f"{figure['events_per_second'] / 1e6:,.2f} M", f"{per_wall:,.1f}" if scenario else "-", per_frame,
         )
     _stdout().print(table)
     for line in sinr_cost_lines(figures):
         _stdout().print(line, highlight=False, soft_wrap=True)
+
+
+def _print_profiles(duration: float | None, json_: bool) -> None:
+    """`hoplab bench --profile-events`: each scenario's events by kind and outcome."""
+    from hoplab.bench import profile_benchmarks, profile_lines
+
+    profiles = profile_benchmarks(duration_s=duration)
+    if json_:
+        sys.stdout.write(json.dumps({"version": _core.version(), "profiles": profiles}, indent=2) + "\n")
+        return
+    for profile in profiles:
+        sys.stdout.write("\n".join(profile_lines(profile)) + "\n\n")
 
 
 @app.command()
@@ -379,7 +426,7 @@ def fidelity(
     if json_:
         sys.stdout.write(json.dumps(fidelity_output.document(rows, _core.version(), quick), indent=2) + "\n")
         return
-    table = Table(title=f"hoplab {_core.version()} fidelity", title_justify="left")
+    table = _table(title=f"hoplab {_core.version()} fidelity", title_justify="left")
     for column in fidelity_output.HEADER:
         table.add_column(column, justify="left" if column in ("check", "what", "verdict") else "right")
     for cells in fidelity_output.table_rows(rows):
@@ -463,6 +510,7 @@ def sweep(
 ) -> None:
     """Run a scenario over parameter values and runs; store every run; print mean and 95 % CI per point."""
     from hoplab.campaign import METRICS, SweepStats, default_store_path, parse_vary
+    from hoplab.shutdown import EXIT_TERMINATED, SweepTerminated
     from hoplab.campaign import sweep as run_sweep
     from hoplab.stats import summarize
 
@@ -495,7 +543,7 @@ def sweep(
     console = _stdout()
     params = [key for key, _ in specs]
     ok = frame[frame["status"] == "ok"] if not frame.empty else frame
-    table = Table(title=f"{loaded.name}: {metric}, mean and 95 % CI over runs", title_justify="left")
+    table = _table(title=f"{loaded.name}: {metric}, mean and 95 % CI over runs", title_justify="left")
     for column in [*params, "runs ok", "mean", "± 95 % CI", "std"]:
         table.add_column(column, justify="right")
     if not ok.empty:
@@ -534,10 +582,11 @@ def reproduce(
     from hoplab.papers import available, get_paper
     from hoplab.report import check_out_dir, check_settings, default_out_dir
     from hoplab.report import reproduce as run_reproduce
+    from hoplab.shutdown import EXIT_TERMINATED, SweepTerminated
 
     if list_:
         console = _stdout()
-        table = Table(title="Papers hoplab reproduces", title_justify="left")
+        table = _table(title="Papers hoplab reproduces", title_justify="left")
         for column in ("paper", "title", "figures"):
             table.add_column(column)
         for paper_id in available():
@@ -557,7 +606,7 @@ def reproduce(
     _check_run_timeout(run_timeout)
     check_settings(chosen, quick, runs)
     check_out_dir(out if out is not None else default_out_dir(chosen.id, quick), "--out")
-    err = Console(stderr=True, soft_wrap=True)
+    err = _stderr()
     try:
         result = run_reproduce(chosen, out, quick=quick, runs=runs, executor=executor, jobs=jobs,
                                scheduler=scheduler, progress=True, run_timeout_s=run_timeout,
@@ -572,7 +621,7 @@ def reproduce(
     from hoplab.papers.verdicts import MIN_RUNS
 
     # The verdicts, once (the progress on stderr does not repeat them).
-    table = Table(title=f"{chosen.id}: findings (holds: every point agrees, paired 95 % CIs, "
+    table = _table(title=f"{chosen.id}: findings (holds: every point agrees, paired 95 % CIs, "
                         f"at least {MIN_RUNS} runs; the report states the rule)", title_justify="left")
     table.add_column("figure", no_wrap=True)
     table.add_column("verdict", no_wrap=True)
@@ -621,7 +670,7 @@ def query(
         writer.writerow(names)
         writer.writerows([["" if v is None else v for v in row] for row in rows])
         return
-    table = Table(title_justify="left")
+    table = _table(title_justify="left")
     for name in names:
         table.add_column(name, justify="right")
     for row in rows:
@@ -652,6 +701,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(_main(argv))
 
 
+def _raised_by(error: BaseException, module: str, name: str) -> bool:
+    """Whether `error` is `module.name` (or a subclass); a module not yet
+    imported raised nothing, so the check imports nothing."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(error, getattr(loaded, name))
+
+
 def _main(argv: Sequence[str] | None) -> int:
     try:
         status = app(args=list(argv) if argv is not None else None, prog_name="hoplab", standalone_mode=False)
@@ -659,20 +715,21 @@ def _main(argv: Sequence[str] | None) -> int:
     except (ScenarioError, InputError, OutputPathError) as e:
         _error(str(e))
         return EXIT_BAD_INPUT
-    except StoreWriteError as e:  # the disk, not the input: its own words, exit 1
-        _error(str(e.strerror))
-        return EXIT_SIMULATION_FAILED
-    except OSError as e:  # a file or directory the command needed: one line, as any bad input
+    except OSError as e:
+        if _raised_by(e, "hoplab.store", "StoreWriteError"):  # the disk, not the input: its own words, exit 1
+            _error(str(e.strerror))
+            return EXIT_SIMULATION_FAILED
+        # A file or directory the command needed: one line, as any bad input.
         where = f"{e.filename!r}: " if e.filename else ""
         _error(f"{where}{(e.strerror or str(e)).lower()}")
         return EXIT_BAD_INPUT
     except SimulationError as e:
         _error(str(e))
         return EXIT_SIMULATION_FAILED
-    except ExecutorError as e:
-        _error(str(e))
-        return EXIT_SIMULATION_FAILED
     except typer.TyperException as e:  # click's usage errors: bad option, missing argument, ...
+        if type(e).__name__ == "NoArgsIsHelpError":  # `hoplab` alone: its help, on stdout
+            sys.stdout.write(e.format_message() + "\n")
+            return e.exit_code
         message = e.format_message()
         if message:  # empty when `hoplab` alone has printed its help
             _error(message)
@@ -683,7 +740,12 @@ def _main(argv: Sequence[str] | None) -> int:
         _error("interrupted")
         return 130
     except Exception as e:  # a bug: one line, the traceback on request
+        if _raised_by(e, "hoplab.executors", "ExecutorError"):
+            _error(str(e))
+            return EXIT_SIMULATION_FAILED
         if os.environ.get("HOPLAB_DEBUG"):
+            import traceback
+
             traceback.print_exc()
         _error(f"internal error: {type(e).__name__}: {e} (set HOPLAB_DEBUG=1 for the traceback)")
         return 1
