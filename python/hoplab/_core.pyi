@@ -14,6 +14,8 @@ __all__ = [
     "config_hash",
     "drop_causes",
     "estimate",
+    "loss_classification_names",
+    "profile_events",
     "report_fields",
     "scenario_schema",
     "simulate",
@@ -45,6 +47,11 @@ def config_hash(config_json: str) -> str:
 def drop_causes() -> list[str]:
     """Every loss cause the core reports, in report order."""
 
+def loss_classification_names() -> dict[str, list[str]]:
+    """TCP-RA's loss classification names, in report order: "true_causes"
+    (the simulator's ground truth), "verdicts" (the receiver's), "grades"
+    (its congestion grades)."""
+
 def report_fields() -> dict[str, list[str]]:
     """The field names of each part of the run report: "run" (top level),
     "routing", "flows", "nodes", "queues", "series"."""
@@ -74,6 +81,10 @@ def bench_engine(events: int) -> dict[str, str | int | float]:
 
 def bench_scenario(name: str, config_json: str) -> dict[str, str | int | float]:
     """Time one run of a scenario (JSON)."""
+
+def profile_events(name: str, config_json: str) -> str:
+    """One run of a scenario (JSON) with its events counted by kind and
+    outcome, as JSON (`hoplab bench --profile-events`)."""
 
 def version() -> str:
     """The simulator core's version."""

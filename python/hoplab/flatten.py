@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["ALWAYS_KEYS", "MAP_PREFIXES", "TABLES", "classified_counts", "flatten_row", "map_prefix",
-           "numeric_items"]
+           "numeric_items", "table_column"]
 
 #: Map-valued report fields whose columns are not named `<field>_<key>`.
 MAP_PREFIXES: dict[str, str] = {"losses": "loss_", "ack_losses": "ack_loss_", "drops": "drop_"}
@@ -48,15 +48,23 @@ TABLES: dict[str, tuple[str, str]] = {
 }
 
 
+def table_column(field: str, truth: str, column: str) -> str:
+    """The column of cell (`truth`, `column`) of table field `field`
+    (`loss_classification`: `classified_<truth>_as_<verdict>`, `loss_grades`:
+    `graded_<truth>_<grade>`)."""
+    prefix, separator = TABLES[field]
+    return f"{prefix}{truth}{separator}{column}"
+
+
 def classified_counts(row: Mapping[str, Any]) -> dict[str, int]:
     """A flow row's `loss_classification` and `loss_grades` as
     `classified_<truth>_as_<verdict>` and `graded_<truth>_<grade>` counts
     (empty for a flow without verdicts)."""
     counts: dict[str, int] = {}
-    for field, (prefix, separator) in TABLES.items():
+    for field in TABLES:
         for truth, cells in (row.get(field) or {}).items():
             for column, n in cells.items():
-                counts[f"{prefix}{truth}{separator}{column}"] = int(n)
+                counts[table_column(field, truth, column)] = int(n)
     return counts
 
 

@@ -45,7 +45,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from hoplab import _core
-from hoplab.flatten import ALWAYS_KEYS, TABLES, classified_counts, flatten_row, map_prefix
+from hoplab.flatten import ALWAYS_KEYS, TABLES, classified_counts, flatten_row, map_prefix, table_column
 from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, resolve_memory_limit
 from hoplab.paths import check_output_file, remove_stale_temporaries
 from hoplab.scenario import Scenario, check_seed, load_scenario
@@ -53,7 +53,8 @@ from hoplab.scenario import Scenario, check_seed, load_scenario
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["CLASSIFIED_COLUMNS", "DROP_CAUSES", "GRADED_COLUMNS", "REPORT_FIELDS", "RunResult", "classified_counts", "run"]
+__all__ = ["CLASSIFIED_COLUMNS", "DROP_CAUSES", "GRADED_COLUMNS", "LOSS_GRADES", "LOSS_TRUE_CAUSES", "LOSS_VERDICTS",
+           "REPORT_FIELDS", "RunResult", "classified_counts", "run"]
 
 #: Every cause of a dropped packet (docs/metrics.md, "Loss causes"), as the
 #: core names them.
@@ -61,16 +62,22 @@ DROP_CAUSES: tuple[str, ...] = tuple(_core.drop_causes())
 
 SERIES_COLUMNS = ("time_s", "entity", "id", "metric", "value")
 
-_TRUTHS = ("congestion", "wireless", "not_lost")
+_LOSS_NAMES: dict[str, list[str]] = _core.loss_classification_names()
+#: TCP-RA's loss classification (docs/metrics.md, "Loss classification"),
+#: as the core names it, in report order: the simulator's true causes, the
+#: receiver's verdicts and its congestion grades (seed 001 section 2.1).
+LOSS_TRUE_CAUSES: tuple[str, ...] = tuple(_LOSS_NAMES["true_causes"])
+LOSS_VERDICTS: tuple[str, ...] = tuple(_LOSS_NAMES["verdicts"])
+LOSS_GRADES: tuple[str, ...] = tuple(_LOSS_NAMES["grades"])
 
 #: A flow's `loss_classification` (true cause -> verdict -> count) becomes
 #: these columns, in this order.
 CLASSIFIED_COLUMNS: tuple[str, ...] = tuple(
-    f"classified_{truth}_as_{verdict}" for truth in _TRUTHS for verdict in ("congestion", "dubious", "wireless"))
+    table_column("loss_classification", truth, verdict) for truth in LOSS_TRUE_CAUSES for verdict in LOSS_VERDICTS)
 
 #: A flow's `loss_grades` (true cause -> grade -> count) becomes these.
 GRADED_COLUMNS: tuple[str, ...] = tuple(
-    f"graded_{truth}_{grade}" for truth in _TRUTHS for grade in ("slight", "middle", "heavy"))
+    table_column("loss_grades", truth, grade) for truth in LOSS_TRUE_CAUSES for grade in LOSS_GRADES)
 
 #: Each table field's columns (`hoplab.flatten.TABLES`), in order.
 _TABLE_COLUMNS: dict[str, tuple[str, ...]] = {"loss_classification": CLASSIFIED_COLUMNS,

@@ -117,6 +117,17 @@ fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> {
     api::report_fields()
 }
 
+/// The names of TCP-RA's loss classification, in report order (the keys of
+/// a flow's `loss_classification` and `loss_grades`): "true_causes" (the
+/// simulator's ground truth), "verdicts" (the receiver's) and "grades" (its
+/// congestion grades, seed 001 section 2.1). Read from the core's
+/// constants so the Python side types none of them.
+#[pyfunction]
+fn loss_classification_names() -> std::collections::BTreeMap<&'static str, Vec<&'static str>> {
+    use hoplab_sim::stats::classification::{GRADES, TRUE_CLASSES, VERDICTS};
+    [("true_causes", TRUE_CLASSES.to_vec()), ("verdicts", VERDICTS.to_vec()), ("grades", GRADES.to_vec())].into_iter().collect()
+}
+
 /// Run a scenario given as JSON; return the run report as JSON. `seed`
 /// overrides the scenario's seed; `series` adds the time series;
 /// `wall_limit_s` gives the run up (SimulationError) after that many
@@ -164,6 +175,15 @@ fn bench_scenario<'py>(py: Python<'py>, name: &str, config_json: &str) -> PyResu
     bench_dict(py, figure)
 }
 
+/// One run of a scenario given as JSON with its events counted by kind and
+/// outcome (`hoplab bench --profile-events`), as JSON: name, events,
+/// frames, mac_steps, mac_steps_changed, rows, report.
+#[pyfunction]
+fn profile_events(py: Python<'_>, name: &str, config_json: &str) -> PyResult<String> {
+    let (name, config_json) = (name.to_owned(), config_json.to_owned());
+    detached(py, move || api::profile_events_json(&name, &config_json)).map_err(|f| to_pyerr(py, f))
+}
+
 /// The JSON Schema (draft 7) of a scenario file, pretty-printed: every key,
 /// its type, default, choices and description.
 #[pyfunction]
@@ -185,9 +205,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config_hash, m)?)?;
     m.add_function(wrap_pyfunction!(drop_causes, m)?)?;
     m.add_function(wrap_pyfunction!(report_fields, m)?)?;
+    m.add_function(wrap_pyfunction!(loss_classification_names, m)?)?;
     m.add_function(wrap_pyfunction!(scenario_schema, m)?)?;
     m.add_function(wrap_pyfunction!(bench_engine, m)?)?;
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(profile_events, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;

@@ -25,11 +25,13 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hoplab.flatten import table_column
 from hoplab.papers import ExperimentData, FigureResult, NotReproduced, judged
 from hoplab.papers.tcp_ra_2009.common import fmt, save_figure
 from hoplab.papers.tcp_ra_2009.experiments import C_RA, DST, FLOW_COUNTS, flows_case, hops_of
 from hoplab.papers.verdicts import NUMBER_TOLERANCE, Check, PaperNumber, above, less
 from hoplab.plots import Line, draw_figure, line_figure
+from hoplab.run import LOSS_GRADES, LOSS_TRUE_CAUSES, LOSS_VERDICTS
 from hoplab.stats import mean_ci
 
 if TYPE_CHECKING:
@@ -54,11 +56,10 @@ __all__ = [
     "table4",
 ]
 
-TRUTHS = ("congestion", "wireless", "not_lost")
+#: The true causes, verdicts and congestion grades, as the core names them.
+TRUTHS, VERDICTS, GRADES = LOSS_TRUE_CAUSES, LOSS_VERDICTS, LOSS_GRADES
 #: The two causes the paper has columns for.
 CAUSES = ("congestion", "wireless")
-VERDICTS = ("congestion", "dubious", "wireless")
-GRADES = ("slight", "middle", "heavy")
 
 #: Table 1, percent of each true cause's losses (columns) per grade (rows).
 #: The paper's text swaps the wireless column's first two numbers ("44 %
@@ -89,12 +90,12 @@ _TOLERANCE = f"{NUMBER_TOLERANCE * 100:.0f} %"
 
 def metric_name(truth: str, verdict: str) -> str:
     """The scalar (and flows DataFrame column) counting `truth` losses the receiver judged `verdict`."""
-    return f"classified_{truth}_as_{verdict}"
+    return table_column("loss_classification", truth, verdict)
 
 
 def grade_name(truth: str, grade: str) -> str:
     """The scalar (and flows DataFrame column) counting `truth` losses found at congestion grade `grade`."""
-    return f"graded_{truth}_{grade}"
+    return table_column("loss_grades", truth, grade)
 
 
 #: (true cause, verdict or grade) -> losses.
