@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import EXAMPLES, run_cli
-from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, SINR_PAIRS, _sinr_cost, sinr_cost_lines
+from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, OUTCOMES, SINR_PAIRS, _sinr_cost, no_decision, profile_lines, sinr_cost_lines
 
 FIGURE_KEYS = {"name", "events", "wall_seconds", "events_per_second", "sim_seconds_per_wall_second", "frames", "repeat"}
 
@@ -34,6 +34,7 @@ def test_bench_json_reports_every_figure(workdir: Path) -> None:
         # (each frame is at least its end and one arrival).
         assert 0 < figure["frames"] < figure["events"]
         assert figure["us_per_frame"] == figure["wall_seconds"] / figure["frames"] * 1e6
+        assert figure["events_per_frame"] == figure["events"] / figure["frames"]
     by_name = {figure["name"]: figure for figure in figures}
     for sinr, threshold in SINR_PAIRS.items():
         cost = by_name[sinr]["sinr_vs_threshold"]
@@ -111,3 +112,29 @@ def test_bench_help_lists_every_benchmark(workdir: Path) -> None:
     assert set(BENCH_DESCRIPTIONS) == set(BENCH_SCENARIOS)
     for name in BENCH_SCENARIOS:
         assert BENCH_DESCRIPTIONS[name] in text, name
+
+
+def test_profile_events_counts_every_event_of_the_timed_run(workdir: Path) -> None:
+    """`hoplab bench --profile-events`: per scenario, the kinds' counts by
+    outcome add up to the events popped, which are the timed run's events
+    (plus the one sampling event the report leaves out): profiling runs
+    the same simulation."""
+    done = run_cli("bench", "--profile-events", "--duration", "0.5", "--json", cwd=workdir, timeout_s=250)
+    assert done.returncode == 0, done.stderr
+    profiles = json.loads(done.stdout)["profiles"]
+    assert [p["name"] for p in profiles] == list(BENCH_SCENARIOS)
+    timed = run_cli("bench", "--duration", "0.5", "--engine-events", "1000", "--repeat", "1", "--json", cwd=workdir,
+                    timeout_s=250)
+    by_name = {f["name"]: f for f in json.loads(timed.stdout)["benchmarks"]}
+    for profile in profiles:
+        rows = profile["rows"]
+        assert sum(r[o] for r in rows for o in OUTCOMES) == profile["events"], profile["name"]
+        sampling = sum(r[o] for r in rows if r["kind"] == "time-series sample" for o in OUTCOMES)
+        assert profile["events"] - sampling == by_name[profile["name"]]["events"], profile["name"]
+        assert profile["frames"] == by_name[profile["name"]]["frames"]
+        assert 0 < profile["mac_steps_changed"] <= profile["mac_steps"]
+        table = profile_lines(profile)
+        assert f"{profile['events'] / profile['frames']:.2f} events per frame" in table[0]
+        assert len(table) == 4 + len(rows) + 1
+    assert no_decision({"stale": 1, "no_mac_input": 2, "mac_unchanged": 3, "medium_only": 4, "mac_acted": 5}) == 6
+    assert list(workdir.iterdir()) == []
