@@ -7,6 +7,7 @@ docs/timings.md, the one place the README's times come from.
     python scripts/timings.py --install --keep-quick --keep-bench   # only the two locks' installs (a few minutes)
     python scripts/timings.py --paper tcp-ra-2009 --full --keep-bench   # one paper's rows only
     python scripts/timings.py --fidelity --keep-quick --keep-bench      # `hoplab fidelity`, quick and full
+    python scripts/timings.py --vs --keep-quick --keep-bench            # beside ns-2.35 and ns-3 (scripts/bench_vs.py)
 
 Every command runs as a user runs it (`python -m hoplab ...` in a fresh
 temporary directory, so every run executes: nothing comes from a store).
@@ -178,6 +179,31 @@ def _stale_readme_rows(rows: list[list[str]]) -> str:
             "with today's.")
 
 
+def _vs_section(measure: bool, output: Path | None) -> list[str]:
+    """docs/timings.md's section of hoplab beside ns-2.35 and ns-3: the
+    output of scripts/bench_vs.py, run now (or read from `output`, the
+    script's saved output), or kept as it is."""
+    if not measure and output is None:
+        text = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        if "## Beside ns-2.35 and ns-3" not in text:
+            return []
+        return ["", "## Beside ns-2.35 and ns-3" + text.split("## Beside ns-2.35 and ns-3", 1)[1].split("\n## ", 1)[0].rstrip("\n")]
+    if output is not None:
+        printed = output.read_text(encoding="utf-8")
+    else:
+        done = subprocess.run([sys.executable, str(REPO / "scripts" / "bench_vs.py")], cwd=REPO, capture_output=True,
+                              text=True, check=False)
+        if done.returncode != 0:
+            sys.exit(f"scripts/bench_vs.py failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
+        printed = done.stdout
+    return ["", "## Beside ns-2.35 and ns-3", "",
+            "Each simulator as a user runs it (one process per run, start-up included; hoplab's time simulating "
+            "in brackets), on the same scenario, rounds alternated, the fastest of 3 each; the load average of the "
+            "machine during the runs beside each ratio (scripts/bench_vs.py says how each case maps). "
+            "`python scripts/timings.py --vs --keep-quick --keep-bench` measures this section again; its output:",
+            "", *printed.rstrip("\n").splitlines()]
+
+
 def _minutes(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min ({seconds:.0f} s)"
 
@@ -197,6 +223,10 @@ def main() -> None:
                         help="keep the --quick reproductions' rows as they are (do not run them)")
     parser.add_argument("--fidelity", action="store_true",
                         help="also time `hoplab fidelity --quick` and `hoplab fidelity` (every check)")
+    parser.add_argument("--vs", action="store_true",
+                        help="also run hoplab beside ns-2.35 and ns-3 (scripts/bench_vs.py)")
+    parser.add_argument("--vs-output", type=Path, metavar="FILE",
+                        help="instead of running scripts/bench_vs.py, take its printed output from FILE")
     parser.add_argument("--install", action="store_true",
                         help="also measure the installs of requirements.lock and requirements-test.lock in fresh venvs")
     args = parser.parse_args()
@@ -214,6 +244,7 @@ def main() -> None:
             rows.append(["README, second command, fresh clone (build + every test)", f"`{second}`", "-",
                          _minutes(_fresh_clone(second, work, "second")), today])
         installs = _install_section(args.install, work, today)
+        vs = _vs_section(args.vs, args.vs_output)
         for quick in ((False,) if args.keep_quick else (True, False)) if args.full else (() if args.keep_quick else (True,)):
             for paper in args.paper or PAPERS:
                 out = (args.reports or work) / f"{paper}{'-quick' if quick else ''}"
@@ -265,6 +296,7 @@ def main() -> None:
     ]
     lines += ["| " + " | ".join(row) + " |" for row in ordered]
     lines += installs
+    lines += vs
     if old_bench is not None:
         lines += ["", old_bench.rstrip("\n")]
     else:
@@ -275,8 +307,9 @@ def main() -> None:
             f"`hoplab bench --json`: one core per benchmark, 100 simulated seconds per scenario, the fastest of "
             f"{bench[0].get('repeat', 1)} runs.",
             "",
-            "| benchmark | simulated events | frames on the air | wall s | events/s | sim s per wall s | us per frame |",
-            "|---|---|---|---|---|---|---|",
+            "| benchmark | simulated events | frames on the air | events per frame | wall s | events/s | "
+            "sim s per wall s | us per frame |",
+            "|---|---|---|---|---|---|---|---|",
         ]
     for figure in bench:
         name = BENCH_NAMES.get(str(figure["name"]), str(figure["name"]))
@@ -284,7 +317,8 @@ def main() -> None:
         per_wall = f"{figure['sim_seconds_per_wall_second']:,.0f}" if scenario else "-"
         frames = f"{figure['frames']:,}" if scenario else "-"
         per_frame = f"{figure['us_per_frame']:.2f}" if figure.get("us_per_frame") is not None else "-"
-        lines.append(f"| {name} | {figure['events']:,} | {frames} | {figure['wall_seconds']:.2f} | "
+        events_per_frame = f"{figure['events_per_frame']:.1f}" if figure.get("events_per_frame") is not None else "-"
+        lines.append(f"| {name} | {figure['events']:,} | {frames} | {events_per_frame} | {figure['wall_seconds']:.2f} | "
                      f"{figure['events_per_second'] / 1e6:.1f} M | {per_wall} | {per_frame} |")
     if bench:
         from hoplab.bench import sinr_cost_lines
