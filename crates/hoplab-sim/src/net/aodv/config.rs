@@ -159,8 +159,10 @@ pub struct AodvConfig {
     pub broadcast_jitter_ms: SimDuration,
     /// Replace NODE_TRAVERSAL_TIME in a discovery's waits by the one-hop
     /// latency measured from the node's last three discoveries of the same
-    /// destination (RREQ to RREP, divided by the route's hops), as ns-2's
-    /// `AODV::PerHopTime` does; the network-wide retries then wait
+    /// destination that a RREP addressed to it answered (RREQ to RREP,
+    /// divided by the route's hops), as ns-2's `AODV::PerHopTime` does
+    /// (sampled in `recvReply` only, ns-2.35 aodv/aodv.cc:873-880; a route
+    /// found otherwise gives no sample); the network-wide retries then wait
     /// 2 * measured * NET_DIAMETER (doubling), even if `net_traversal_time_ms`
     /// is given. Off by default: the RFC's constant, as ns-3.
     /// On a TCP chain it makes a lost rediscovery RREQ cost about 0.1 s

@@ -158,6 +158,24 @@ impl AodvNode {
         self.send_rreq(now, dst, ctx, out);
     }
 
+    /// A RREP addressed to this node made its route to `dst` (`hops` away)
+    /// newer or shorter: the one-hop latency of the discovery under way is
+    /// recorded for `measured_traversal_time`. Only then, as ns-2's
+    /// `recvReply` (aodv/aodv.cc:920-927 of the semi-TCP code, 873-880 of
+    /// ns-2.35: `rt_disc_latency` set where `ih->daddr() == index`, local
+    /// repairs included); a route that became valid otherwise (a reverse
+    /// route from someone's RREQ, a neighbour heard) ends the discovery
+    /// without a sample. ns-2 divides
+    /// the time since the answered RREQ (`rp_timestamp`); hoplab's RREP
+    /// names no RREQ, so the time since the discovery's last RREQ.
+    pub(crate) fn record_traversal(&mut self, now: SimTime, dst: NodeId, hops: u8) {
+        let Some(d) = self.discoveries.get(&dst).filter(|_| hops > 0) else {
+            return;
+        };
+        let per_hop = SimDuration(now.since(d.last_rreq_at).0 / hops as u64);
+        self.traversal.entry(dst).or_default().record(per_hop);
+    }
+
     /// A route to `dst` became active: the discovery (if any) ends. A local
     /// repair that found a longer route sends a RERR with the 'N' flag (6.12).
     pub(crate) fn discovery_succeeded(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
@@ -168,11 +186,6 @@ impl AodvNode {
             None => {
                 self.stats.discoveries_succeeded += 1;
                 self.stats.discovery_time_total_ns += now.since(d.started_at).as_nanos() as u128;
-                // ns-2 recvReply: rt_disc_latency = (now - RREQ time) / hops.
-                if let Some(hops) = self.table.valid(dst, now).map(|e| e.hops).filter(|&h| h > 0) {
-                    let per_hop = SimDuration(now.since(d.last_rreq_at).0 / hops as u64);
-                    self.traversal.entry(dst).or_default().record(per_hop);
-                }
             }
             // ns-2's repair ends quietly (aodv/aodv.cc:859-899 recvReply).
             Some(_) if self.ns2_local_repair() => {}

@@ -140,6 +140,9 @@ impl AodvNode {
         let lifetime = now + SimDuration::from_nanos(rrep.lifetime_ms as u64 * 1_000_000);
         let info = RouteInfo { seq: rrep.dst_seq, hops, next_hop: from, lifetime };
         let taken = self.table.offer(rrep.dst, info, now, false);
+        if taken && rrep.orig == ctx.node {
+            self.record_traversal(now, rrep.dst, hops);
+        }
         if taken {
             self.release(now, rrep.dst, ctx, out);
         }

@@ -195,3 +195,44 @@ fn rreq_origination_is_rate_limited_to_ten_per_second() {
     // Destination 11 waits again (20 ms + 1 s).
     assert_eq!(s.timer(ms(1010), AodvTimer::Discovery(n(11))).the_timer(), (AodvTimer::Discovery(n(11)), ms(1020)));
 }
+
+/// `measured_traversal_time` (ns-2 `PerHopTime`): the one-hop latency is
+/// sampled only from a RREP addressed to this node (ns-2 `recvReply`,
+/// aodv/aodv.cc:873-880 of ns-2.35, where `ih->daddr() == index`). The
+/// RREP 100 ms after the RREQ over 2 hops gives 50 ms, so the
+/// rediscovery's RING_TRAVERSAL_TIME(4) is 2 * 50 ms * (4 + 2) = 600 ms.
+#[test]
+fn measured_traversal_time_is_sampled_from_a_rrep_to_this_node() {
+    let config = AodvConfig { measured_traversal_time: true, ..AodvConfig::default() };
+    let mut s = Node::with(0, config);
+    s.originate(ms(0), data(1, 0, 5));
+    s.control(ms(100), 1, rrep(5, 3, 1, 0, 6000), 35);
+
+    let p = data(2, 0, 5);
+    s.link_failure(ms(150), &p, 1);
+    let out = s.link_broken(ms(150), 1, Some(&p), vec![data(3, 0, 5)]);
+    assert_eq!(out.the_rreq().1, 4);
+    assert_eq!(out.the_timer(), (AodvTimer::Discovery(n(5)), ms(750)));
+}
+
+/// A discovery that ends because someone else's RREQ gave this node a
+/// reverse route to the destination gives no sample (ns-2 sets
+/// `rt_disc_latency` in `recvReply` only): the rediscovery waits with the
+/// constant NODE_TRAVERSAL_TIME, RING_TRAVERSAL_TIME(7) = 2 * 40 ms * (7 +
+/// 2) = 720 ms, not with the 100 ms / 5 hops the reverse route took.
+#[test]
+fn measured_traversal_time_takes_no_sample_from_a_reverse_route() {
+    let config = AodvConfig { measured_traversal_time: true, ..AodvConfig::default() };
+    let mut s = Node::with(0, config);
+    s.originate(ms(0), data(1, 0, 5));
+    // Node 5's own RREQ for node 9, 4 hops out, reaches us through node 1.
+    let out = s.control(ms(100), 1, rreq(5, 7, 1, 9, None, 4), 30);
+    assert_eq!(out.data(), [(1, n(1))], "the reverse route releases the packet");
+    assert_eq!(s.routing.stats.discoveries_succeeded, 1);
+
+    let p = data(2, 0, 5);
+    s.link_failure(ms(150), &p, 1);
+    let out = s.link_broken(ms(150), 1, Some(&p), vec![data(3, 0, 5)]);
+    assert_eq!(out.the_rreq().1, 7, "5 hops + TTL_INCREMENT");
+    assert_eq!(out.the_timer(), (AodvTimer::Discovery(n(5)), ms(870)));
+}
