@@ -28,9 +28,10 @@ QUICK_VERDICTS = {
     "ns2-dsr-chain-7": "holds",
     "ns3-sinr-chain-4": "holds",
     "ns2-semitcp-static-7": "holds",
-    # Semi-TCP under route failures is not at parity with the public
-    # semi-TCP code (docs/fidelity.md).
-    "ns2-semitcp-rtfail-acks-5": "fails",
+    # ACKs counted as the public semi-TCP code's statistics count them
+    # (those the sink sent); its goodput under route failures is not at
+    # parity at 10 and 14 hops (docs/fidelity.md).
+    "ns2-semitcp-rtfail-acks-5": "holds",
 }
 
 
