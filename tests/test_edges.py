@@ -207,12 +207,15 @@ def test_check_output_dir_refuses_a_read_only_directory(tmp_path: Path) -> None:
 
 def test_other_os_errors_are_one_line_and_status_2(small_chain: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+
     from hoplab import cli
 
     def disk_full(*args: object, **kwargs: object) -> None:
         raise OSError(28, "No space left on device", "hoplab-store/runs/part-1.parquet")
 
-    monkeypatch.setattr(cli, "run_scenario", disk_full)
+    # `hoplab run` imports the runner when it runs (start-up, issue 30): patch it where it lives.
+    monkeypatch.setattr(importlib.import_module("hoplab.run"), "run", disk_full)
     assert cli._main(["run", str(small_chain)]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
