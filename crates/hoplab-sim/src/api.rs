@@ -4,70 +4,12 @@
 //! it concerns, never as a panic. The binding crate (`hoplab-py`) only converts
 //! these into Python objects and exceptions.
 
-use crate::scenario::{ConfigError, Scenario};
+use crate::scenario::Scenario;
 use crate::stats::report::RunReport;
 use serde::Serialize;
 
-/// What can go wrong at the API boundary.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ApiError {
-    /// The scenario is invalid: a key and what is allowed.
-    Config(ConfigError),
-    /// The simulation itself failed (an internal error; reported, never a panic).
-    Simulation(String),
-    /// An output file (a packet trace) could not be written: its path, the
-    /// OS error number if there is one, and what went wrong. Nothing of it
-    /// is left behind.
-    Output { path: String, errno: Option<i32>, message: String },
-}
-
-impl std::fmt::Display for ApiError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ApiError::Config(e) => write!(f, "{e}"),
-            ApiError::Simulation(m) => write!(f, "simulation failed: {m}"),
-            ApiError::Output { path, message, .. } => write!(f, "cannot write {path:?}: {message}"),
-        }
-    }
-}
-
-impl From<crate::trace::TraceError> for ApiError {
-    fn from(e: crate::trace::TraceError) -> Self {
-        // An error of hoplab's own (no OS number): ENOENT for a missing directory.
-        let errno = e.error.raw_os_error().or((e.error.kind() == std::io::ErrorKind::NotFound).then_some(2));
-        ApiError::Output { path: e.path.display().to_string(), errno, message: e.error.to_string() }
-    }
-}
-
-impl From<ConfigError> for ApiError {
-    fn from(e: ConfigError) -> Self {
-        ApiError::Config(e)
-    }
-}
-
-/// Options that change what a run reports, not what it simulates.
-#[derive(Debug, Clone, Default)]
-pub struct RunOptions {
-    /// Include the long-format time series in the report.
-    pub series: bool,
-    /// Give the run up with `ApiError::Simulation` once it has taken this
-    /// much wall-clock time (None: no limit). A sweep's per-run timeout: a
-    /// run either completes, identical to an unlimited one, or reports
-    /// nothing.
-    pub wall_limit: Option<std::time::Duration>,
-    /// Write a packet trace of the run to this file (pcap, radiotap +
-    /// 802.11; what it holds: the scenario's `[trace]`). The file, and the
-    /// receive traces beside it, appear only if the run succeeds.
-    pub pcap: Option<std::path::PathBuf>,
-    /// Give the run up with `ApiError::Simulation`, naming what grew, once
-    /// what it holds (`World::holdings`) passes this many bytes (None: no
-    /// limit). The check is deterministic: a run either completes,
-    /// identical to an unlimited one, or stops at the same event each time.
-    pub memory_limit: Option<u64>,
-    /// Record the run for `hoplab view` (`RunReport::recording`; bounded,
-    /// `record/`). Changes nothing simulated.
-    pub record: bool,
-}
+pub use crate::error::ApiError;
+pub use crate::world::RunOptions;
 
 /// Parse and validate a scenario; return it normalised (all defaults filled)
 /// as JSON. Also checks what needs the built topology (connectivity,
@@ -126,7 +68,7 @@ pub fn simulate(config_json: &str, seed: Option<u64>, options: RunOptions) -> Re
         // Before anything is allocated: what the run cannot avoid holding.
         crate::estimate::estimate(&scenario, options.series)?.check(limit)?;
     }
-    let run = std::panic::catch_unwind(|| crate::world::run_scenario(&scenario, options));
+    let run = std::panic::catch_unwind(|| run_scenario(&scenario, options));
     match run {
         Ok(result) => result,
         Err(panic) => {
@@ -240,5 +182,40 @@ pub fn profile_events_json(name: &str, config_json: &str) -> Result<String, ApiE
 
 /// The simulator's version (the crate version), reported in every result.
 pub fn version() -> &'static str {
-    env!("CARGO_PKG_VERSION")
+    crate::stats::report::version()
+}
+
+/// Build and run a scenario to its end (recording it for `hoplab view`
+/// with `RunOptions::record`).
+pub fn run_scenario(scenario: &Scenario, mut options: RunOptions) -> Result<RunReport, ApiError> {
+    // The wall-clock limit covers the build too (a large topology's
+    // neighbour lists take seconds).
+    let started = std::time::Instant::now();
+    let mut world = crate::world::World::build(scenario, scenario.seed)?;
+    if !options.series {
+        world.drop_series();
+    }
+    if let Some(path) = options.pcap.take() {
+        world.enable_pcap(scenario, &path)?;
+    }
+    let end = world.end;
+    let deadline = options.wall_limit.map(|limit| started + limit);
+    let (recorder, stopped) = crate::record::run_world(&mut world, scenario, options.record, deadline, options.memory_limit);
+    match stopped {
+        Ok(()) => {}
+        Err(crate::world::Stop::Memory(message)) => return Err(ApiError::Simulation(message)),
+        Err(crate::world::Stop::WallClock) => {
+            return Err(ApiError::Simulation(format!(
+                "wall-clock limit of {:.3} s exceeded at simulated time {:.3} s of {:.3} s",
+                options.wall_limit.unwrap_or_default().as_secs_f64(),
+                world.now().as_secs_f64(),
+                end.as_secs_f64()
+            )))
+        }
+    }
+    let wall_seconds = started.elapsed().as_secs_f64();
+    let mut report = world.report(wall_seconds, options);
+    report.recording = recorder.map(crate::record::Recorder::finish);
+    world.finish_pcap()?;
+    Ok(report)
 }

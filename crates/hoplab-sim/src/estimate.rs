@@ -21,8 +21,8 @@
 //! for long stretches); the test holds it within six. It tells a
 //! 10^7-event run from a 10^11-event one, no more.
 
-use crate::api::ApiError;
 use crate::engine::RngStreams;
+use crate::error::ApiError;
 use crate::mac::MacTiming;
 use crate::phy::channel::Neighbour;
 use crate::phy::RadioModel;

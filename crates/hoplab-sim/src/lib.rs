@@ -32,6 +32,7 @@ pub mod api;
 pub mod app;
 pub mod config;
 pub mod engine;
+pub mod error;
 pub mod estimate;
 pub mod link;
 pub mod loss;

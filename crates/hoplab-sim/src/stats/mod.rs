@@ -4,10 +4,9 @@
 //! service time, RTS drops, queue length) and drops by cause. Per flow: sent,
 //! delivered, goodput and delay over the measurement window, losses by cause.
 
-pub mod build;
 pub mod classification;
+pub mod recording;
 pub mod report;
-pub mod series;
 
 use std::collections::BTreeMap;
 

@@ -38,7 +38,7 @@ pub struct RunReport {
     /// What `hoplab view` shows of the run (`RunOptions::record`); absent
     /// when not recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub recording: Option<crate::record::Recording>,
+    pub recording: Option<super::recording::Recording>,
 }
 
 /// Routing over the whole network (AODV; zeros under static routing).
@@ -252,6 +252,11 @@ pub struct SeriesRow {
     pub id: u32,
     pub metric: String,
     pub value: f64,
+}
+
+/// The simulator's version (the crate version), in every report.
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
 }
 
 /// The field names of each part of the report, as the JSON spells them

@@ -4,8 +4,8 @@
 //! transport and application.
 
 use super::{Event, Flow, Layer, Node, World, NODE_TIMERS};
-use crate::api::ApiError;
 use crate::engine::{EventQueue, RngStreams, StreamPurpose, Timer};
+use crate::error::ApiError;
 use crate::link::Link;
 use crate::mac::hop_control::{HopControlKind, SemiTcpHop};
 use crate::mac::{Mac, MacTiming};

@@ -11,11 +11,12 @@
 //! Files: `build.rs` (from a scenario), `radio.rs` (channel, PHY, MAC),
 //! `ll.rs` (the link layer's delay between routing and the MAC),
 //! `network.rs` (forwarding, routing, drops), `links.rs` (wired links),
-//! `flows.rs` (transports and applications); the report and the time
-//! series are built in `stats/`.
+//! `flows.rs` (transports and applications), `report.rs` (the run report
+//! from every layer's counters), `series.rs` (the time series); the
+//! report's types and the flow counters are `stats/`'s.
 
-use crate::api::{ApiError, RunOptions};
 use crate::engine::{EventQueue, Timer};
+use crate::error::ApiError;
 use crate::link::Link;
 use crate::loss::DropCause;
 use crate::mac::{Frame, FrameKind, Mac, MacTimer, MacTiming};
@@ -23,7 +24,7 @@ use crate::net::routing::{Routing, RoutingProtocol};
 use crate::net::NodeId;
 use crate::phy::{Channel, Phy, PhyTimer};
 use crate::scenario::{AppKind, Scenario, Transport};
-use crate::stats::report::{RunReport, SeriesRow};
+use crate::stats::report::SeriesRow;
 use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{EncodeParams, Tracer};
@@ -39,6 +40,8 @@ pub mod links;
 pub mod ll;
 pub mod network;
 pub mod radio;
+pub mod report;
+pub mod series;
 
 /// The layer an event is for (the `layer` of an [`Event`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -400,44 +403,34 @@ impl World {
     }
 }
 
+/// Options that change what a run reports, not what it simulates.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// Include the long-format time series in the report.
+    pub series: bool,
+    /// Give the run up with `ApiError::Simulation` once it has taken this
+    /// much wall-clock time (None: no limit). A sweep's per-run timeout: a
+    /// run either completes, identical to an unlimited one, or reports
+    /// nothing.
+    pub wall_limit: Option<std::time::Duration>,
+    /// Write a packet trace of the run to this file (pcap, radiotap +
+    /// 802.11; what it holds: the scenario's `[trace]`). The file, and the
+    /// receive traces beside it, appear only if the run succeeds.
+    pub pcap: Option<std::path::PathBuf>,
+    /// Give the run up with `ApiError::Simulation`, naming what grew, once
+    /// what it holds (`World::holdings`) passes this many bytes (None: no
+    /// limit). The check is deterministic: a run either completes,
+    /// identical to an unlimited one, or stops at the same event each time.
+    pub memory_limit: Option<u64>,
+    /// Record the run for `hoplab view` (`RunReport::recording`; bounded,
+    /// `record/`). Changes nothing simulated.
+    pub record: bool,
+}
+
 /// Why a run stopped before its end ([`World::run_within`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stop {
     WallClock,
     /// What grew past the memory limit, and what to change.
     Memory(String),
-}
-
-/// Build and run a scenario to its end.
-pub fn run_scenario(scenario: &Scenario, mut options: RunOptions) -> Result<RunReport, ApiError> {
-    // The wall-clock limit covers the build too (a large topology's
-    // neighbour lists take seconds).
-    let started = std::time::Instant::now();
-    let mut world = World::build(scenario, scenario.seed)?;
-    if !options.series {
-        world.drop_series();
-    }
-    if let Some(path) = options.pcap.take() {
-        world.enable_pcap(scenario, &path)?;
-    }
-    let end = world.end;
-    let deadline = options.wall_limit.map(|limit| started + limit);
-    let (recorder, stopped) = crate::record::run_world(&mut world, scenario, options.record, deadline, options.memory_limit);
-    match stopped {
-        Ok(()) => {}
-        Err(Stop::Memory(message)) => return Err(ApiError::Simulation(message)),
-        Err(Stop::WallClock) => {
-            return Err(ApiError::Simulation(format!(
-                "wall-clock limit of {:.3} s exceeded at simulated time {:.3} s of {:.3} s",
-                options.wall_limit.unwrap_or_default().as_secs_f64(),
-                world.now().as_secs_f64(),
-                end.as_secs_f64()
-            )))
-        }
-    }
-    let wall_seconds = started.elapsed().as_secs_f64();
-    let mut report = world.report(wall_seconds, options);
-    report.recording = recorder.map(crate::record::Recorder::finish);
-    world.finish_pcap()?;
-    Ok(report)
 }

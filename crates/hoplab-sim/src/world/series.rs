@@ -5,12 +5,12 @@
 //! packet of the packets served in the interval. Long format: one row per
 //! (time, entity, id, metric).
 
-use super::report::SeriesRow;
+use super::{Event, Layer, World};
 use crate::net::routing::Routing;
 use crate::queue::QueueDisc;
+use crate::stats::report::SeriesRow;
 use crate::time::SimDuration;
 use crate::transport::semitcp::connection::Pacing;
-use crate::world::{Event, Layer, World};
 
 impl World {
     pub(crate) fn sample_series(&mut self) {

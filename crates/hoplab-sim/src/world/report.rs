@@ -4,17 +4,16 @@
 //! protocol's ([`RoutingCounters`](crate::net::routing::RoutingCounters)),
 //! the transports', and the world's flow and drop counters.
 
-use super::report::{FlowReport, NodeReport, QueueReport, RunReport};
-use crate::api::RunOptions;
+use super::{RunOptions, World};
 use crate::loss::DropCause;
 use crate::mac::hop_control::HopControl;
 use crate::mac::FrameKind;
 use crate::net::routing::Routing;
 use crate::queue::QueueDisc;
 use crate::scenario::{AppKind, Transport};
+use crate::stats::report::{FlowReport, NodeReport, QueueReport, RunReport};
 use crate::transport::semitcp::connection::Pacing;
 use crate::wire::NodeId;
-use crate::world::World;
 use std::collections::BTreeMap;
 
 impl World {
@@ -154,7 +153,7 @@ impl World {
         let queues = self.queue_reports(run_ns);
         RunReport {
             name: self.name.clone(),
-            version: crate::api::version().to_string(),
+            version: crate::stats::report::version().to_string(),
             config_hash: self.config_hash.clone(),
             seed: self.seed,
             sim_seconds: self.end.as_secs_f64(),
