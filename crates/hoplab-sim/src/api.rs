@@ -46,9 +46,10 @@ pub fn drop_causes() -> Vec<&'static str> {
     crate::loss::DropCause::ALL.iter().map(|c| c.name()).collect()
 }
 
-/// The field names of each part of the run report (`stats::report::field_names`).
+/// The field names of each part of the run report, every variant's own
+/// keys included (`world::report::field_names`).
 pub fn report_fields() -> std::collections::BTreeMap<&'static str, Vec<String>> {
-    crate::stats::report::field_names()
+    crate::world::report::field_names()
 }
 
 /// The JSON Schema of a scenario file (draft 7, pretty-printed): every

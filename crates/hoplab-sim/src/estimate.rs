@@ -24,10 +24,9 @@
 use crate::engine::RngStreams;
 use crate::error::ApiError;
 use crate::mac::MacTiming;
-use crate::phy::channel::Neighbour;
 use crate::phy::RadioModel;
 use crate::scenario::{AppKind, Scenario, Transport};
-use crate::world::budget::{format_bytes, with_commas, RECORD_BYTES, SERIES_ROW_BYTES};
+use crate::world::budget::{self, format_bytes, with_commas};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -54,15 +53,9 @@ pub struct Estimate {
     pub parts: Vec<EstimatePart>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct EstimatePart {
-    pub what: &'static str,
-    pub count: u64,
-    pub unit: &'static str,
-    pub bytes: u64,
-    #[serde(skip)]
-    pub remedy: &'static str,
-}
+/// One part of a run's memory: what the run will hold, counted as the
+/// run itself counts it (`world::budget`, and each layer's own holdings).
+pub type EstimatePart = crate::engine::Holding;
 
 /// Estimate a validated scenario's events and memory; `series`: the run
 /// keeps its time series.
@@ -124,8 +117,8 @@ pub fn estimate(scenario: &Scenario, series: bool) -> Result<Estimate, ApiError>
     }
     let events_per_frame = 3.0 + 2.0 * mean_neighbours;
     let mut events_per_s = frames_per_s * events_per_frame + wired_packets_per_s * 3.0;
-    if let Some(aodv) = scenario.routing.aodv.as_ref().filter(|a| a.hello) {
-        events_per_s += radios as f64 * (1.0 + 2.0 * mean_neighbours) / aodv.hello_interval_s.as_secs_f64();
+    if let Some(interval) = scenario.routing.periodic_broadcast_interval() {
+        events_per_s += radios as f64 * (1.0 + 2.0 * mean_neighbours) / interval.as_secs_f64();
     }
     let events = (events_per_s * scenario.duration_s).min(u64::MAX as f64) as u64;
 
@@ -135,57 +128,11 @@ pub fn estimate(scenario: &Scenario, series: bool) -> Result<Estimate, ApiError>
     } else {
         0
     };
-    let mut parts: Vec<EstimatePart> = vec![
-        EstimatePart {
-            what: "neighbour lists",
-            count: neighbour_entries,
-            unit: "entries",
-            bytes: neighbour_entries.saturating_mul(size_of::<Neighbour>() as u64),
-            remedy: "use fewer or sparser nodes",
-        },
-        EstimatePart {
-            what: "nodes",
-            count: nodes,
-            unit: "nodes",
-            bytes: nodes * crate::world::budget::NODE_BYTES,
-            remedy: "use fewer nodes",
-        },
-        EstimatePart {
-            what: "flows",
-            count: scenario.flows.len() as u64,
-            unit: "flows",
-            bytes: scenario.flows.len() as u64 * (size_of::<crate::world::Flow>() as u64 + 64 * RECORD_BYTES),
-            remedy: "use fewer flows",
-        },
-    ];
-    if let Some(dsr) = scenario.routing.dsr.as_ref() {
-        // DSR allocates as it learns: at most its caches' paths and its
-        // send buffer's packets per node (upper bounds).
-        let paths = nodes.saturating_mul((dsr.primary_cache_paths + dsr.secondary_cache_paths) as u64);
-        parts.push(EstimatePart {
-            what: "route caches",
-            count: paths,
-            unit: "paths",
-            bytes: paths.saturating_mul(crate::world::budget::CACHED_PATH_BYTES),
-            remedy: "use smaller route caches (routing.dsr.primary_cache_paths, secondary_cache_paths)",
-        });
-        let buffered = nodes.saturating_mul(dsr.send_buffer_packets as u64);
-        parts.push(EstimatePart {
-            what: "send buffers",
-            count: buffered,
-            unit: "packets",
-            bytes: buffered.saturating_mul(size_of::<crate::queue::Queued>() as u64),
-            remedy: "use a smaller send buffer (routing.dsr.send_buffer_packets)",
-        });
-    }
+    let mut parts: Vec<EstimatePart> =
+        vec![budget::neighbour_lists(neighbour_entries), budget::nodes(nodes), budget::flows(scenario.flows.len() as u64)];
+    parts.extend(scenario.routing.memory_bound(nodes));
     if series {
-        parts.push(EstimatePart {
-            what: "series",
-            count: series_rows,
-            unit: "rows",
-            bytes: series_rows.saturating_mul(SERIES_ROW_BYTES),
-            remedy: "raise stats.series_interval_s or run without series",
-        });
+        parts.push(budget::series_rows(series_rows));
     }
     parts.sort_by(|a, b| b.bytes.cmp(&a.bytes));
     let memory_bytes = parts.iter().fold(0u64, |total, p| total.saturating_add(p.bytes));

@@ -112,11 +112,11 @@ fn the_trace_holds_every_frame_the_report_counts() {
     for node in &report.nodes {
         let i = node.id as usize;
         assert_eq!(rts[i], node.frames_sent["rts"], "node {i}");
-        assert_eq!(rtsc[i], node.rtsc_sent, "node {i}");
+        assert_eq!(rtsc[i], node.hop_control["rtsc_sent"].as_u64().unwrap(), "node {i}");
         assert_eq!(data[i], node.frames_sent["data"], "node {i}");
     }
     assert!(rtsc.iter().sum::<u64>() > 0 && ctsc > 0);
-    assert_eq!(ctsc, report.nodes.iter().map(|x| x.ctsc_sent).sum::<u64>());
+    assert_eq!(ctsc, report.nodes.iter().map(|x| x.hop_control["ctsc_sent"].as_u64().unwrap()).sum::<u64>());
     assert_eq!(cts, report.nodes.iter().map(|x| x.frames_sent["cts"]).sum::<u64>());
     assert_eq!(ack, report.nodes.iter().map(|x| x.frames_sent["ack"]).sum::<u64>());
     std::fs::remove_dir_all(dir).unwrap();

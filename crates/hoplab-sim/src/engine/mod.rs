@@ -9,11 +9,15 @@
 //! The engine knows nothing of networks: the event type is a parameter.
 
 pub mod bench;
+pub mod memory;
 pub mod queue;
 pub mod rng;
+pub mod section;
 
+pub use memory::Holding;
 pub use queue::{EventQueue, Timer};
 pub use rng::{RngStreams, Stream, StreamPurpose};
+pub use section::Section;
 
 /// Where a layer's state machine requests its timers. A request is carried
 /// out at once (a layer's outputs are carried out in the order it wrote

@@ -95,4 +95,31 @@ impl RoutingConfig {
             self.dsr = Some(Default::default());
         }
     }
+
+    /// What the protocol will hold at most in a network of `nodes`, before
+    /// it runs (`estimate.rs`): what it allocates as it learns.
+    pub fn memory_bound(&self, nodes: u64) -> Vec<crate::engine::Holding> {
+        self.dsr.as_ref().map_or_else(Vec::new, |dsr| dsr.memory_bound(nodes))
+    }
+
+    /// The period of the broadcasts every node sends on its own (AODV's
+    /// HELLOs), if any: the estimate's events.
+    pub fn periodic_broadcast_interval(&self) -> Option<crate::time::SimDuration> {
+        self.aodv.as_ref().filter(|a| a.hello).map(|a| a.hello_interval_s)
+    }
+
+    /// Whether the MAC hands the protocol unicast frames for other nodes
+    /// (DSR's tap: ns-2 installs it on the MAC).
+    pub fn promiscuous(&self) -> bool {
+        self.dsr.as_ref().is_some_and(|d| d.promiscuous)
+    }
+
+    /// Whether the interface queues serve TCP ACKs ahead of data (DSR over
+    /// ns-2's `CMUPriQueue`), and the key that asks for it.
+    pub fn acks_first_queue(&self) -> Option<&'static str> {
+        self.dsr
+            .as_ref()
+            .is_some_and(|d| d.interface_queue == crate::net::dsr::config::InterfaceQueue::CmuPriQueue)
+            .then_some("routing.dsr.interface_queue = \"cmu_pri_queue\"")
+    }
 }

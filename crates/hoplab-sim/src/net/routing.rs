@@ -21,14 +21,17 @@
 //! without allocation or dynamic dispatch.
 //!
 //! **Adding a protocol** (as DSR was): a folder beside `aodv/` with its state
-//! machine implementing [`Routing`], a variant of [`RoutingProtocol`] with
-//! its arm in each method below, its scenario keys, and its control
-//! packets in `wire/` (as [`RoutingHeader`](crate::wire::RoutingHeader)).
+//! machine implementing [`Routing`] and [`FromRoutingConfig`] (its node
+//! built from `[routing]`, its report section and memory), one line in
+//! `routing_protocols!` below, its `routing.protocol` name and keys
+//! (`config.rs`), and its control packets in `wire/` (as
+//! [`RoutingHeader`](crate::wire::RoutingHeader)).
 
 use super::aodv::AodvNode;
-use super::dsr::{DsrCounters, DsrNode};
-use super::static_routes::StaticNode;
-use crate::engine::Outputs;
+use super::config::{RoutingConfig, RoutingProtocol as ProtocolName};
+use super::dsr::DsrNode;
+use super::static_routes::{StaticNode, StaticRoutes};
+use crate::engine::{Holding, Outputs, Section, Stream};
 use crate::loss::DropCause;
 use crate::time::SimTime;
 use crate::wire::{NodeId, Packet};
@@ -177,10 +180,6 @@ pub trait Routing {
     /// Data packets held while a route is looked for.
     fn buffered(&self) -> Buffered<'_>;
     fn counters(&self) -> Option<&RoutingCounters>;
-    /// DSR's own counters (salvaged packets, replies from caches, ...).
-    fn dsr_counters(&self) -> Option<&DsrCounters> {
-        None
-    }
     /// Route cache entries held (memory accounting).
     fn cache_entries(&self) -> usize {
         0
@@ -208,25 +207,125 @@ impl<'a> Iterator for Buffered<'a> {
     }
 }
 
-/// The protocols (`routing.protocol`).
-#[derive(Debug, Clone)]
-pub enum RoutingProtocol {
+/// Builds a protocol's node from the scenario's `[routing]` (one
+/// implementation per protocol, called by [`RoutingProtocol::build`]).
+pub trait FromRoutingConfig: Sized {
+    /// Node `node`'s protocol state: its parameters, its random stream,
+    /// and (static routing) the shortest paths of the initial topology.
+    fn from_config(config: &RoutingConfig, node: NodeId, rng: Stream, routes: &StaticRoutes) -> Self;
+
+    /// This protocol's part of the report's `routing` section, from every
+    /// node's state (empty unless the protocol counts something of its own).
+    fn network_section<'a>(_nodes: impl Iterator<Item = &'a Self>) -> Section
+    where
+        Self: 'a,
+    {
+        Section::new()
+    }
+
+    /// What the protocol holds beyond the interface queues, over every
+    /// node (memory accounting, `World::holdings`).
+    fn holdings<'a>(_nodes: impl Iterator<Item = &'a Self>) -> Vec<Holding>
+    where
+        Self: 'a,
+    {
+        Vec::new()
+    }
+
+    /// The keys of its report section, by part (`"routing.<name>"`).
+    fn report_keys() -> Vec<(&'static str, Vec<String>)> {
+        Vec::new()
+    }
+}
+
+impl<T: FromRoutingConfig> FromRoutingConfig for Box<T> {
+    fn from_config(config: &RoutingConfig, node: NodeId, rng: Stream, routes: &StaticRoutes) -> Self {
+        Box::new(T::from_config(config, node, rng, routes))
+    }
+    fn network_section<'a>(nodes: impl Iterator<Item = &'a Self>) -> Section
+    where
+        Self: 'a,
+    {
+        T::network_section(nodes.map(|b| &**b))
+    }
+    fn holdings<'a>(nodes: impl Iterator<Item = &'a Self>) -> Vec<Holding>
+    where
+        Self: 'a,
+    {
+        T::holdings(nodes.map(|b| &**b))
+    }
+    fn report_keys() -> Vec<(&'static str, Vec<String>)> {
+        T::report_keys()
+    }
+}
+
+/// The registry of routing protocols: one line per protocol, its variant
+/// of [`RoutingProtocol`] (named as its `routing.protocol` variant in
+/// `net/config.rs`) and its node type. The macro writes the enum, its
+/// dispatch of [`Routing`] without allocation or dynamic dispatch, and the
+/// building, report and memory hooks the world calls.
+macro_rules! routing_protocols {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// The protocols (`routing.protocol`).
+        #[derive(Debug, Clone)]
+        pub enum RoutingProtocol {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        macro_rules! each {
+            ($self:ident, $r:ident => $e:expr) => {
+                match $self {
+                    $(RoutingProtocol::$variant($r) => $e,)*
+                }
+            };
+        }
+
+        impl RoutingProtocol {
+            /// Node `node`'s protocol, as `[routing]` says.
+            pub fn build(config: &RoutingConfig, node: NodeId, rng: Stream, routes: &StaticRoutes) -> RoutingProtocol {
+                match config.protocol {
+                    $(ProtocolName::$variant => RoutingProtocol::$variant(<$ty>::from_config(config, node, rng, routes)),)*
+                }
+            }
+
+            /// The protocol's own part of the report's `routing` section,
+            /// over every node (`nodes` all run one protocol).
+            pub fn network_section(nodes: &[RoutingProtocol]) -> Section {
+                match nodes.first() {
+                    $(Some(RoutingProtocol::$variant(_)) => <$ty>::network_section(
+                        nodes.iter().filter_map(|n| match n { RoutingProtocol::$variant(r) => Some(r), #[allow(unreachable_patterns)] _ => None }),
+                    ),)*
+                    None => Section::new(),
+                }
+            }
+
+            /// What the protocols hold beyond the interface queues.
+            pub fn holdings(nodes: &[RoutingProtocol]) -> Vec<Holding> {
+                match nodes.first() {
+                    $(Some(RoutingProtocol::$variant(_)) => <$ty>::holdings(
+                        nodes.iter().filter_map(|n| match n { RoutingProtocol::$variant(r) => Some(r), #[allow(unreachable_patterns)] _ => None }),
+                    ),)*
+                    None => Vec::new(),
+                }
+            }
+
+            /// Every protocol's report keys, by part of the report.
+            pub fn report_keys() -> Vec<(&'static str, Vec<String>)> {
+                let mut keys = Vec::new();
+                $(keys.extend(<$ty>::report_keys());)*
+                keys
+            }
+        }
+    };
+}
+
+routing_protocols! {
     /// Shortest paths computed once from the initial positions.
     Static(StaticNode),
     /// AODV (RFC 3561).
     Aodv(Box<AodvNode>),
     /// DSR (RFC 4728).
     Dsr(Box<DsrNode>),
-}
-
-macro_rules! each {
-    ($self:ident, $r:ident => $e:expr) => {
-        match $self {
-            RoutingProtocol::Static($r) => $e,
-            RoutingProtocol::Aodv($r) => $e,
-            RoutingProtocol::Dsr($r) => $e,
-        }
-    };
 }
 
 impl Routing for RoutingProtocol {
@@ -296,9 +395,6 @@ impl Routing for RoutingProtocol {
     }
     fn counters(&self) -> Option<&RoutingCounters> {
         each!(self, r => r.counters())
-    }
-    fn dsr_counters(&self) -> Option<&DsrCounters> {
-        each!(self, r => r.dsr_counters())
     }
     fn cache_entries(&self) -> usize {
         each!(self, r => r.cache_entries())

@@ -69,6 +69,12 @@ impl StaticNode {
 }
 
 /// Static routes ignore link failures, timers and control packets.
+impl super::routing::FromRoutingConfig for StaticNode {
+    fn from_config(_config: &super::config::RoutingConfig, node: NodeId, _rng: crate::engine::Stream, routes: &StaticRoutes) -> Self {
+        routes.node(node)
+    }
+}
+
 impl Routing for StaticNode {
     fn name(&self) -> &'static str {
         "static"

@@ -20,6 +20,17 @@ pub enum Transport {
     Semitcp,
 }
 
+impl Transport {
+    /// The name in scenario files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Udp => "udp",
+            Transport::Tcp => "tcp",
+            Transport::Semitcp => "semitcp",
+        }
+    }
+}
+
 /// How a semi-TCP source paces itself (`rate_control`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
 #[serde(rename_all = "snake_case")]
@@ -44,6 +55,16 @@ pub enum AppKind {
     /// Infinite backlog (an FTP): the source's interface queue is never
     /// empty. The only app of TCP and semi-TCP flows.
     Bulk,
+}
+
+impl AppKind {
+    /// The name in scenario files and reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            AppKind::Cbr => "cbr",
+            AppKind::Bulk => "bulk",
+        }
+    }
 }
 
 /// One end-to-end flow (`[[flows]]`), typed: each field is the key of the

@@ -195,6 +195,12 @@ impl Scenario {
     }
 
     /// Number of nodes the topology creates.
+    /// The hop-by-hop control every MAC runs, if any: semi-TCP's rules
+    /// when a flow is semi-TCP and `[semitcp] hop_control` is on.
+    pub fn hop_control(&self) -> Option<&crate::mac::hop_control::HopControlConfig> {
+        (self.semitcp.hop_control && self.flows.iter().any(|f| f.transport == Transport::Semitcp)).then_some(&self.semitcp.mac)
+    }
+
     pub fn node_count(&self) -> u32 {
         self.topology.node_count()
     }

@@ -95,7 +95,18 @@ fn table(counts: &[[u64; 3]; 3], columns: &[&str; 3]) -> BTreeMap<String, BTreeM
         .collect()
 }
 
-impl LossClassification {}
+impl LossClassification {
+    /// A flow's section of the run report: the confusion matrix
+    /// (`loss_classification`) and the grades (`loss_grades`), null for a
+    /// flow whose receiver gives no verdicts.
+    pub fn section(of: Option<&LossClassification>) -> crate::engine::Section {
+        let value = |t: Option<BTreeMap<String, BTreeMap<String, u64>>>| serde_json::to_value(t).unwrap_or_default();
+        crate::engine::Section::from([
+            ("loss_classification".to_string(), value(of.map(|c| c.report()))),
+            ("loss_grades".to_string(), value(of.map(|c| c.grade_report()))),
+        ])
+    }
+}
 
 #[cfg(test)]
 mod tests {

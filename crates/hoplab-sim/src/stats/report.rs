@@ -4,6 +4,7 @@
 //! Scalars per flow and per node, plus optional long-format time series.
 //! Maps are `BTreeMap` so the JSON is byte-identical for the same run.
 
+use crate::engine::Section;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -78,23 +79,10 @@ pub struct RoutingReport {
     pub control_drops: u64,
     /// Route errors not sent because of a rate limit (AODV: RERR_RATELIMIT).
     pub errors_rate_limited: u64,
-    /// DSR's own figures (only under DSR).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dsr: Option<DsrReport>,
-}
-
-/// DSR's own figures over the whole network (`routing.dsr` of the report).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
-pub struct DsrReport {
-    /// Forwarded packets salvaged with another cached route after their
-    /// next link broke (RFC 4728 8.4.1).
-    pub salvaged_packets: u64,
-    /// Route replies intermediate nodes sent from their caches (8.2.3).
-    pub replies_from_cache: u64,
-    /// Gratuitous route replies sent to shorten routes (8.4.3).
-    pub gratuitous_replies: u64,
-    /// Route errors that reached the node they were for (8.3.5).
-    pub route_errors_received: u64,
+    /// What the protocol alone counts, by its own names (DSR: `dsr`, an
+    /// object of its figures; docs/metrics.md), beside the fields above.
+    #[serde(flatten)]
+    pub protocol_counters: Section,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -142,12 +130,6 @@ pub struct FlowReport {
     pub ack_losses: BTreeMap<String, u64>,
     /// TCP with `file_bytes`: when the last segment was acknowledged.
     pub completion_s: Option<f64>,
-    /// Semi-TCP: the source's pacing ("none", "fixed", "binary_search").
-    pub rate_control: Option<String>,
-    /// Semi-TCP: the source rate at the end (None while sending by buffer).
-    pub rate_kbps: Option<f64>,
-    /// Semi-TCP with Algorithm 1: restarts at step 1.
-    pub rate_restarts: u32,
     /// AODV: route discoveries the flow's source started toward its destination.
     pub route_discoveries: u64,
     /// The source's routes to the destination lost to a received route
@@ -156,15 +138,12 @@ pub struct FlowReport {
     /// AODV: link breaks found while forwarding this flow's packets (data
     /// or ACKs), at any node.
     pub route_breaks: u64,
-    /// Receiver-aided flows (TCP-RA): the receiver's verdicts on the
-    /// segments it found missing, by true cause: `{"congestion" |
-    /// "wireless" | "not_lost": {"congestion" | "dubious" | "wireless": n}}`
-    /// (docs/metrics.md); None for other flows.
-    pub loss_classification: Option<BTreeMap<String, BTreeMap<String, u64>>>,
-    /// TCP-RA flows: the congestion grade the receiver judged each missing
-    /// segment at, by true cause: `{"congestion" | "wireless" | "not_lost":
-    /// {"slight" | "middle" | "heavy": n}}` (seed 001's Table 1).
-    pub loss_grades: Option<BTreeMap<String, BTreeMap<String, u64>>>,
+    /// What the flow's transport and controller alone count, by their own
+    /// names (semi-TCP's rate control; a receiver-aided controller's
+    /// verdicts against the true causes: docs/metrics.md), null or zero
+    /// for flows without them.
+    #[serde(flatten)]
+    pub transport_counters: Section,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
@@ -184,20 +163,8 @@ pub struct NodeReport {
     pub data_dropped: u64,
     /// DATA retransmissions (attempts beyond the first).
     pub data_retries: u64,
-    /// Semi-TCP: RTS frames sent with the congestion mark.
-    pub rtsc_sent: u64,
-    /// Semi-TCP: CTS frames sent with the congestion mark (mutual blocking).
-    pub ctsc_sent: u64,
-    /// Semi-TCP: RTSC / all RTS sent.
-    pub rtsc_ratio: f64,
     /// Packets dropped at the RTS retry limit / packets served.
     pub rts_drop_ratio: f64,
-    /// Semi-TCP: fraction of the run the node was congested.
-    pub congested_fraction: f64,
-    /// Semi-TCP: RTSs this node refused while congested.
-    pub rts_refused: u64,
-    /// Semi-TCP: RTSs held back after an overheard RTSC / CTSC.
-    pub hold_deferrals: u64,
     /// MST: mean time from head of queue to ACK or drop.
     pub mac_service_time_ms: f64,
     /// Time-averaged interface queue length (packets, excluding the one in service).
@@ -217,6 +184,10 @@ pub struct NodeReport {
     pub routing_bytes_sent: u64,
     /// Routing packets it dropped (not in `drops`, which counts data).
     pub routing_drops: u64,
+    /// The hop-by-hop control's counters, by its own names (semi-TCP's
+    /// RTSC / CTSC figures; docs/metrics.md), zeros under plain DCF.
+    #[serde(flatten)]
+    pub hop_control: Section,
 }
 
 /// One interface queue: a node's 802.11 interface queue, or one direction
@@ -263,7 +234,9 @@ pub fn version() -> &'static str {
 /// (sorted): "run" (the top level), "routing", "flows", "nodes", "queues",
 /// "series".
 /// What the Python side reads instead of keeping its own list.
-pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
+/// `sections`: the variants' own keys, by part ("flows", "nodes",
+/// "routing.<protocol>").
+pub fn field_names(sections: Vec<(&'static str, Vec<String>)>) -> BTreeMap<&'static str, Vec<String>> {
     fn keys<T: Serialize>(value: &T) -> Vec<String> {
         match serde_json::to_value(value) {
             Ok(serde_json::Value::Object(map)) => map.keys().cloned().collect(),
@@ -273,15 +246,21 @@ pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
     // The optional parts present, so that their keys are listed too.
     let run =
         RunReport { series: Some(Vec::new()), warnings: vec![String::new()], recording: Some(Default::default()), ..RunReport::default() };
-    BTreeMap::from([
+    let mut names = BTreeMap::from([
         ("run", keys(&run)),
         ("routing", keys(&RoutingReport::default())),
-        ("routing.dsr", keys(&DsrReport::default())),
         ("flows", keys(&FlowReport::default())),
         ("nodes", keys(&NodeReport::default())),
         ("queues", keys(&QueueReport::default())),
         ("series", keys(&SeriesRow::default())),
-    ])
+    ]);
+    for (part, keys) in sections {
+        let list = names.entry(part).or_default();
+        list.extend(keys);
+        list.sort();
+        list.dedup();
+    }
+    names
 }
 
 #[cfg(test)]
@@ -290,7 +269,8 @@ mod tests {
 
     #[test]
     fn field_names_list_every_key_of_a_report() {
-        let names = field_names();
+        let names = field_names(vec![("nodes", vec!["x".to_string()])]);
+        assert!(names["nodes"].contains(&"x".to_string()));
         assert!(names["run"].contains(&"series".to_string()) && names["run"].contains(&"warnings".to_string()));
         assert!(names["flows"].contains(&"losses".to_string()));
         assert!(names["nodes"].contains(&"routing_messages_sent".to_string()));

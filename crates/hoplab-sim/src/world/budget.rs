@@ -30,24 +30,32 @@ pub const NODE_BYTES: u64 = (size_of::<Node>() + size_of::<RoutingProtocol>() + 
 /// entry, and its share of a node's header and unused slots.
 pub const RECORD_BYTES: u64 = 48;
 
-/// One path of a DSR route cache.
-pub const CACHED_PATH_BYTES: u64 = size_of::<crate::net::dsr::cache::CachedPath>() as u64;
+pub use crate::engine::Holding;
 
-/// One of the things a run holds.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Holding {
-    pub what: &'static str,
-    pub count: u64,
-    pub unit: &'static str,
-    pub bytes: u64,
-    /// What makes it smaller.
-    pub remedy: &'static str,
+/// The neighbour lists' entries (the channel's, per radio).
+pub fn neighbour_lists(entries: u64) -> Holding {
+    Holding::of("neighbour lists", entries, "entries", size_of::<Neighbour>() as u64, "use fewer or sparser nodes")
+}
+
+/// The nodes' layers.
+pub fn nodes(count: u64) -> Holding {
+    Holding::of("nodes", count, "nodes", NODE_BYTES, "use fewer nodes")
+}
+
+/// The time series' rows.
+pub fn series_rows(rows: u64) -> Holding {
+    Holding::of("series", rows, "rows", SERIES_ROW_BYTES, "raise stats.series_interval_s or run without series")
+}
+
+/// The flows, each with room for 64 transport records.
+pub fn flows(count: u64) -> Holding {
+    Holding::of("flows", count, "flows", size_of::<super::Flow>() as u64 + 64 * RECORD_BYTES, "use fewer flows")
 }
 
 impl World {
     /// What the run holds now, largest first.
     pub fn holdings(&self) -> Vec<Holding> {
-        let nodes = self.nodes.len() as u64;
+        let node_count = self.nodes.len() as u64;
         let neighbours = self.channel.neighbour_entries() as u64;
         let buffered: u64 = self.nodes.iter().map(|n| n.mac.queue.len() as u64).sum::<u64>()
             + self.ll_transit.len() as u64
@@ -63,23 +71,11 @@ impl World {
                 (tcp + semi) as u64
             })
             .sum();
-        let cache_paths: u64 = self.routing.iter().map(|r| r.cache_entries() as u64).sum();
         let mut holdings = vec![
-            Holding {
-                what: "neighbour lists",
-                count: neighbours,
-                unit: "entries",
-                bytes: neighbours * size_of::<Neighbour>() as u64,
-                remedy: "use fewer or sparser nodes",
-            },
-            Holding { what: "nodes", count: nodes, unit: "nodes", bytes: nodes * NODE_BYTES, remedy: "use fewer nodes" },
-            Holding {
-                what: "series",
-                count: self.series.len() as u64,
-                unit: "rows",
-                bytes: self.series.capacity() as u64 * SERIES_ROW_BYTES,
-                remedy: "raise stats.series_interval_s or run without series",
-            },
+            neighbour_lists(neighbours),
+            nodes(node_count),
+            // Rows kept, their room allocated.
+            Holding { bytes: self.series.capacity() as u64 * SERIES_ROW_BYTES, ..series_rows(self.series.len() as u64) },
             Holding {
                 what: "event queue",
                 count: self.queue.len() as u64,
@@ -87,28 +83,16 @@ impl World {
                 bytes: self.queue.capacity() as u64 * self.queue.entry_bytes() as u64,
                 remedy: "use fewer nodes or flows",
             },
-            Holding {
-                what: "buffered packets",
-                count: buffered,
-                unit: "packets",
-                bytes: buffered * size_of::<Queued>() as u64,
-                remedy: "use smaller buffers (mac.queue_packets, routing.aodv.request_queue_packets, routing.dsr.send_buffer_packets, ...)",
-            },
-            Holding {
-                what: "route caches",
-                count: cache_paths,
-                unit: "paths",
-                bytes: cache_paths * CACHED_PATH_BYTES,
-                remedy: "use smaller route caches (routing.dsr.primary_cache_paths, secondary_cache_paths)",
-            },
-            Holding {
-                what: "transport records",
-                count: records,
-                unit: "segments",
-                bytes: records * RECORD_BYTES,
-                remedy: "use fewer or shorter flows",
-            },
+            Holding::of(
+                "buffered packets",
+                buffered,
+                "packets",
+                size_of::<Queued>() as u64,
+                "use smaller buffers (mac.queue_packets, the routing protocol's buffer in [routing.<protocol>], ...)",
+            ),
+            Holding::of("transport records", records, "segments", RECORD_BYTES, "use fewer or shorter flows"),
         ];
+        holdings.extend(RoutingProtocol::holdings(&self.routing));
         holdings.sort_by(|a, b| b.bytes.cmp(&a.bytes));
         holdings
     }

@@ -7,17 +7,13 @@ use super::{Event, Flow, Layer, Node, World, NODE_TIMERS};
 use crate::engine::{EventQueue, RngStreams, StreamPurpose, Timer};
 use crate::error::ApiError;
 use crate::link::Link;
-use crate::mac::hop_control::{HopControlKind, SemiTcpHop};
+use crate::mac::hop_control::HopControlKind;
 use crate::mac::{Mac, MacTiming};
 use crate::mobility::{RandomWaypoint, WaypointParams};
-use crate::net::aodv::{AodvConfig, AodvNode};
-use crate::net::dsr::{DsrConfig, DsrNode};
 use crate::net::routing::RoutingProtocol;
 use crate::net::StaticRoutes;
 use crate::phy::air::OnAir;
-use crate::phy::config::Reception;
-use crate::phy::reception::sinr::SinrParams;
-use crate::phy::reception::{ReceptionModel, SinrReceiver, ThresholdReceiver};
+use crate::phy::reception::ReceptionBuilder;
 use crate::phy::{Channel, Phy, RadioModel};
 use crate::queue::Interface;
 use crate::scenario::{ConfigError, MobilityConfig, RateControlKind, Scenario, Transport};
@@ -185,85 +181,11 @@ impl World {
             });
         }
 
-        let routing: Vec<RoutingProtocol> = match scenario.routing.protocol {
-            crate::scenario::RoutingProtocol::Static => {
-                (0..channel.node_count() as u32).map(|i| RoutingProtocol::Static(routes.node(NodeId(i)))).collect()
-            }
-            crate::scenario::RoutingProtocol::Aodv => {
-                let config: AodvConfig = scenario.routing.aodv.clone().unwrap_or_default();
-                (0..channel.node_count())
-                    .map(|i| {
-                        RoutingProtocol::Aodv(Box::new(AodvNode::new(config.clone(), streams.stream(StreamPurpose::Routing, i as u64))))
-                    })
-                    .collect()
-            }
-            crate::scenario::RoutingProtocol::Dsr => {
-                let config: DsrConfig = scenario.routing.dsr.clone().unwrap_or_default();
-                (0..channel.node_count())
-                    .map(|i| RoutingProtocol::Dsr(Box::new(DsrNode::new(config.clone(), streams.stream(StreamPurpose::Routing, i as u64)))))
-                    .collect()
-            }
-        };
-        // DSR listens promiscuously (ns-2 installs its tap on the MAC).
-        let promiscuous = scenario.routing.dsr.as_ref().is_some_and(|d| d.promiscuous);
-        let hop_control = scenario.semitcp.hop_control && scenario.flows.iter().any(|f| f.transport == Transport::Semitcp);
-        // Every 802.11 interface queue: routing packets first (PriQueue);
-        // AQM's packet time is the data rate's.
-        let mac_interface = Interface {
-            capacity_packets: scenario.mac.queue_packets as usize,
-            priority_control: true,
-            rate_bps: scenario.radio.data_rate_mbps * 1e6,
-            delay: SimDuration::ZERO,
-        };
-        if layout.has_radio.iter().any(|&r| r) {
-            queue_warnings.extend(scenario.queue.warning(&mac_interface, "queue"));
-        }
-        // DSR over ns-2's CMUPriQueue (drop-tail interface queues only).
-        let cmu_queue =
-            scenario.routing.dsr.as_ref().is_some_and(|d| d.interface_queue == crate::net::dsr::config::InterfaceQueue::CmuPriQueue);
-        let cmu_queue = cmu_queue && {
-            let drop_tail = matches!(scenario.queue, crate::queue::QueueConfig::DropTail);
-            if !drop_tail && layout.has_radio.iter().any(|&r| r) {
-                queue_warnings.insert(
-                    "routing.dsr.interface_queue = \"cmu_pri_queue\" needs [queue] discipline = \"drop_tail\": the interface queues keep \
-                     PriQueue's order"
-                        .to_string(),
-                );
-            }
-            drop_tail
-        };
-        warnings.extend(queue_warnings);
-        let capture_ratio = channel.radio.capture_ratio;
-        let sinr_params = (scenario.radio.reception == Reception::Sinr).then(|| SinrParams::from_config(&scenario.radio));
-        let nodes = (0..channel.node_count() as u32)
-            .map(|i| {
-                let id = NodeId(i);
-                let errors = scenario.errors.build(streams.stream(StreamPurpose::ErrorModel, i as u64));
-                let reception = match scenario.radio.reception {
-                    Reception::Threshold => ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio)),
-                    Reception::Sinr => ReceptionModel::Sinr(Box::new(SinrReceiver::new(
-                        sinr_params.expect("built for the SINR model"),
-                        streams.stream(StreamPurpose::Reception, i as u64),
-                    ))),
-                };
-                let hop =
-                    if hop_control { HopControlKind::SemiTcp(SemiTcpHop::new(scenario.semitcp.mac.clone())) } else { HopControlKind::Off };
-                let mut queue = scenario.queue.build(&mac_interface);
-                if cmu_queue {
-                    queue.use_cmu_classes();
-                }
-                let mut mac = Mac::new(
-                    id,
-                    queue,
-                    scenario.mac.cw_min,
-                    hop,
-                    streams.stream(StreamPurpose::Backoff, i as u64),
-                    streams.stream(StreamPurpose::Queue, i as u64),
-                );
-                mac.promiscuous = promiscuous;
-                Node { id, phy: Phy::new(id, reception, errors), mac, timers: [Timer::default(); NODE_TIMERS], drops: BTreeMap::new() }
-            })
+        let routing: Vec<RoutingProtocol> = (0..channel.node_count() as u32)
+            .map(|i| RoutingProtocol::build(&scenario.routing, NodeId(i), streams.stream(StreamPurpose::Routing, i as u64), &routes))
             .collect();
+        let nodes = build_nodes(scenario, &channel, &streams, &mut queue_warnings);
+        warnings.extend(queue_warnings);
 
         let mut world = World {
             queue: EventQueue::new(),
@@ -307,6 +229,55 @@ impl World {
         }
         Ok(world)
     }
+}
+
+/// Every node's PHY (its reception and error models) and MAC (its
+/// interface queue, hop-by-hop control and the routing protocol's MAC
+/// hooks); a warning for each queue rule the scenario cannot have.
+fn build_nodes(scenario: &Scenario, channel: &Channel, streams: &RngStreams, warnings: &mut BTreeSet<String>) -> Vec<Node> {
+    // Every 802.11 interface queue: routing packets first (PriQueue);
+    // AQM's packet time is the data rate's.
+    let mac_interface = Interface {
+        capacity_packets: scenario.mac.queue_packets as usize,
+        priority_control: true,
+        rate_bps: scenario.radio.data_rate_mbps * 1e6,
+        delay: SimDuration::ZERO,
+    };
+    let radios = (0..channel.node_count() as u32).any(|i| channel.has_radio(NodeId(i)));
+    if radios {
+        warnings.extend(scenario.queue.warning(&mac_interface, "queue"));
+    }
+    // The routing protocol's interface queue classes (drop-tail only).
+    let acks_first = scenario.routing.acks_first_queue().is_some_and(|key| {
+        let drop_tail = matches!(scenario.queue, crate::queue::QueueConfig::DropTail);
+        if !drop_tail && radios {
+            warnings.insert(format!("{key} needs [queue] discipline = \"drop_tail\": the interface queues keep PriQueue's order"));
+        }
+        drop_tail
+    });
+    let promiscuous = scenario.routing.promiscuous();
+    let reception = ReceptionBuilder::new(&scenario.radio, &channel.radio);
+    (0..channel.node_count() as u32)
+        .map(|i| {
+            let id = NodeId(i);
+            let errors = scenario.errors.build(streams.stream(StreamPurpose::ErrorModel, i as u64));
+            let mut queue = scenario.queue.build(&mac_interface);
+            if acks_first {
+                queue.use_cmu_classes();
+            }
+            let mut mac = Mac::new(
+                id,
+                queue,
+                scenario.mac.cw_min,
+                HopControlKind::build(scenario.hop_control()),
+                streams.stream(StreamPurpose::Backoff, i as u64),
+                streams.stream(StreamPurpose::Queue, i as u64),
+            );
+            mac.promiscuous = promiscuous;
+            let phy = Phy::new(id, reception.build(streams.stream(StreamPurpose::Reception, i as u64)), errors);
+            Node { id, phy, mac, timers: [Timer::default(); NODE_TIMERS], drops: BTreeMap::new() }
+        })
+        .collect()
 }
 
 /// The scenario's mobility model for the placed nodes (None: static).

@@ -206,17 +206,7 @@ impl World {
             discovery_ns += s.discovery_time_total_ns;
             r.discoveries_succeeded += s.discoveries_succeeded;
         }
-        let dsr = self.routing.iter().filter_map(|n| n.dsr_counters());
-        if self.routing.first().is_some_and(|n| n.dsr_counters().is_some()) {
-            let mut d = crate::stats::report::DsrReport::default();
-            for c in dsr {
-                d.salvaged_packets += c.salvaged;
-                d.replies_from_cache += c.replies_from_cache;
-                d.gratuitous_replies += c.gratuitous_replies;
-                d.route_errors_received += c.errors_received;
-            }
-            r.dsr = Some(d);
-        }
+        r.protocol_counters = RoutingProtocol::network_section(&self.routing);
         if r.discoveries_succeeded > 0 {
             r.mean_discovery_ms = discovery_ns as f64 / r.discoveries_succeeded as f64 / 1e6;
         }

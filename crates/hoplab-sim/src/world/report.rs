@@ -4,13 +4,12 @@
 //! protocol's ([`RoutingCounters`](crate::net::routing::RoutingCounters)),
 //! the transports', and the world's flow and drop counters.
 
-use super::{RunOptions, World};
+use super::{Flow, Node, RunOptions, World};
 use crate::loss::DropCause;
-use crate::mac::hop_control::HopControl;
 use crate::mac::FrameKind;
-use crate::net::routing::Routing;
+use crate::net::routing::{Routing, RoutingProtocol};
 use crate::queue::QueueDisc;
-use crate::scenario::{AppKind, Transport};
+use crate::stats::classification::LossClassification;
 use crate::stats::report::{FlowReport, NodeReport, QueueReport, RunReport};
 use crate::transport::semitcp::connection::Pacing;
 use crate::wire::NodeId;
@@ -24,132 +23,12 @@ impl World {
             let len = node.mac.queue.len();
             node.mac.stats.queue_changed(now, len);
         }
-        let window_s = self.end.since(self.warmup).as_secs_f64();
         let in_flight = self.in_flight_per_flow();
-        let flows = self
-            .flows
-            .iter()
-            .map(|f| {
-                let counters = match (&f.tcp, &f.semitcp) {
-                    (Some(c), _) => c.sender.counters,
-                    (_, Some(c)) => c.sender.counters,
-                    _ => Default::default(),
-                };
-                let rate_control = f.semitcp.as_ref().map(|c| c.pacing.name().to_string());
-                let (rate_kbps, rate_restarts) = match f.semitcp.as_ref().map(|c| &c.pacing) {
-                    Some(Pacing::BinarySearch(rc)) => (rc.rate_kbps, rc.restarts),
-                    Some(Pacing::Matcp(rc)) => (rc.rate(), rc.restarts),
-                    Some(Pacing::Fixed { interval }) => (Some(f.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3), 0),
-                    _ => (None, 0),
-                };
-                FlowReport {
-                    id: f.id,
-                    src: f.src.0,
-                    dst: f.dst.0,
-                    transport: match f.transport {
-                        Transport::Udp => "udp",
-                        Transport::Tcp => "tcp",
-                        Transport::Semitcp => "semitcp",
-                    }
-                    .to_string(),
-                    cc: f.tcp.as_ref().map(|c| c.sender.cc_name().to_string()),
-                    app: match f.app {
-                        AppKind::Cbr => "cbr",
-                        AppKind::Bulk => "bulk",
-                    }
-                    .to_string(),
-                    packet_bytes: f.packet_bytes,
-                    hops: f.hops,
-                    goodput_kbps: f.stats.window_delivered_bytes as f64 * 8.0 / window_s / 1e3,
-                    offered_kbps: f.stats.window_offered_bytes as f64 * 8.0 / window_s / 1e3,
-                    mean_delay_ms: if f.stats.window_delay_samples > 0 {
-                        f.stats.window_delay_total_ns as f64 / f.stats.window_delay_samples as f64 / 1e6
-                    } else {
-                        0.0
-                    },
-                    sent: f.stats.sent,
-                    delivered: f.stats.delivered,
-                    in_flight: in_flight[f.id as usize].0,
-                    retransmissions: counters.retransmissions,
-                    timeouts: counters.timeouts,
-                    fast_retransmits: counters.fast_retransmits,
-                    losses: cause_map(&f.stats.losses),
-                    acks_sent: f.stats.acks_sent,
-                    acks_delivered: f.stats.acks_delivered,
-                    acks_in_flight: in_flight[f.id as usize].1,
-                    ack_losses: cause_map(&f.stats.ack_losses),
-                    completion_s: f
-                        .tcp
-                        .as_ref()
-                        .and_then(|c| c.sender.completed_at)
-                        .or_else(|| f.semitcp.as_ref().and_then(|c| c.sender.completed_at))
-                        .map(|t| t.as_secs_f64()),
-                    rate_control,
-                    rate_kbps,
-                    rate_restarts,
-                    route_discoveries: self.routing[f.src.index()]
-                        .counters()
-                        .map_or(0, |r| r.discoveries.get(&f.dst).copied().unwrap_or(0)),
-                    route_errors_received: self.routing[f.src.index()]
-                        .counters()
-                        .map_or(0, |r| r.errors_received.get(&f.dst).copied().unwrap_or(0)),
-                    route_breaks: f.stats.route_breaks,
-                    loss_classification: f.stats.loss_classification.as_ref().map(|c| c.report()),
-                    loss_grades: f.stats.loss_classification.as_ref().map(|c| c.grade_report()),
-                }
-            })
-            .collect();
-        let run_ns = self.end.as_nanos().max(1) as f64;
+        let flows = self.flows.iter().map(|f| self.flow_report(f, in_flight[f.id as usize])).collect();
         let end = self.end;
         let positions: Vec<[f64; 2]> = (0..self.nodes.len()).map(|i| self.channel.position_at(NodeId(i as u32), end)).collect();
-        let nodes = self
-            .nodes
-            .iter()
-            .map(|n| {
-                let s = &n.mac.stats;
-                let hop = n.mac.hop.stats(self.end);
-                let served = s.packets_served.max(1) as f64;
-                let pos = positions[n.id.index()];
-                let routing = self.routing[n.id.index()].counters();
-                let mut frames_sent = BTreeMap::new();
-                for kind in [FrameKind::Rts, FrameKind::Cts, FrameKind::Data, FrameKind::Ack] {
-                    frames_sent.insert(kind.name().to_string(), s.frames_sent[kind as usize]);
-                }
-                NodeReport {
-                    id: n.id.0,
-                    x_m: pos[0],
-                    y_m: pos[1],
-                    rts_sent: s.frames_sent[FrameKind::Rts as usize],
-                    rts_attempts_per_packet: if s.packets_served > 0 { s.rts_attempts_total as f64 / served } else { 0.0 },
-                    data_attempts_per_packet: if s.packets_served > 0 { s.data_attempts_total as f64 / served } else { 0.0 },
-                    rts_dropped: s.rts_dropped,
-                    data_dropped: s.data_dropped,
-                    data_retries: s.data_retries,
-                    rtsc_sent: hop.rtsc_sent,
-                    ctsc_sent: hop.ctsc_sent,
-                    rtsc_ratio: if s.frames_sent[FrameKind::Rts as usize] > 0 {
-                        hop.rtsc_sent as f64 / s.frames_sent[FrameKind::Rts as usize] as f64
-                    } else {
-                        0.0
-                    },
-                    rts_drop_ratio: if s.packets_served > 0 { s.rts_dropped as f64 / served } else { 0.0 },
-                    congested_fraction: hop.congested_ns as f64 / run_ns,
-                    rts_refused: hop.rts_refused,
-                    hold_deferrals: hop.deferrals,
-                    mac_service_time_ms: if s.packets_served > 0 { s.service_time_total_ns as f64 / served / 1e6 } else { 0.0 },
-                    queue_mean: s.queue_area as f64 / run_ns,
-                    packets_served: s.packets_served,
-                    frames_sent,
-                    drops: cause_map(&n.drops),
-                    tx_time_fraction: s.tx_time_ns as f64 / run_ns,
-                    routing_messages_sent: routing
-                        .map(|r| r.messages_sent.iter().map(|(&name, &n)| (name.to_string(), n)).collect())
-                        .unwrap_or_default(),
-                    routing_bytes_sent: routing.map_or(0, |r| r.control_bytes_sent),
-                    routing_drops: routing.map_or(0, |r| r.control_drops),
-                }
-            })
-            .collect();
+        let nodes = self.nodes.iter().map(|n| self.node_report(n, positions[n.id.index()])).collect();
+        let run_ns = self.end.as_nanos().max(1) as f64;
         let queues = self.queue_reports(run_ns);
         RunReport {
             name: self.name.clone(),
@@ -168,6 +47,118 @@ impl World {
             recording: None,
         }
     }
+
+    /// One flow's entry; `in_flight`: its packets still under way (data,
+    /// ACKs).
+    fn flow_report(&self, f: &Flow, in_flight: (u64, u64)) -> FlowReport {
+        let window_s = self.end.since(self.warmup).as_secs_f64();
+        let counters = match (&f.tcp, &f.semitcp) {
+            (Some(c), _) => c.sender.counters,
+            (_, Some(c)) => c.sender.counters,
+            _ => Default::default(),
+        };
+        let routing = self.routing[f.src.index()].counters();
+        let by_destination = |map: Option<&BTreeMap<NodeId, u64>>| map.and_then(|m| m.get(&f.dst).copied()).unwrap_or(0);
+        FlowReport {
+            id: f.id,
+            src: f.src.0,
+            dst: f.dst.0,
+            transport: f.transport.name().to_string(),
+            cc: f.tcp.as_ref().map(|c| c.sender.cc_name().to_string()),
+            app: f.app.name().to_string(),
+            packet_bytes: f.packet_bytes,
+            hops: f.hops,
+            goodput_kbps: f.stats.window_delivered_bytes as f64 * 8.0 / window_s / 1e3,
+            offered_kbps: f.stats.window_offered_bytes as f64 * 8.0 / window_s / 1e3,
+            mean_delay_ms: if f.stats.window_delay_samples > 0 {
+                f.stats.window_delay_total_ns as f64 / f.stats.window_delay_samples as f64 / 1e6
+            } else {
+                0.0
+            },
+            sent: f.stats.sent,
+            delivered: f.stats.delivered,
+            in_flight: in_flight.0,
+            retransmissions: counters.retransmissions,
+            timeouts: counters.timeouts,
+            fast_retransmits: counters.fast_retransmits,
+            losses: cause_map(&f.stats.losses),
+            acks_sent: f.stats.acks_sent,
+            acks_delivered: f.stats.acks_delivered,
+            acks_in_flight: in_flight.1,
+            ack_losses: cause_map(&f.stats.ack_losses),
+            completion_s: f
+                .tcp
+                .as_ref()
+                .and_then(|c| c.sender.completed_at)
+                .or_else(|| f.semitcp.as_ref().and_then(|c| c.sender.completed_at))
+                .map(|t| t.as_secs_f64()),
+            route_discoveries: by_destination(routing.map(|r| &r.discoveries)),
+            route_errors_received: by_destination(routing.map(|r| &r.errors_received)),
+            route_breaks: f.stats.route_breaks,
+            transport_counters: flow_counters(f),
+        }
+    }
+
+    /// One node's entry; `pos`: where it is at the end.
+    fn node_report(&self, n: &Node, pos: [f64; 2]) -> NodeReport {
+        let run_ns = self.end.as_nanos().max(1) as f64;
+        let s = &n.mac.stats;
+        let served = s.packets_served.max(1) as f64;
+        let per_packet = |total: u64| if s.packets_served > 0 { total as f64 / served } else { 0.0 };
+        let routing = self.routing[n.id.index()].counters();
+        let frames_sent = [FrameKind::Rts, FrameKind::Cts, FrameKind::Data, FrameKind::Ack]
+            .into_iter()
+            .map(|kind| (kind.name().to_string(), s.frames_sent[kind as usize]))
+            .collect();
+        let rts_sent = s.frames_sent[FrameKind::Rts as usize];
+        NodeReport {
+            id: n.id.0,
+            x_m: pos[0],
+            y_m: pos[1],
+            rts_sent,
+            rts_attempts_per_packet: per_packet(s.rts_attempts_total),
+            data_attempts_per_packet: per_packet(s.data_attempts_total),
+            rts_dropped: s.rts_dropped,
+            data_dropped: s.data_dropped,
+            data_retries: s.data_retries,
+            rts_drop_ratio: per_packet(s.rts_dropped),
+            mac_service_time_ms: if s.packets_served > 0 { s.service_time_total_ns as f64 / served / 1e6 } else { 0.0 },
+            queue_mean: s.queue_area as f64 / run_ns,
+            packets_served: s.packets_served,
+            frames_sent,
+            drops: cause_map(&n.drops),
+            tx_time_fraction: s.tx_time_ns as f64 / run_ns,
+            routing_messages_sent: routing
+                .map(|r| r.messages_sent.iter().map(|(&name, &n)| (name.to_string(), n)).collect())
+                .unwrap_or_default(),
+            routing_bytes_sent: routing.map_or(0, |r| r.control_bytes_sent),
+            routing_drops: routing.map_or(0, |r| r.control_drops),
+            hop_control: n.mac.hop.section(self.end, rts_sent, run_ns),
+        }
+    }
+}
+
+/// What a flow's transport and controller alone count (the report's
+/// `transport_counters`): every transport's keys, null or zero unless the
+/// flow's own.
+fn flow_counters(f: &Flow) -> crate::engine::Section {
+    let mut section = match &f.semitcp {
+        Some(c) => c.pacing.section(f.packet_bytes),
+        None => Pacing::absent_section(),
+    };
+    section.extend(LossClassification::section(f.stats.loss_classification.as_deref()));
+    section
+}
+
+/// Every variant's own report keys, by part of the report
+/// (`_core.report_fields()`).
+pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
+    let mut sections = RoutingProtocol::report_keys();
+    sections.push(("nodes", crate::mac::hop_control::HopStats::report_keys()));
+    let mut flow_keys: Vec<String> = Pacing::absent_section().into_keys().collect();
+    flow_keys.extend(LossClassification::section(None).into_keys());
+    sections.push(("flows", flow_keys));
+    crate::stats::report::field_names(sections)
 }
 
 impl World {

@@ -124,12 +124,50 @@ pub trait HopControl {
     fn stats(&self, end: SimTime) -> HopStats;
 }
 
+impl HopStats {
+    /// The node's section of the run report: these counters by the
+    /// report's names (`rts_sent`: the RTS frames the node sent; `run_ns`:
+    /// the run's length). Every node reports them, zeros under plain DCF.
+    pub fn section(&self, rts_sent: u64, run_ns: f64) -> crate::engine::Section {
+        let rtsc_ratio = if rts_sent > 0 { self.rtsc_sent as f64 / rts_sent as f64 } else { 0.0 };
+        crate::engine::Section::from([
+            ("rtsc_sent".to_string(), self.rtsc_sent.into()),
+            ("ctsc_sent".to_string(), self.ctsc_sent.into()),
+            ("rtsc_ratio".to_string(), rtsc_ratio.into()),
+            ("congested_fraction".to_string(), (self.congested_ns as f64 / run_ns).into()),
+            ("rts_refused".to_string(), self.rts_refused.into()),
+            ("hold_deferrals".to_string(), self.deferrals.into()),
+        ])
+    }
+
+    /// The section's keys (`_core.report_fields()["nodes"]`).
+    pub fn report_keys() -> Vec<String> {
+        HopStats::default().section(0, 1.0).into_keys().collect()
+    }
+}
+
 /// The schemes, dispatched without allocation or dynamic dispatch.
 #[derive(Debug, Clone)]
 pub enum HopControlKind {
     /// Plain 802.11.
     Off,
     SemiTcp(SemiTcpHop),
+}
+
+impl HopControlKind {
+    /// A node's scheme: `config` when the scenario runs one (semi-TCP
+    /// flows with `[semitcp] hop_control`), else plain DCF.
+    pub fn build(config: Option<&HopControlConfig>) -> HopControlKind {
+        match config {
+            Some(config) => HopControlKind::SemiTcp(SemiTcpHop::new(config.clone())),
+            None => HopControlKind::Off,
+        }
+    }
+
+    /// The node's section of the run report (see [`HopStats::section`]).
+    pub fn section(&self, end: SimTime, rts_sent: u64, run_ns: f64) -> crate::engine::Section {
+        self.stats(end).section(rts_sent, run_ns)
+    }
 }
 
 impl HopControl for HopControlKind {

@@ -343,3 +343,9 @@ mod tests {
         assert_eq!(h.mean(), Some(ms(8)));
     }
 }
+
+impl super::routing::FromRoutingConfig for AodvNode {
+    fn from_config(config: &super::config::RoutingConfig, _node: NodeId, rng: Stream, _routes: &super::StaticRoutes) -> Self {
+        AodvNode::new(config.aodv.clone().unwrap_or_default(), rng)
+    }
+}

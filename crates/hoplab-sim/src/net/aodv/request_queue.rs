@@ -24,6 +24,9 @@ impl<'a> Iterator for Iter<'a> {
     }
 }
 
+/// Bytes of one packet waiting in a request queue (memory accounting).
+pub const ENTRY_BYTES: u64 = std::mem::size_of::<Buffered>() as u64;
+
 #[derive(Debug, Clone)]
 pub struct RequestQueue {
     packets: VecDeque<Buffered>,

@@ -174,6 +174,54 @@ pub struct DsrCounters {
     pub errors_received: u64,
 }
 
+impl DsrCounters {
+    /// DSR's section of the run report (`routing.dsr`), these counters
+    /// summed over the network.
+    pub fn section(&self) -> crate::engine::Section {
+        let dsr = serde_json::json!({
+            "salvaged_packets": self.salvaged,
+            "replies_from_cache": self.replies_from_cache,
+            "gratuitous_replies": self.gratuitous_replies,
+            "route_errors_received": self.errors_received,
+        });
+        crate::engine::Section::from([("dsr".to_string(), dsr)])
+    }
+
+    /// The section's keys (`_core.report_fields()["routing.dsr"]`).
+    pub const KEYS: [&'static str; 4] = ["gratuitous_replies", "replies_from_cache", "route_errors_received", "salvaged_packets"];
+}
+
+/// What DSR's route caches hold: `paths` cached paths.
+pub fn cache_holding(paths: u64) -> crate::engine::Holding {
+    crate::engine::Holding::of(
+        "route caches",
+        paths,
+        "paths",
+        std::mem::size_of::<cache::CachedPath>() as u64,
+        "use smaller route caches (routing.dsr.primary_cache_paths, secondary_cache_paths)",
+    )
+}
+
+impl DsrConfig {
+    /// The most a network of `nodes` DSR nodes holds, before it runs (DSR
+    /// allocates as it learns: at most its caches' paths and its send
+    /// buffer's packets per node).
+    pub fn memory_bound(&self, nodes: u64) -> Vec<crate::engine::Holding> {
+        let paths = nodes.saturating_mul((self.primary_cache_paths + self.secondary_cache_paths) as u64);
+        let buffered = nodes.saturating_mul(self.send_buffer_packets as u64);
+        vec![
+            cache_holding(paths),
+            crate::engine::Holding::of(
+                "send buffers",
+                buffered,
+                "packets",
+                super::aodv::request_queue::ENTRY_BYTES,
+                "use a smaller send buffer (routing.dsr.send_buffer_packets)",
+            ),
+        ]
+    }
+}
+
 /// One node's DSR.
 #[derive(Debug, Clone)]
 pub struct DsrNode {
@@ -406,9 +454,6 @@ impl Routing for DsrNode {
     fn counters(&self) -> Option<&RoutingCounters> {
         Some(&self.stats)
     }
-    fn dsr_counters(&self) -> Option<&DsrCounters> {
-        Some(&self.dsr_stats)
-    }
     fn cache_entries(&self) -> usize {
         self.cache_slots()
     }
@@ -432,5 +477,27 @@ mod tests {
         ] {
             assert_eq!(DsrTimer::from_id(t.id()), t);
         }
+    }
+}
+
+impl super::routing::FromRoutingConfig for DsrNode {
+    fn from_config(config: &super::config::RoutingConfig, _node: NodeId, rng: Stream, _routes: &super::StaticRoutes) -> Self {
+        DsrNode::new(config.dsr.clone().unwrap_or_default(), rng)
+    }
+    fn network_section<'a>(nodes: impl Iterator<Item = &'a Self>) -> crate::engine::Section {
+        let mut total = DsrCounters::default();
+        for c in nodes.map(|n| &n.dsr_stats) {
+            total.salvaged += c.salvaged;
+            total.replies_from_cache += c.replies_from_cache;
+            total.gratuitous_replies += c.gratuitous_replies;
+            total.errors_received += c.errors_received;
+        }
+        total.section()
+    }
+    fn holdings<'a>(nodes: impl Iterator<Item = &'a Self>) -> Vec<crate::engine::Holding> {
+        vec![cache_holding(nodes.map(|n| n.cache_entries() as u64).sum())]
+    }
+    fn report_keys() -> Vec<(&'static str, Vec<String>)> {
+        vec![("routing.dsr", DsrCounters::KEYS.iter().map(|k| k.to_string()).collect())]
     }
 }

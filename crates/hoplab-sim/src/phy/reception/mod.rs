@@ -123,6 +123,31 @@ macro_rules! each {
     };
 }
 
+/// Builds every node's receiver of one radio, as `radio.reception` says
+/// (what depends on the radio alone is resolved once).
+#[derive(Debug, Clone, Copy)]
+pub enum ReceptionBuilder {
+    Threshold { capture_ratio: f64 },
+    Sinr(sinr::SinrParams),
+}
+
+impl ReceptionBuilder {
+    pub fn new(config: &super::config::RadioConfig, radio: &super::RadioModel) -> ReceptionBuilder {
+        match config.reception {
+            super::config::Reception::Threshold => ReceptionBuilder::Threshold { capture_ratio: radio.capture_ratio },
+            super::config::Reception::Sinr => ReceptionBuilder::Sinr(sinr::SinrParams::from_config(config)),
+        }
+    }
+
+    /// One node's receiver; `rng`: its reception stream.
+    pub fn build(&self, rng: crate::engine::Stream) -> ReceptionModel {
+        match *self {
+            ReceptionBuilder::Threshold { capture_ratio } => ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio)),
+            ReceptionBuilder::Sinr(params) => ReceptionModel::Sinr(Box::new(SinrReceiver::new(params, rng))),
+        }
+    }
+}
+
 impl Reception for ReceptionModel {
     #[inline]
     fn arrive(&mut self, now: SimTime, incoming: Incoming<'_>) -> PhyOutputs {

@@ -46,6 +46,36 @@ pub enum Pacing {
 }
 
 impl Pacing {
+    /// The flow's section of the run report: the source's pacing
+    /// (`rate_control`), its rate at the end (`rate_kbps`, None while
+    /// sending by buffer) and Algorithm 1's restarts (`rate_restarts`);
+    /// `packet_bytes`: the flow's segment payload.
+    pub fn section(&self, packet_bytes: u32) -> crate::engine::Section {
+        let (rate_kbps, restarts) = match self {
+            Pacing::BinarySearch(rc) => (rc.rate_kbps, rc.restarts),
+            Pacing::Matcp(rc) => (rc.rate(), rc.restarts),
+            Pacing::Fixed { interval } => (Some(packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3), 0),
+            Pacing::Buffer => (None, 0),
+        };
+        crate::engine::Section::from([
+            ("rate_control".to_string(), self.name().into()),
+            ("rate_kbps".to_string(), rate_kbps.into()),
+            ("rate_restarts".to_string(), restarts.into()),
+        ])
+    }
+
+    /// The section of a flow that is not semi-TCP: the same keys, null or
+    /// zero.
+    pub fn absent_section() -> crate::engine::Section {
+        crate::engine::Section::from([
+            ("rate_control".to_string(), serde_json::Value::Null),
+            ("rate_kbps".to_string(), serde_json::Value::Null),
+            ("rate_restarts".to_string(), 0u32.into()),
+        ])
+    }
+}
+
+impl Pacing {
     /// The sending timer's period, if the source is paced now.
     pub fn interval(&self) -> Option<SimDuration> {
         match self {
