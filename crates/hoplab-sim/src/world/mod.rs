@@ -39,6 +39,7 @@ pub mod flows;
 pub mod links;
 pub mod ll;
 pub mod network;
+pub mod profile;
 pub mod radio;
 pub mod report;
 pub mod series;
