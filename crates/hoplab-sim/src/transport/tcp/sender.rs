@@ -840,12 +840,8 @@ mod tests {
             assert_eq!(s.state.ssthresh, after_timeout, "{from:?}");
         }
         // The receiver's window caps ns-2's window: rwnd 5, cwnd 10 -> 2.5.
-        let mut s = sender(TcpConfig {
-            initial_cwnd_segments: 10.0,
-            rwnd_segments: 5,
-            ssthresh_from: SsthreshFrom::Cwnd,
-            ..TcpConfig::default()
-        });
+        let mut s =
+            sender(TcpConfig { initial_cwnd_segments: 10.0, rwnd_segments: 5, ssthresh_from: SsthreshFrom::Cwnd, ..TcpConfig::default() });
         let _ = drain(&mut s, at(0.0));
         s.on_rto(at(1000.0));
         assert_eq!(s.state.ssthresh, 2.5);
