@@ -168,7 +168,12 @@ def run_pair(ns: str, seed: int, speed: float, duration_s: float, overrides: dic
                 shutil.copy(Path(tmp, name), dest / name)
             (dest / "hoplab.json").write_text(json.dumps(result, default=str))
     command = "ns-semitcp scripts/ns2/semitcp/" + " ".join(args).replace("movement.tcl", "MOVEMENT.tcl", 1)
-    return {"seed": seed, "max_speed_mps": speed, "duration_s": duration_s, "command": command, "ns2": theirs, "hoplab": ours}
+    # Where every node was (decimetres, x and y per node) at the first,
+    # middle and last sample: what tests/test_fidelity_semitcp_mobile.py
+    # checks hoplab still moves the nodes along.
+    marks = {f"{rec['times_s'][k]:g}": rec["positions_dm"][k] for k in (0, len(rec["times_s"]) // 2, -1)}
+    return {"seed": seed, "max_speed_mps": speed, "duration_s": duration_s, "command": command,
+            "positions_dm": marks, "ns2": theirs, "hoplab": ours}
 
 
 def summary(run: dict) -> str:
