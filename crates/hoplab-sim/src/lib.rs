@@ -43,6 +43,7 @@ pub mod phy;
 pub mod queue;
 pub mod record;
 pub mod scenario;
+pub mod stack;
 pub mod stats;
 pub mod time;
 pub mod topology;

@@ -6,7 +6,9 @@
 //! trace (packet traces: wire formats to pcap bytes, beside the stack);
 //! then the top tier, which wires them: scenario (the validated
 //! configuration), topology (placement), error (the entry points' error),
-//! stats (the report's types and counters), world (engine and wiring),
+//! stats (the report's types and counters), stack (each flow's transport
+//! and application, each node's policy toward them), world (engine and
+//! wiring),
 //! estimate (a run's cost before it runs), record (a run recorded for
 //! `hoplab view`), api (the facade).
 //!
@@ -46,12 +48,15 @@ fn allowed() -> Vec<(&'static str, Vec<&'static str>)> {
         ("topology", &["scenario"]),
         ("error", &[]),
         ("stats", &["scenario"]),
-        ("world", &["scenario", "topology", "error", "stats"]),
-        ("estimate", &["scenario", "topology", "error", "stats", "world"]),
+        // Each flow's transport and application, each node's policy
+        // toward them, over what the world offers (`stack::Host`).
+        ("stack", &["scenario", "topology", "error", "stats"]),
+        ("world", &["scenario", "topology", "error", "stats", "stack"]),
+        ("estimate", &["scenario", "topology", "error", "stats", "stack", "world"]),
         // A run recorded for `hoplab view`: reads the world between chunks
         // of its event loop.
-        ("record", &["scenario", "topology", "error", "stats", "world"]),
-        ("api", &["scenario", "topology", "error", "stats", "world", "estimate", "record"]),
+        ("record", &["scenario", "topology", "error", "stats", "stack", "world"]),
+        ("api", &["scenario", "topology", "error", "stats", "stack", "world", "estimate", "record"]),
     ];
     let mut all: Vec<(&str, Vec<&str>)> = below.iter().map(|(m, a)| (*m, a.to_vec())).collect();
     for (module, above_stack) in top {

@@ -445,6 +445,20 @@ impl Mac {
         self.queue.fifo().iter()
     }
 
+    /// Packets in the interface queue (not in service).
+    pub fn queued_len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether a packet `counts` accepts is queued or contending for the
+    /// medium (one parked aside not included: matcp's
+    /// `Mac802_11::TotalCongested`, mahaicheng/semitcprc
+    /// `mac/mac-802_11.cc:2184-2192`, reads the queue and the packet in
+    /// transmission).
+    pub fn holds(&self, counts: impl Fn(&Packet) -> bool) -> bool {
+        self.queued().any(|q| counts(&q.packet)) || self.op.iter().any(|op| counts(&op.item.packet))
+    }
+
     /// Take back the packets queued toward `next_hop` (the link to it
     /// broke).
     pub fn take_queued_toward(&mut self, now: SimTime, next_hop: NodeId) -> Vec<Packet> {

@@ -61,16 +61,8 @@ impl World {
             + self.ll_transit.len() as u64
             + self.link_packets().count() as u64
             + self.routing.iter().map(|r| r.buffered().count() as u64).sum::<u64>()
-            + self.flows.iter().filter_map(|f| f.held_acks.as_ref()).map(|q| q.iter().count() as u64).sum::<u64>();
-        let records: u64 = self
-            .flows
-            .iter()
-            .map(|f| {
-                let tcp = f.tcp.as_ref().map_or(0, |c| c.sender.records_kept() + c.receiver.out_of_order_runs());
-                let semi = f.semitcp.as_ref().map_or(0, |c| c.sender.outstanding_segments() + c.receiver.out_of_order_runs());
-                (tcp + semi) as u64
-            })
-            .sum();
+            + self.flows.iter().map(|f| f.held().count() as u64).sum::<u64>();
+        let records: u64 = self.flows.iter().map(|f| f.records()).sum();
         let mut holdings = vec![
             neighbour_lists(neighbours),
             nodes(node_count),

@@ -3,7 +3,7 @@
 //! MAC, queue, hop control and routing protocol, and every flow its
 //! transport and application.
 
-use super::{Event, Flow, Layer, Node, World, NODE_TIMERS};
+use super::{Event, Layer, Node, World, NODE_TIMERS};
 use crate::engine::{EventQueue, RngStreams, StreamPurpose, Timer};
 use crate::error::ApiError;
 use crate::link::Link;
@@ -16,18 +16,9 @@ use crate::phy::air::OnAir;
 use crate::phy::reception::ReceptionBuilder;
 use crate::phy::{Channel, Phy, RadioModel};
 use crate::queue::Interface;
-use crate::scenario::{ConfigError, MobilityConfig, RateControlKind, Scenario, Transport};
-use crate::stats::FlowStats;
+use crate::scenario::{ConfigError, MobilityConfig, Scenario, Transport};
 use crate::time::{SimDuration, SimTime};
 use crate::topology::Layout;
-use crate::transport::semitcp::connection::{Pacing, SemiTcpConnection};
-use crate::transport::semitcp::matcp::MatcpRateControl;
-use crate::transport::semitcp::rate_control::{BinarySearchRateControl, RateControlAlgorithm};
-use crate::transport::semitcp::sender::SemiTcpSender;
-use crate::transport::semitcp::sink::AckQueue;
-use crate::transport::tcp::connection::TcpConnection;
-use crate::transport::tcp::receiver::Receiver as TcpReceiver;
-use crate::transport::tcp::sender::Sender as TcpSender;
 use crate::wire::NodeId;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -97,89 +88,7 @@ impl World {
         let routes = StaticRoutes::compute(&adjacency, destinations);
 
         let end = SimTime::from_secs_f64(scenario.duration_s);
-        let mut flows = Vec::with_capacity(scenario.flows.len());
-        let mobile = channel.is_mobile();
-        for (i, f) in scenario.flows.iter().enumerate() {
-            // Moving nodes may meet later: only fixed ones must be connected.
-            let hops = routes.hops(NodeId(f.src), NodeId(f.dst)).or(mobile.then_some(0)).ok_or_else(|| {
-                ConfigError::new(
-                    format!("flows[{i}].dst"),
-                    format!(
-                        "node {} cannot reach node {} over wired links and radio links of the {:.0} m decoding range",
-                        f.src,
-                        f.dst,
-                        channel.radio.tx_range_m()
-                    ),
-                )
-            })?;
-            let interval = match f.rate_kbps {
-                Some(rate_kbps) => SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (rate_kbps * 1e3)),
-                None => SimDuration::ZERO,
-            };
-            let semitcp = (f.transport == Transport::Semitcp).then(|| {
-                let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
-                let sender = SemiTcpSender::new(&scenario.tcp, total_segments)
-                    .with_recovery(scenario.semitcp.loss_recovery, scenario.semitcp.rto_backoff);
-                // Every segment is acknowledged at once, on its own if out of order.
-                let receiver = TcpReceiver::new(false, 1, scenario.tcp.delayed_ack_ms);
-                let pacing = match f.rate_control.unwrap_or_default() {
-                    RateControlKind::None => Pacing::Buffer,
-                    RateControlKind::Fixed => Pacing::Fixed {
-                        interval: SimDuration::from_secs_f64(f.packet_bytes as f64 * 8.0 / (f.rate_kbps.unwrap_or(1.0) * 1e3)),
-                    },
-                    RateControlKind::BinarySearch => match scenario.semitcp.rate_control.algorithm {
-                        RateControlAlgorithm::Paper => {
-                            let mut rc = BinarySearchRateControl::new(scenario.semitcp.rate_control.clone(), f.packet_bytes);
-                            rc.max_rate_kbps = scenario.radio.data_rate_mbps * 1e3;
-                            Pacing::BinarySearch(Box::new(rc))
-                        }
-                        RateControlAlgorithm::Matcp => {
-                            Pacing::Matcp(Box::new(MatcpRateControl::new(scenario.semitcp.rate_control.matcp.clone(), f.packet_bytes)))
-                        }
-                    },
-                };
-                SemiTcpConnection::new(sender, receiver, pacing, scenario.semitcp.reserved_packets as usize)
-                    .with_source_pull(scenario.semitcp.source_pull)
-            });
-            let tcp = match f.transport {
-                Transport::Udp | Transport::Semitcp => None,
-                Transport::Tcp => {
-                    let cc_config = f.cc.clone().unwrap_or_default();
-                    let cc = cc_config.build();
-                    let total_segments = f.file_bytes.map(|b| b.div_ceil(f.packet_bytes as u64));
-                    let mss_bytes = f.packet_bytes;
-                    let sender = TcpSender::new(cc, scenario.tcp.clone(), mss_bytes, total_segments);
-                    let tcp = &scenario.tcp;
-                    let mut receiver = TcpReceiver::new(tcp.delayed_ack, tcp.delayed_ack_segments, tcp.delayed_ack_ms).with_sack(tcp.sack);
-                    if let Some(aid) = cc_config.receiver_aid() {
-                        receiver = receiver.with_aid(aid);
-                    }
-                    Some(TcpConnection::new(sender, receiver))
-                }
-            };
-            flows.push(Flow {
-                id: i as u32,
-                src: NodeId(f.src),
-                dst: NodeId(f.dst),
-                transport: f.transport,
-                app: f.app,
-                packet_bytes: f.packet_bytes,
-                interval: interval.max(SimDuration::from_nanos(1)),
-                start: SimTime::from_secs_f64(f.start_s),
-                stop: f.stop_s.map_or(end, SimTime::from_secs_f64).min(end),
-                next_sequence: 0,
-                hops,
-                stats: FlowStats {
-                    loss_classification: tcp.as_ref().filter(|c| c.receiver.has_aid()).map(|_| Box::default()),
-                    ..FlowStats::default()
-                },
-                tcp,
-                semitcp,
-                timers: [Timer::default(); 2],
-                held_acks: (f.transport == Transport::Semitcp && scenario.semitcp.sink_holds_acks)
-                    .then(|| AckQueue::new(scenario.semitcp.sink_ack_queue_packets as usize)),
-            });
-        }
+        let flows = crate::stack::build::flows(scenario, &routes, channel.is_mobile(), channel.radio.tx_range_m(), end)?;
 
         let routing: Vec<RoutingProtocol> = (0..channel.node_count() as u32)
             .map(|i| RoutingProtocol::build(&scenario.routing, NodeId(i), streams.stream(StreamPurpose::Routing, i as u64), &routes))
@@ -208,10 +117,7 @@ impl World {
             hop_dirty: Vec::new(),
             link_failure_by_channel_error: false,
             ll_transit: Default::default(),
-            pulls: scenario.flows.iter().any(|f| f.transport == Transport::Semitcp)
-                && (scenario.semitcp.sink_holds_acks || scenario.semitcp.source_pull),
-            pull_turn: 0,
-            room_threshold: scenario.semitcp.mac.congestion_threshold as usize,
+            node_stack: crate::stack::build::node_stack(scenario),
             config_hash: scenario.config_hash(),
             name: scenario.name.clone(),
             seed,

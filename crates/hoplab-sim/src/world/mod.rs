@@ -23,14 +23,11 @@ use crate::mac::{Frame, FrameKind, Mac, MacTimer, MacTiming};
 use crate::net::routing::{Routing, RoutingProtocol};
 use crate::net::NodeId;
 use crate::phy::{Channel, Phy, PhyTimer};
-use crate::scenario::{AppKind, Scenario, Transport};
+use crate::scenario::Scenario;
+use crate::stack::Stack;
 use crate::stats::report::SeriesRow;
-use crate::stats::FlowStats;
 use crate::time::{SimDuration, SimTime};
 use crate::trace::{EncodeParams, Tracer};
-use crate::transport::semitcp::connection::SemiTcpConnection;
-use crate::transport::semitcp::sink::AckQueue;
-use crate::transport::tcp::connection::TcpConnection;
 use std::collections::{BTreeMap, BTreeSet};
 
 pub mod budget;
@@ -140,30 +137,7 @@ pub struct Node {
     pub drops: BTreeMap<DropCause, u64>,
 }
 
-/// A flow's configuration as the simulator uses it.
-pub struct Flow {
-    pub id: u32,
-    pub src: NodeId,
-    pub dst: NodeId,
-    pub transport: Transport,
-    pub app: AppKind,
-    pub packet_bytes: u32,
-    /// CBR inter-packet time.
-    pub interval: SimDuration,
-    pub start: SimTime,
-    pub stop: SimTime,
-    pub next_sequence: u64,
-    pub hops: u32,
-    pub stats: FlowStats,
-    /// The TCP connection of a TCP flow.
-    pub tcp: Option<TcpConnection>,
-    /// The semi-TCP connection of a semi-TCP flow.
-    pub semitcp: Option<SemiTcpConnection>,
-    /// The connection's timer slots (a connection has two).
-    pub timers: [Timer; 2],
-    /// A semi-TCP destination's held ACKs (`[semitcp] sink_holds_acks`).
-    pub held_acks: Option<AckQueue<crate::wire::Packet>>,
-}
+pub use crate::stack::{Flow, NodeStack};
 
 /// One line of the frame trace (tests and debugging).
 #[derive(Debug, Clone, PartialEq)]
@@ -231,14 +205,8 @@ pub struct World {
     /// Packets crossing the link layer (`mac.ll_delay_us`), in the order
     /// they leave it.
     pub ll_transit: std::collections::VecDeque<ll::Transit>,
-    /// Some semi-TCP agent answers its MAC's pull (`MacIndication::QueueDrained`).
-    pub pulls: bool,
-    /// The flow whose agent a pull asks first (agents at one node take turns).
-    pub pull_turn: u32,
-    /// `[semitcp.mac] congestion_threshold`: a semi-TCP agent finds room
-    /// below it when its node's interface queue and routing buffer hold
-    /// fewer packets (ns-2's `spaces_available`).
-    pub room_threshold: usize,
+    /// Each node's policy toward the agents it hosts (`stack/`).
+    pub node_stack: NodeStack,
     pub config_hash: String,
     pub name: String,
     pub seed: u64,
@@ -355,8 +323,8 @@ impl World {
                     self.mac_input(node, crate::mac::MacInput::Timer(MacTimer::ALL[id as usize]));
                 }
             }
-            Layer::App => self.app_send(owner),
-            Layer::Transport => self.transport_timer(owner, id, seq),
+            Layer::App => Stack::app_send(self, owner),
+            Layer::Transport => Stack::transport_timer(self, owner, id, seq),
             Layer::Link => self.link_timer(owner, id),
             Layer::Stats => self.sample_series(),
             Layer::Routing => self.routing_timer(NodeId(owner), id),
@@ -391,8 +359,8 @@ impl World {
         let in_ll = self.ll_transit.iter().map(|t| t.packet());
         // Packets waiting for a route (AODV's request queues).
         let buffered = self.routing.iter().flat_map(|r| r.buffered());
-        // ACKs a semi-TCP destination holds (`sink_holds_acks`).
-        let held = self.flows.iter().filter_map(|f| f.held_acks.as_ref()).flat_map(|q| q.iter());
+        // Packets a transport holds back.
+        let held = self.flows.iter().flat_map(|f| f.held());
         for packet in in_macs.chain(in_ll).chain(self.link_packets()).chain(buffered).chain(held) {
             if !packet.is_control() {
                 let sets = &mut seen[packet.flow as usize];

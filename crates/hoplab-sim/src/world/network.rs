@@ -9,6 +9,7 @@ use crate::loss::DropCause;
 use crate::mac::MacInput;
 use crate::net::routing::{Routing, RoutingContext, RoutingOutput, RoutingProtocol};
 use crate::queue::Queued;
+use crate::stack::Stack;
 use crate::stats::report::RoutingReport;
 use crate::wire::{NodeId, Packet};
 
@@ -40,7 +41,7 @@ impl World {
                     self.routing_step(node, |r, ctx, out| r.on_link_broken(now, neighbour, failed.as_ref(), queued, ctx, out));
                 }
                 RoutingOutput::BufferChanged => self.hop_update(node),
-                RoutingOutput::SourceMayRefill { packet } => self.source_may_refill(node, &packet.info()),
+                RoutingOutput::SourceMayRefill { packet } => Stack::source_gave_up(self, node, &packet.info()),
             }
         }
     }
@@ -73,7 +74,7 @@ impl World {
         }
         if packet.dst == node {
             self.routing[node.index()].on_delivered(now, &packet, from);
-            return self.net_deliver(packet);
+            return Stack::deliver(self, packet);
         }
         packet.ttl = packet.ttl.saturating_sub(1);
         if packet.ttl == 0 {
@@ -116,35 +117,6 @@ impl World {
             return self.ll_enter(node, super::ll::Transit::Down { node, item: Queued { packet, next_hop } });
         }
         self.mac_input(node, MacInput::Enqueue(Queued { packet, next_hop }));
-    }
-
-    /// The MAC finished serving a unicast packet (acknowledged or dropped):
-    /// semi-TCP's rate control samples the source's MST and APR here.
-    pub(crate) fn net_mac_tx_done(&mut self, node: NodeId, done: &crate::mac::TxDone) {
-        if !done.packet.is_control() && self.flows[done.packet.flow as usize].semitcp.is_some() {
-            self.semitcp_mac_sample(node, done);
-        }
-    }
-
-    fn net_deliver(&mut self, packet: Packet) {
-        if packet.tcp().is_some() {
-            if self.flows[packet.flow as usize].semitcp.is_some() {
-                self.semitcp_deliver(packet);
-            } else {
-                self.tcp_deliver(packet);
-            }
-            return;
-        }
-        let now = self.now();
-        let stats = &mut self.flows[packet.flow as usize].stats;
-        stats.delivered += 1;
-        stats.interval_delivered_bytes += packet.payload_bytes as u64;
-        if now >= self.warmup {
-            stats.window_delivered_bytes += packet.payload_bytes as u64;
-            stats.window_delivered_packets += 1;
-            stats.window_delay_total_ns += now.since(packet.created).as_nanos() as u128;
-            stats.window_delay_samples += 1;
-        }
     }
 
     /// Count a lost packet at the node that lost it and against its flow.

@@ -15,6 +15,7 @@ use crate::mac::hop_control::HopControl;
 use crate::mac::{AttemptLoss, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
 use crate::net::routing::Routing;
 use crate::phy::{FrameRef, PhyIndication, PhyInput, PhyOutputs, RxError};
+use crate::stack::Stack;
 use crate::wire::{NodeId, Packet};
 
 impl World {
@@ -197,7 +198,7 @@ impl World {
                 }
                 self.net_receive(node, packet, from)
             }
-            MacIndication::ServiceStarted { packet } => self.app_packet_entered_service(node, &packet),
+            MacIndication::ServiceStarted { packet } => Stack::app_packet_entered_service(self, node, &packet),
             MacIndication::RetryLimit { packet, next_hop, sequence, data_attempts, last_loss } => {
                 let packet = &packets[packet.0 as usize];
                 // If the next hop did receive the DATA (only its ACKs were
@@ -228,10 +229,10 @@ impl World {
                 self.net_link_failure(node, packet, next_hop, lost);
                 self.link_failure_by_channel_error = false;
             }
-            MacIndication::TxDone(done) => self.net_mac_tx_done(node, &done),
+            MacIndication::TxDone(done) => Stack::mac_tx_done(self, node, &done),
             MacIndication::Dropped { packet, cause } => self.drop_packet(node, &packets[packet.0 as usize], cause),
             MacIndication::HeldChanged => self.hop_update(node),
-            MacIndication::QueueDrained => self.pull_agents(node),
+            MacIndication::QueueDrained => Stack::queue_drained(self, node),
         }
     }
 

@@ -9,9 +9,7 @@ use crate::loss::DropCause;
 use crate::mac::FrameKind;
 use crate::net::routing::{Routing, RoutingProtocol};
 use crate::queue::QueueDisc;
-use crate::stats::classification::LossClassification;
 use crate::stats::report::{FlowReport, NodeReport, QueueReport, RunReport};
-use crate::transport::semitcp::connection::Pacing;
 use crate::wire::NodeId;
 use std::collections::BTreeMap;
 
@@ -52,11 +50,7 @@ impl World {
     /// ACKs).
     fn flow_report(&self, f: &Flow, in_flight: (u64, u64)) -> FlowReport {
         let window_s = self.end.since(self.warmup).as_secs_f64();
-        let counters = match (&f.tcp, &f.semitcp) {
-            (Some(c), _) => c.sender.counters,
-            (_, Some(c)) => c.sender.counters,
-            _ => Default::default(),
-        };
+        let counters = f.sender_counters();
         let routing = self.routing[f.src.index()].counters();
         let by_destination = |map: Option<&BTreeMap<NodeId, u64>>| map.and_then(|m| m.get(&f.dst).copied()).unwrap_or(0);
         FlowReport {
@@ -64,7 +58,7 @@ impl World {
             src: f.src.0,
             dst: f.dst.0,
             transport: f.transport.name().to_string(),
-            cc: f.tcp.as_ref().map(|c| c.sender.cc_name().to_string()),
+            cc: f.cc_name().map(str::to_string),
             app: f.app.name().to_string(),
             packet_bytes: f.packet_bytes,
             hops: f.hops,
@@ -86,16 +80,11 @@ impl World {
             acks_delivered: f.stats.acks_delivered,
             acks_in_flight: in_flight.1,
             ack_losses: cause_map(&f.stats.ack_losses),
-            completion_s: f
-                .tcp
-                .as_ref()
-                .and_then(|c| c.sender.completed_at)
-                .or_else(|| f.semitcp.as_ref().and_then(|c| c.sender.completed_at))
-                .map(|t| t.as_secs_f64()),
+            completion_s: f.completed_at().map(|t| t.as_secs_f64()),
             route_discoveries: by_destination(routing.map(|r| &r.discoveries)),
             route_errors_received: by_destination(routing.map(|r| &r.errors_received)),
             route_breaks: f.stats.route_breaks,
-            transport_counters: flow_counters(f),
+            transport_counters: f.report_section(),
         }
     }
 
@@ -138,26 +127,12 @@ impl World {
     }
 }
 
-/// What a flow's transport and controller alone count (the report's
-/// `transport_counters`): every transport's keys, null or zero unless the
-/// flow's own.
-fn flow_counters(f: &Flow) -> crate::engine::Section {
-    let mut section = match &f.semitcp {
-        Some(c) => c.pacing.section(f.packet_bytes),
-        None => Pacing::absent_section(),
-    };
-    section.extend(LossClassification::section(f.stats.loss_classification.as_deref()));
-    section
-}
-
 /// Every variant's own report keys, by part of the report
 /// (`_core.report_fields()`).
 pub fn field_names() -> BTreeMap<&'static str, Vec<String>> {
     let mut sections = RoutingProtocol::report_keys();
     sections.push(("nodes", crate::mac::hop_control::HopStats::report_keys()));
-    let mut flow_keys: Vec<String> = Pacing::absent_section().into_keys().collect();
-    flow_keys.extend(LossClassification::section(None).into_keys());
-    sections.push(("flows", flow_keys));
+    sections.push(("flows", Flow::report_keys()));
     crate::stats::report::field_names(sections)
 }
 

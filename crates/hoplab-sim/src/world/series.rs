@@ -10,7 +10,6 @@ use crate::net::routing::Routing;
 use crate::queue::QueueDisc;
 use crate::stats::report::SeriesRow;
 use crate::time::SimDuration;
-use crate::transport::semitcp::connection::Pacing;
 
 impl World {
     pub(crate) fn sample_series(&mut self) {
@@ -27,47 +26,12 @@ impl World {
                 self.series.push(SeriesRow { time_s: now.as_secs_f64(), entity: "flow".into(), id: flow.id, metric: metric.into(), value })
             };
             push("goodput_kbps", goodput_kbps);
-            if let Some(tcp) = &flow.tcp {
-                let state = &tcp.sender.state;
-                push("cwnd_segments", state.cwnd);
-                push("ssthresh_segments", state.ssthresh.min(f64::from(u32::MAX)));
-                if let Some(srtt) = state.srtt {
-                    push("srtt_ms", srtt.as_millis_f64());
-                }
-                if let Some(rtt) = state.last_rtt {
-                    push("rtt_ms", rtt.as_millis_f64());
-                }
-                push("rto_ms", state.rto.as_millis_f64());
-                for (name, value) in tcp.sender.cc_metrics() {
-                    push(&format!("cc_{name}"), value);
-                }
-            }
+            flow.series_values(&mut push);
             if let Some(counters) = self.routing[flow.src.index()].counters() {
                 push("route_discoveries", counters.discoveries.get(&flow.dst).copied().unwrap_or(0) as f64);
                 push("route_breaks", flow.stats.route_breaks as f64);
             }
-            if let Some(semi) = &flow.semitcp {
-                if let Some(srtt_ms) = semi.sender.srtt_ms() {
-                    push("srtt_ms", srtt_ms);
-                }
-                if let Some(interval) = semi.pacing.interval() {
-                    push("source_rate_kbps", flow.packet_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e3);
-                }
-                if let Pacing::BinarySearch(rc) = &semi.pacing {
-                    push("rate_control_step", rc.phase.step() as f64);
-                    push("apr_estimate", rc.apr_estimate());
-                    push("mst_estimate_ms", rc.mst_estimate_s() * 1e3);
-                }
-                if let Pacing::Matcp(rc) = &semi.pacing {
-                    // matcp: its state (1-4), the last sample's RTS/DATA
-                    // ratio, the smallest MAC sending time so far.
-                    push("rate_control_step", rc.state.step() as f64);
-                    push("apr_estimate", rc.last_ratio);
-                    if rc.min_mst_s.is_finite() {
-                        push("mst_estimate_ms", rc.min_mst_s * 1e3);
-                    }
-                }
-            }
+            flow.rate_series_values(&mut push);
         }
         for node in &mut self.nodes {
             let interval = std::mem::take(&mut node.mac.stats.interval);
