@@ -46,34 +46,7 @@ impl World {
             channel.set_motion(model);
         }
         let mut queue_warnings = BTreeSet::new();
-        let links: Vec<Link> = layout
-            .links
-            .iter()
-            .enumerate()
-            .map(|(i, config)| {
-                // Queue streams after the nodes' (index = node count + 2 x link + direction).
-                let queue = |d: u64| streams.stream(StreamPurpose::Queue, channel.node_count() as u64 + 2 * i as u64 + d);
-                let (discipline, key) = match &config.queue {
-                    Some(own) => (own, format!("topology.links[{i}].queue")),
-                    None => (&scenario.queue, "queue".to_string()),
-                };
-                queue_warnings.extend(discipline.warning(&Link::interface(config), &key));
-                Link::new(config, discipline, streams.stream(StreamPurpose::LinkLoss, i as u64), [queue(0), queue(1)])
-            })
-            .collect();
-        let mut wired_interfaces = BTreeMap::new();
-        let mut adjacency = channel.decodable_adjacency();
-        for (i, link) in links.iter().enumerate() {
-            // A wired link wins over a radio link between the same nodes.
-            wired_interfaces.insert((link.a, link.b), (i as u32, 0u8));
-            wired_interfaces.insert((link.b, link.a), (i as u32, 1u8));
-            adjacency[link.a.index()].push(link.b);
-            adjacency[link.b.index()].push(link.a);
-        }
-        for list in &mut adjacency {
-            list.sort();
-            list.dedup();
-        }
+        let (links, wired_interfaces, adjacency) = wired_links(scenario, &layout.links, &channel, &streams, &mut queue_warnings);
         let timing = MacTiming::new(&scenario.mac, &scenario.radio, channel.radio.tx_range_m());
         // Routes toward every destination, and back to TCP sources for ACKs.
         let destinations: BTreeSet<NodeId> = scenario
@@ -115,7 +88,6 @@ impl World {
             trace: None,
             pcap: None,
             hop_dirty: Vec::new(),
-            link_failure_by_channel_error: false,
             ll_transit: Default::default(),
             node_stack: crate::stack::build::node_stack(scenario),
             config_hash: scenario.config_hash(),
@@ -135,6 +107,47 @@ impl World {
         }
         Ok(world)
     }
+}
+
+/// The wired links, each node's wired interfaces ((node, next hop) ->
+/// (link, direction)), and every node's neighbours over radio and wire
+/// (for the static routes); a warning for each queue rule a link cannot
+/// have.
+fn wired_links(
+    scenario: &Scenario,
+    configs: &[crate::link::LinkConfig],
+    channel: &Channel,
+    streams: &RngStreams,
+    warnings: &mut BTreeSet<String>,
+) -> (Vec<Link>, BTreeMap<(NodeId, NodeId), (u32, u8)>, Vec<Vec<NodeId>>) {
+    let links: Vec<Link> = configs
+        .iter()
+        .enumerate()
+        .map(|(i, config)| {
+            // Queue streams after the nodes' (index = node count + 2 x link + direction).
+            let queue = |d: u64| streams.stream(StreamPurpose::Queue, channel.node_count() as u64 + 2 * i as u64 + d);
+            let (discipline, key) = match &config.queue {
+                Some(own) => (own, format!("topology.links[{i}].queue")),
+                None => (&scenario.queue, "queue".to_string()),
+            };
+            warnings.extend(discipline.warning(&Link::interface(config), &key));
+            Link::new(config, discipline, streams.stream(StreamPurpose::LinkLoss, i as u64), [queue(0), queue(1)])
+        })
+        .collect();
+    let mut wired_interfaces = BTreeMap::new();
+    let mut adjacency = channel.decodable_adjacency();
+    for (i, link) in links.iter().enumerate() {
+        // A wired link wins over a radio link between the same nodes.
+        wired_interfaces.insert((link.a, link.b), (i as u32, 0u8));
+        wired_interfaces.insert((link.b, link.a), (i as u32, 1u8));
+        adjacency[link.a.index()].push(link.b);
+        adjacency[link.b.index()].push(link.a);
+    }
+    for list in &mut adjacency {
+        list.sort();
+        list.dedup();
+    }
+    (links, wired_interfaces, adjacency)
 }
 
 /// Every node's PHY (its reception and error models) and MAC (its

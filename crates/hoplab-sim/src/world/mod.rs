@@ -197,11 +197,6 @@ pub struct World {
     /// Nodes whose semi-TCP congestion state is to be re-evaluated at the
     /// end of the current event.
     pub hop_dirty: Vec<NodeId>,
-    /// Set while the routing handles a link failure whose last attempt a
-    /// channel error took: the packets it drops as `route_break` are
-    /// wireless losses in the ground truth of loss differentiation
-    /// (stats::classification).
-    pub link_failure_by_channel_error: bool,
     /// Packets crossing the link layer (`mac.ll_delay_us`), in the order
     /// they leave it.
     pub ll_transit: std::collections::VecDeque<ll::Transit>,

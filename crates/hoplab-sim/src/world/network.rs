@@ -16,19 +16,32 @@ use crate::wire::{NodeId, Packet};
 impl World {
     /// Run one step of `node`'s routing protocol and carry out its outputs.
     fn routing_step(&mut self, node: NodeId, step: impl FnOnce(&mut RoutingProtocol, &mut RoutingContext, &mut Outputs<RoutingOutput>)) {
+        self.routing_step_after(node, false, step);
+    }
+
+    /// [`World::routing_step`]; `channel_failure`: the step handles a link
+    /// failure whose last attempt a channel error took, so that the
+    /// packets it drops as `route_break` are wireless losses in the ground
+    /// truth of loss differentiation (stats::classification).
+    fn routing_step_after(
+        &mut self,
+        node: NodeId,
+        channel_failure: bool,
+        step: impl FnOnce(&mut RoutingProtocol, &mut RoutingContext, &mut Outputs<RoutingOutput>),
+    ) {
         let mut out = Outputs::new();
         {
             let mut ctx = RoutingContext { node, next_uid: &mut self.next_uid, warmup: self.warmup };
             step(&mut self.routing[node.index()], &mut ctx, &mut out);
         }
-        self.routing_outputs(node, out);
+        self.routing_outputs(node, out, channel_failure);
     }
 
-    fn routing_outputs(&mut self, node: NodeId, mut out: Outputs<RoutingOutput>) {
+    fn routing_outputs(&mut self, node: NodeId, mut out: Outputs<RoutingOutput>, channel_failure: bool) {
         for output in out.drain(..) {
             match output {
                 RoutingOutput::Send { packet, next_hop } => self.net_enqueue(node, packet, next_hop),
-                RoutingOutput::Drop { packet, cause } => self.drop_packet(node, &packet, cause),
+                RoutingOutput::Drop { packet, cause } => self.drop_lost(node, &packet, cause, channel_failure),
                 RoutingOutput::Timer { id, at } => {
                     self.queue.schedule(at, Event::new(node.0, Layer::Routing, id));
                 }
@@ -38,7 +51,9 @@ impl World {
                     }
                     let now = self.now();
                     let queued = self.nodes[node.index()].mac.take_queued_toward(now, neighbour);
-                    self.routing_step(node, |r, ctx, out| r.on_link_broken(now, neighbour, failed.as_ref(), queued, ctx, out));
+                    self.routing_step_after(node, channel_failure, |r, ctx, out| {
+                        r.on_link_broken(now, neighbour, failed.as_ref(), queued, ctx, out)
+                    });
                 }
                 RoutingOutput::BufferChanged => self.hop_update(node),
                 RoutingOutput::SourceMayRefill { packet } => Stack::source_gave_up(self, node, &packet.info()),
@@ -98,10 +113,18 @@ impl World {
 
     /// The MAC gave up on `packet` toward `next_hop` (retry limit):
     /// link-layer feedback for routing. `lost`: the packet is the
-    /// protocol's to salvage, lost with this cause unless it sends it on.
-    pub(crate) fn net_link_failure(&mut self, node: NodeId, packet: &Packet, next_hop: NodeId, lost: Option<DropCause>) {
+    /// protocol's to salvage, lost with this cause unless it sends it on;
+    /// `channel_failure`: a channel error took the last attempt.
+    pub(crate) fn net_link_failure(
+        &mut self,
+        node: NodeId,
+        packet: &Packet,
+        next_hop: NodeId,
+        lost: Option<DropCause>,
+        channel_failure: bool,
+    ) {
         let now = self.now();
-        self.routing_step(node, |r, ctx, out| r.on_link_failure(now, packet, next_hop, lost, ctx, out));
+        self.routing_step_after(node, channel_failure, |r, ctx, out| r.on_link_failure(now, packet, next_hop, lost, ctx, out));
     }
 
     /// Hand a packet to the interface toward `next_hop`: a wired link if
@@ -123,6 +146,13 @@ impl World {
     /// A routing packet counts among the node's routing drops only, so that
     /// node drops add up to the flows' losses.
     pub(crate) fn drop_packet(&mut self, node: NodeId, packet: &Packet, cause: DropCause) {
+        self.drop_lost(node, packet, cause, false);
+    }
+
+    /// [`World::drop_packet`]; `channel_failure`: dropped while routing
+    /// handled a link failure a channel error caused (a `route_break`
+    /// drop is then a wireless loss in the ground truth).
+    fn drop_lost(&mut self, node: NodeId, packet: &Packet, cause: DropCause, channel_failure: bool) {
         if packet.is_control() {
             self.routing[node.index()].on_control_dropped();
             return;
@@ -132,7 +162,7 @@ impl World {
         let losses = if packet.is_reverse() { &mut stats.ack_losses } else { &mut stats.losses };
         *losses.entry(cause).or_default() += 1;
         if let (Some(truth), false) = (&mut stats.loss_classification, packet.is_reverse()) {
-            let wireless = cause == DropCause::ChannelError || (cause == DropCause::RouteBreak && self.link_failure_by_channel_error);
+            let wireless = cause == DropCause::ChannelError || (cause == DropCause::RouteBreak && channel_failure);
             truth.on_drop(packet.sequence, wireless);
         }
     }

@@ -200,40 +200,52 @@ impl World {
             }
             MacIndication::ServiceStarted { packet } => Stack::app_packet_entered_service(self, node, &packet),
             MacIndication::RetryLimit { packet, next_hop, sequence, data_attempts, last_loss } => {
-                let packet = &packets[packet.0 as usize];
-                // If the next hop did receive the DATA (only its ACKs were
-                // lost), the packet lives on there: not a loss.
-                let mut by_channel_error = last_loss == AttemptLoss::ChannelError;
-                // A protocol that salvages (DSR) gets the packet to send on
-                // or drop with the cause found here.
-                let salvages = self.routing[node.index()].salvages_failed();
-                let mut lost = None;
-                if !self.next_hop_has(node, next_hop, sequence, data_attempts) {
-                    let cause = match last_loss {
-                        AttemptLoss::ChannelError => DropCause::ChannelError,
-                        AttemptLoss::NoResponse => DropCause::RetryLimit,
-                    };
-                    // Ground truth: a next hop that moved out of decoding
-                    // range broke the route; it was not contention.
-                    let now = self.now();
-                    let moved_away = self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
-                    let cause = if moved_away { DropCause::RouteBreak } else { cause };
-                    by_channel_error &= !moved_away;
-                    if salvages {
-                        lost = Some(cause);
-                    } else {
-                        self.drop_packet(node, packet, cause);
-                    }
-                }
-                self.link_failure_by_channel_error = by_channel_error;
-                self.net_link_failure(node, packet, next_hop, lost);
-                self.link_failure_by_channel_error = false;
+                self.retry_limit(node, &packets[packet.0 as usize], next_hop, (sequence, data_attempts), last_loss)
             }
             MacIndication::TxDone(done) => Stack::mac_tx_done(self, node, &done),
             MacIndication::Dropped { packet, cause } => self.drop_packet(node, &packets[packet.0 as usize], cause),
             MacIndication::HeldChanged => self.hop_update(node),
             MacIndication::QueueDrained => Stack::queue_drained(self, node),
         }
+    }
+
+    /// The MAC gave up on `packet` toward `next_hop` at its retry limit
+    /// (`(sequence, data_attempts)` of its DATA): drop it with the cause
+    /// the world knows (or hand it to a protocol that salvages), then tell
+    /// routing of the failure.
+    fn retry_limit(
+        &mut self,
+        node: NodeId,
+        packet: &Packet,
+        next_hop: NodeId,
+        (sequence, data_attempts): (u16, u32),
+        last_loss: AttemptLoss,
+    ) {
+        // If the next hop did receive the DATA (only its ACKs were
+        // lost), the packet lives on there: not a loss.
+        let mut by_channel_error = last_loss == AttemptLoss::ChannelError;
+        // A protocol that salvages (DSR) gets the packet to send on
+        // or drop with the cause found here.
+        let salvages = self.routing[node.index()].salvages_failed();
+        let mut lost = None;
+        if !self.next_hop_has(node, next_hop, sequence, data_attempts) {
+            let cause = match last_loss {
+                AttemptLoss::ChannelError => DropCause::ChannelError,
+                AttemptLoss::NoResponse => DropCause::RetryLimit,
+            };
+            // Ground truth: a next hop that moved out of decoding
+            // range broke the route; it was not contention.
+            let now = self.now();
+            let moved_away = self.channel.positions_change() && !self.channel.decodable_at(node, next_hop, now);
+            let cause = if moved_away { DropCause::RouteBreak } else { cause };
+            by_channel_error &= !moved_away;
+            if salvages {
+                lost = Some(cause);
+            } else {
+                self.drop_packet(node, packet, cause);
+            }
+        }
+        self.net_link_failure(node, packet, next_hop, lost, by_channel_error);
     }
 
     /// Whether `next_hop` already received DATA `sequence` from `node`
