@@ -450,6 +450,41 @@ impl Mac {
         self.queue.len()
     }
 
+    /// The interface queue's discipline (its name and parameters, for the
+    /// report).
+    pub fn queue_disc(&self) -> &QueueDiscipline {
+        &self.queue
+    }
+
+    /// Close the run's queue statistics at `end` (the queue's length held
+    /// since its last change counts up to the end).
+    pub fn close_stats(&mut self, end: SimTime) {
+        let len = self.queue.len();
+        self.stats.queue_changed(end, len);
+    }
+
+    /// Whether a hop-by-hop control runs at this node.
+    pub fn hop_control_enabled(&self) -> bool {
+        self.hop.is_enabled()
+    }
+
+    /// The hop-by-hop control's report section (see [`HopStats::section`](hop_control::HopStats::section)).
+    pub fn hop_control_section(&self, end: SimTime, rts_sent: u64, run_ns: f64) -> crate::engine::Section {
+        self.hop.section(end, rts_sent, run_ns)
+    }
+
+    /// Data packets the hop-by-hop control counts as held here: the MAC's
+    /// own, and those of `waiting` (held for a route) it counts.
+    pub fn held_with<'a>(&self, waiting: impl Iterator<Item = &'a Packet>) -> usize {
+        self.held_data() + waiting.filter(|p| self.hop.counts_waiting(p)).count()
+    }
+
+    /// The node now holds `held` counted data packets (the hop-by-hop
+    /// control's congestion state follows).
+    pub fn update_held(&mut self, now: SimTime, held: usize) {
+        self.hop.update(now, held);
+    }
+
     /// Whether a packet `counts` accepts is queued or contending for the
     /// medium (one parked aside not included: matcp's
     /// `Mac802_11::TotalCongested`, mahaicheng/semitcprc

@@ -14,7 +14,7 @@
 use super::{Node, World};
 use crate::net::routing::{Routing, RoutingProtocol};
 use crate::phy::channel::Neighbour;
-use crate::queue::{QueueDisc, Queued};
+use crate::queue::Queued;
 use crate::stats::report::SeriesRow;
 
 /// One series row: the row, its two short strings on the heap (16 bytes
@@ -57,7 +57,7 @@ impl World {
     pub fn holdings(&self) -> Vec<Holding> {
         let node_count = self.nodes.len() as u64;
         let neighbours = self.channel.neighbour_entries() as u64;
-        let buffered: u64 = self.nodes.iter().map(|n| n.mac.queue.len() as u64).sum::<u64>()
+        let buffered: u64 = self.nodes.iter().map(|n| n.mac.queued_len() as u64).sum::<u64>()
             + self.ll_transit.len() as u64
             + self.link_packets().count() as u64
             + self.routing.iter().map(|r| r.buffered().count() as u64).sum::<u64>()

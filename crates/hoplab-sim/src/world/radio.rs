@@ -11,7 +11,6 @@
 
 use super::{Layer, SlotTimers, TraceEntry, TraceWhat, World};
 use crate::loss::DropCause;
-use crate::mac::hop_control::HopControl;
 use crate::mac::{AttemptLoss, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
 use crate::net::routing::Routing;
 use crate::phy::{FrameRef, PhyIndication, PhyInput, PhyOutputs, RxError};
@@ -258,7 +257,7 @@ impl World {
     /// Note that `node`'s held data may have changed; its congestion state
     /// is re-evaluated once the current event is complete ([`World::hop_flush`]).
     pub(crate) fn hop_update(&mut self, node: NodeId) {
-        if self.nodes[node.index()].mac.hop.is_enabled() && !self.hop_dirty.contains(&node) {
+        if self.nodes[node.index()].mac.hop_control_enabled() && !self.hop_dirty.contains(&node) {
             self.hop_dirty.push(node);
         }
     }
@@ -271,8 +270,8 @@ impl World {
         let mut dirty = std::mem::take(&mut self.hop_dirty);
         for &node in &dirty {
             let mac = &self.nodes[node.index()].mac;
-            let held = mac.held_data() + self.routing_held(node, |p| mac.hop.counts_waiting(p));
-            self.nodes[node.index()].mac.hop.update(now, held);
+            let held = mac.held_with(self.routing[node.index()].buffered());
+            self.nodes[node.index()].mac.update_held(now, held);
         }
         dirty.clear();
         self.hop_dirty = dirty;

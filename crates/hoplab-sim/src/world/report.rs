@@ -18,8 +18,7 @@ impl World {
     pub fn report(&mut self, wall_seconds: f64, options: RunOptions) -> RunReport {
         let now = self.end;
         for node in &mut self.nodes {
-            let len = node.mac.queue.len();
-            node.mac.stats.queue_changed(now, len);
+            node.mac.close_stats(now);
         }
         let in_flight = self.in_flight_per_flow();
         let flows = self.flows.iter().map(|f| self.flow_report(f, in_flight[f.id as usize])).collect();
@@ -122,7 +121,7 @@ impl World {
                 .unwrap_or_default(),
             routing_bytes_sent: routing.map_or(0, |r| r.control_bytes_sent),
             routing_drops: routing.map_or(0, |r| r.control_drops),
-            hop_control: n.mac.hop.section(self.end, rts_sent, run_ns),
+            hop_control: n.mac.hop_control_section(self.end, rts_sent, run_ns),
         }
     }
 }
@@ -153,7 +152,7 @@ impl World {
             .nodes
             .iter()
             .filter(|n| self.channel.has_radio(n.id))
-            .map(|n| report(n.id, None, &n.mac.queue, n.mac.stats.queue_area, n.mac.stats.queue_drops))
+            .map(|n| report(n.id, None, n.mac.queue_disc(), n.mac.stats.queue_area, n.mac.stats.queue_drops))
             .collect();
         let end = self.end;
         for link in &mut self.links {

@@ -7,7 +7,6 @@
 
 use super::{Event, Layer, World};
 use crate::net::routing::Routing;
-use crate::queue::QueueDisc;
 use crate::stats::report::SeriesRow;
 use crate::time::SimDuration;
 
@@ -44,7 +43,7 @@ impl World {
                     value,
                 })
             };
-            push("queue_packets", node.mac.queue.len() as f64);
+            push("queue_packets", node.mac.queued_len() as f64);
             // MST and APR of the packets served in this interval (absent when
             // none was served).
             if interval.packets_served > 0 {
