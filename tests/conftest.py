@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +15,17 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
+PACKAGE = REPO / "python" / "hoplab"
+
+
+def string_literals(tree: ast.AST) -> Iterable[tuple[int, list[str]]]:
+    """(line, strings) of every tuple, list or set literal holding two strings
+    or more: the source scans that catch a list the core owns typed again."""
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            strings = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+            if len(strings) >= 2:
+                yield node.lineno, strings
 
 # A 5-node chain (4 hops) with one saturated UDP flow: small, fast, and busy
 # enough to queue, collide and drop.

@@ -7,7 +7,7 @@ fuzzer's choices: tests/test_fuzz_choices.py)."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import hoplab
@@ -22,22 +22,13 @@ from hoplab.run import (
     LOSS_VERDICTS,
 )
 
-PACKAGE = Path(__file__).resolve().parents[1] / "python" / "hoplab"
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+from conftest import EXAMPLES, PACKAGE, string_literals
 
-
-def _string_literals(tree: ast.AST) -> Iterable[tuple[int, list[str]]]:
-    """(line, strings) of every tuple, list or set literal holding two strings or more."""
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            strings = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            if len(strings) >= 2:
-                yield node.lineno, strings
 
 
 def _copies(tree: ast.AST, lists: Mapping[str, Sequence[str]]) -> list[str]:
     """Literals that hold every name of one of `lists` (a typed copy)."""
-    return [f"line {line}: {name}" for line, strings in _string_literals(tree) for name, names in lists.items()
+    return [f"line {line}: {name}" for line, strings in string_literals(tree) for name, names in lists.items()
             if set(names) <= set(strings)]
 
 

@@ -6,21 +6,9 @@ from __future__ import annotations
 
 import ast
 import json
-from collections.abc import Iterable
-from pathlib import Path
-
 from hoplab import _core, fuzz
 
-PACKAGE = Path(__file__).resolve().parents[1] / "python" / "hoplab"
-
-
-def _string_literals(tree: ast.AST) -> Iterable[tuple[int, list[str]]]:
-    """(line, strings) of every tuple, list or set literal holding two strings or more."""
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
-            strings = [e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
-            if len(strings) >= 2:
-                yield node.lineno, strings
+from conftest import PACKAGE, string_literals
 
 
 def test_fuzz_choices_are_the_schemas() -> None:
@@ -42,11 +30,11 @@ def test_fuzz_choices_are_the_schemas() -> None:
 def test_fuzz_types_no_choices() -> None:
     # Any literal of two or more of one key's choices in fuzz.py is a copy.
     tree = ast.parse((PACKAGE / "fuzz.py").read_text(encoding="utf-8"))
-    typed = [f"line {line}: {strings}" for line, strings in _string_literals(tree) for values in fuzz.CHOICES.values()
+    typed = [f"line {line}: {strings}" for line, strings in string_literals(tree) for values in fuzz.CHOICES.values()
              if set(strings) <= set(values)]
     assert not typed, "fuzz.py: read these from the scenario schema: " + "; ".join(typed)
 
 
 def test_the_fuzz_scan_finds_a_typed_list() -> None:
     tree = ast.parse('CHOICES = {"protocol": ("static", "aodv")}')
-    assert [s for _, s in _string_literals(tree) if set(s) <= set(fuzz.CHOICES["protocol"])] == [["static", "aodv"]]
+    assert [s for _, s in string_literals(tree) if set(s) <= set(fuzz.CHOICES["protocol"])] == [["static", "aodv"]]
