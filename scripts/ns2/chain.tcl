@@ -47,14 +47,8 @@ array set opt {
     ifqlen 50 start 0.0 sample_s 0.1
     basic_mbps "" errors none per 0.03 burst_frames 3.0
 }
-foreach arg $argv {
-    set kv [split $arg =]
-    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
-        puts stderr "chain.tcl: bad argument '$arg' (known: [lsort [array names opt]])"
-        exit 2
-    }
-    set opt([lindex $kv 0]) [lindex $kv 1]
-}
+source [file join [file dirname [info script]] args.tcl]
+read_args chain.tcl $argv
 
 # --- PHY: ns-2's defaults for a 914 MHz WaveLAN with TwoRayGround: 250 m
 # decoding (RXThresh_), 550 m carrier sense (CSThresh_), capture 10 dB.

@@ -38,14 +38,8 @@ array set opt {
     cc scalable window 30000 packet_bytes 1448 sack 1 trace ""
     ifqlen 50 start 0.0 sample_s 0.5 speed_mps 0.0 move_start 20.0
 }
-foreach arg $argv {
-    set kv [split $arg =]
-    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
-        puts stderr "manet.tcl: bad argument '$arg' (known: [lsort [array names opt]])"
-        exit 2
-    }
-    set opt([lindex $kv 0]) [lindex $kv 1]
-}
+source [file join [file dirname [info script]] args.tcl]
+read_args manet.tcl $argv
 if {$opt(placement) eq ""} {
     puts stderr "manet.tcl: placement=FILE is required (set pos(I) {X Y} lines)"
     exit 2

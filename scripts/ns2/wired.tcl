@@ -53,14 +53,8 @@ array set opt {
     window 1000 packet_bytes 1000 duration 100.0 warmup 10.0 start 0.0 seed 1
     access_mbps 100 access_ms 30 core_mbps 100 core_ms 10 last_mbps 5 last_ms 0.01
 }
-foreach arg $argv {
-    set kv [split $arg =]
-    if {[llength $kv] != 2 || ![info exists opt([lindex $kv 0])]} {
-        puts stderr "wired.tcl: bad argument '$arg' (known: [lsort [array names opt]])"
-        exit 2
-    }
-    set opt([lindex $kv 0]) [lindex $kv 1]
-}
+source [file join [file dirname [info script]] args.tcl]
+read_args wired.tcl $argv
 
 # --- TCP: ns-2's defaults, set explicitly. No delayed ACKs (TCPSink and
 # Sack1 acknowledge every segment; the ACK is 40 bytes); windowInit_ 2;
