@@ -159,7 +159,7 @@ fn rts_retry_limit_doubles_the_window_then_drops() {
         r#"{"duration_s": 2, "topology": {"kind": "chain", "nodes": 2, "spacing_m": 200},
             "flows": [{"src": 0, "dst": 1, "rate_kbps": 1, "start_s": 1.0, "stop_s": 1.5}]}"#,
     );
-    w.nodes[1].mac.nav_until = SimTime(u64::MAX / 2);
+    w.nodes[1].mac.hold_nav_until(SimTime(u64::MAX / 2));
     w.run_until(SimTime::from_secs_f64(2.0));
     let trace = txs(&w);
     assert!(trace.iter().all(|e| e.node == NodeId(0) && e.kind == Rts), "{trace:?}");

@@ -218,7 +218,6 @@ fn with_aodv_rate_control_beats_plain_semitcp_on_long_paths_fig_8() {
 
 // ------------------------------------------------- ns-2's transport rules
 
-use hoplab_sim::queue::QueueDisc;
 use hoplab_sim::scenario::Scenario;
 use hoplab_sim::time::{SimDuration, SimTime};
 use hoplab_sim::world::World;
@@ -258,7 +257,7 @@ fn sink_holds_acks_as_ns2_tcp_sink() {
     for holds in [false, true] {
         let (mut max_queue, mut max_held) = (0, 0);
         let r = stepped_chain(3, &format!(r#""sink_holds_acks": {holds}"#), 20.0, 0.5, |w| {
-            max_queue = max_queue.max(w.nodes[3].mac.queue.len());
+            max_queue = max_queue.max(w.nodes[3].mac.queued_len());
             max_held = max_held.max(w.flows[0].held_acks.as_ref().map_or(0, |q| q.len()));
         });
         conserved(&r);
@@ -298,7 +297,7 @@ fn source_pull_holds_one_packet_as_ns2_semitcp_agent() {
         let r = stepped_chain(4, &format!(r#""source_pull": {pull}"#), 20.0, 0.5, |w| {
             let mac = &w.nodes[0].mac;
             let own = |p: &hoplab_sim::wire::Packet| p.flow == 0 && !p.is_reverse();
-            let held = mac.queued().filter(|q| own(&q.packet)).count() + mac.op.iter().filter(|op| own(&op.item.packet)).count();
+            let held = mac.queued().filter(|q| own(&q.packet)).count() + mac.serving().iter().filter(|op| own(&op.item.packet)).count();
             max_held = max_held.max(held);
         });
         conserved(&r);
@@ -339,7 +338,7 @@ fn ns2_transport_rules_together_conserve_packets_with_aodv() {
 fn source_holds(w: &World) -> usize {
     let mac = &w.nodes[0].mac;
     let own = |p: &hoplab_sim::wire::Packet| p.flow == 0 && !p.is_reverse();
-    mac.queued().filter(|q| own(&q.packet)).count() + mac.op.iter().filter(|op| own(&op.item.packet)).count()
+    mac.queued().filter(|q| own(&q.packet)).count() + mac.serving().iter().filter(|op| own(&op.item.packet)).count()
 }
 
 #[test]

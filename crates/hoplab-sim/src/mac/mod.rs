@@ -281,33 +281,33 @@ pub struct MacContext<'a> {
 /// One node's MAC.
 #[derive(Debug, Clone)]
 pub struct Mac {
-    pub node: NodeId,
-    pub queue: QueueDiscipline,
-    pub op: Option<TxOp>,
+    node: NodeId,
+    queue: QueueDiscipline,
+    op: Option<TxOp>,
     /// Semi-TCP (`parked_lets_routing_out`): a data packet parked aside
     /// while routing packets are served (ns-2's `pktPre_`).
-    pub parked: Option<TxOp>,
+    parked: Option<TxOp>,
     /// Current contention window (CW), from cw_min doubling to cw_max.
-    pub cw: u32,
+    cw: u32,
     /// Backoff slots still to count down; None when no backoff is pending.
-    pub backoff_slots: Option<u32>,
-    pub exchange: Exchange,
+    backoff_slots: Option<u32>,
+    exchange: Exchange,
     /// Virtual carrier sense: the medium is reserved until this time.
-    pub nav_until: SimTime,
+    nav_until: SimTime,
     /// The medium as channel access last saw it (physical or virtual busy).
-    pub medium_busy: bool,
+    medium_busy: bool,
     /// The first backoff slot boundary of the current idle period.
-    pub countdown_from: SimTime,
+    countdown_from: SimTime,
     /// After a frame received in error, access waits at least until here
     /// (its end + EIFS); cleared by a correctly received frame (10.3.2.3.7).
-    pub eifs_until: SimTime,
-    pub next_sequence: u16,
+    eifs_until: SimTime,
+    next_sequence: u16,
     /// What to do SIFS after the frame that asked for an answer.
-    pub pending_response: Option<Response>,
+    pending_response: Option<Response>,
     /// The frame this node is transmitting right now.
-    pub on_air: Option<Frame>,
+    on_air: Option<Frame>,
     /// Duplicate detection: last sequence number received per transmitter.
-    pub last_received_sequence: BTreeMap<NodeId, u16>,
+    last_received_sequence: BTreeMap<NodeId, u16>,
     /// The access timer is armed (a backoff is counting down).
     access_armed: bool,
     /// The pending access is ns-2's defer (`mac.busy_doubles_cw`): not
@@ -315,12 +315,12 @@ pub struct Mac {
     access_defers: bool,
     /// Semi-TCP: the neighbour this node's CTSC asked for a DATA frame
     /// (`MacTimer::DataWait` runs).
-    pub awaiting_data: Option<NodeId>,
-    pub hop: HopControlKind,
+    awaiting_data: Option<NodeId>,
+    hop: HopControlKind,
     /// Hand unicast DATA frames for other nodes up (promiscuous
     /// listening, as ns-2's `Mac::installTap` for DSR).
-    pub promiscuous: bool,
-    pub stats: MacStats,
+    promiscuous: bool,
+    stats: MacStats,
     backoff_rng: Stream,
     queue_rng: Stream,
 }
@@ -516,5 +516,65 @@ impl Mac {
     /// (`parked_lets_routing_out`).
     pub fn in_service(&self) -> impl Iterator<Item = &TxOp> {
         self.op.iter().chain(self.parked.iter())
+    }
+
+    /// The packet contending for the medium now (not one parked aside).
+    pub fn serving(&self) -> Option<&TxOp> {
+        self.op.as_ref()
+    }
+
+    /// Whether this node is transmitting a frame now.
+    pub fn is_transmitting(&self) -> bool {
+        self.on_air.is_some()
+    }
+
+    /// Whether an answer (CTS, ACK, DATA after a CTS) is due SIFS after a
+    /// frame received.
+    pub fn is_responding(&self) -> bool {
+        self.pending_response.is_some()
+    }
+
+    /// The medium as channel access sees it: physical or virtual busy,
+    /// the NAV's end, and the end of an EIFS after a frame in error.
+    pub fn medium(&self) -> (bool, SimTime, SimTime) {
+        (self.medium_busy, self.nav_until, self.eifs_until)
+    }
+
+    /// Backoff slots still to count down (None when no backoff is pending).
+    pub fn backoff_slots(&self) -> Option<u32> {
+        self.backoff_slots
+    }
+
+    /// The current contention window.
+    pub fn cw(&self) -> u32 {
+        self.cw
+    }
+
+    /// The MAC's counters.
+    pub fn stats(&self) -> &MacStats {
+        &self.stats
+    }
+
+    /// The figures of the series interval that ends now, starting the next.
+    pub fn take_interval(&mut self) -> stats::IntervalStats {
+        std::mem::take(&mut self.stats.interval)
+    }
+
+    /// The hop-by-hop control's counters up to `now`.
+    pub fn hop_stats(&self, now: SimTime) -> hop_control::HopStats {
+        self.hop.stats(now)
+    }
+
+    /// Hand unicast DATA frames for other nodes up (promiscuous listening,
+    /// as ns-2's `Mac::installTap` for DSR).
+    pub fn set_promiscuous(&mut self, promiscuous: bool) {
+        self.promiscuous = promiscuous;
+    }
+
+    /// Reserve the medium at this node until `until` (virtual carrier
+    /// sense): tests use it to keep a node deaf to RTS.
+    #[doc(hidden)]
+    pub fn hold_nav_until(&mut self, until: SimTime) {
+        self.nav_until = until;
     }
 }

@@ -4,9 +4,7 @@
 
 use super::{FlowMarks, Recorder, RouteChange, TimelineEvent};
 use crate::loss::DropCause;
-use crate::mac::hop_control::HopControl;
 use crate::net::routing::Routing;
-use crate::queue::QueueDisc;
 use crate::time::SimTime;
 use crate::wire::NodeId;
 use crate::world::{TraceWhat, World};
@@ -56,10 +54,10 @@ impl Recorder {
         let (mut rtsc, mut tx, mut congested) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
         for (i, node) in world.nodes.iter().enumerate() {
             let mac = &node.mac;
-            queue.push(mac.queue.len() as u32);
-            state.push(if mac.on_air.is_some() {
+            queue.push(mac.queued_len() as u32);
+            state.push(if mac.is_transmitting() {
                 2
-            } else if mac.op.is_some() {
+            } else if mac.serving().is_some() {
                 1
             } else {
                 0
@@ -76,11 +74,11 @@ impl Recorder {
                 marks.drops[c] = total;
             }
             drops.push(dropped as u32);
-            let hop = mac.hop.stats(now);
+            let hop = mac.hop_stats(now);
             rtsc.push((hop.rtsc_sent - marks.rtsc_sent) as u32);
             congested.push(permille(hop.congested_ns - marks.congested_ns, interval_ns));
-            tx.push(permille(mac.stats.tx_time_ns - marks.tx_time_ns, interval_ns));
-            (marks.rtsc_sent, marks.congested_ns, marks.tx_time_ns) = (hop.rtsc_sent, hop.congested_ns, mac.stats.tx_time_ns);
+            tx.push(permille(mac.stats().tx_time_ns - marks.tx_time_ns, interval_ns));
+            (marks.rtsc_sent, marks.congested_ns, marks.tx_time_ns) = (hop.rtsc_sent, hop.congested_ns, mac.stats().tx_time_ns);
         }
         let nodes = &mut self.recording.nodes;
         nodes.queue_packets.push(queue);

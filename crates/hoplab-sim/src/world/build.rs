@@ -192,7 +192,7 @@ fn build_nodes(scenario: &Scenario, channel: &Channel, streams: &RngStreams, war
                 streams.stream(StreamPurpose::Backoff, i as u64),
                 streams.stream(StreamPurpose::Queue, i as u64),
             );
-            mac.promiscuous = promiscuous;
+            mac.set_promiscuous(promiscuous);
             let phy = Phy::new(id, reception.build(streams.stream(StreamPurpose::Reception, i as u64)), errors);
             Node { id, phy, mac, timers: [Timer::default(); NODE_TIMERS], drops: BTreeMap::new() }
         })

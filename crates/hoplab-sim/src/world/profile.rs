@@ -31,7 +31,6 @@
 use crate::engine::Timer;
 use crate::mac::{Mac, MacTimer};
 use crate::phy::PhyTimer;
-use crate::queue::QueueDisc;
 use crate::time::SimTime;
 use crate::world::{timer_slot, Event, Layer, World, NODE_TIMERS};
 use serde::Serialize;
@@ -189,13 +188,13 @@ impl MacView {
     pub fn of(mac: &Mac, slots: &[Timer; NODE_TIMERS]) -> MacView {
         MacView {
             deadlines: slots.map(|timer| timer.is_armed().then(|| timer.deadline())),
-            medium: (mac.medium_busy, mac.nav_until, mac.eifs_until),
-            backoff_slots: mac.backoff_slots,
-            cw: mac.cw,
-            in_service: mac.op.is_some(),
-            responding: mac.pending_response.is_some(),
-            transmitting: mac.on_air.is_some(),
-            queued: mac.queue.len(),
+            medium: mac.medium(),
+            backoff_slots: mac.backoff_slots(),
+            cw: mac.cw(),
+            in_service: mac.serving().is_some(),
+            responding: mac.is_responding(),
+            transmitting: mac.is_transmitting(),
+            queued: mac.queued_len(),
         }
     }
 

@@ -90,7 +90,7 @@ impl World {
     /// One node's entry; `pos`: where it is at the end.
     fn node_report(&self, n: &Node, pos: [f64; 2]) -> NodeReport {
         let run_ns = self.end.as_nanos().max(1) as f64;
-        let s = &n.mac.stats;
+        let s = n.mac.stats();
         let served = s.packets_served.max(1) as f64;
         let per_packet = |total: u64| if s.packets_served > 0 { total as f64 / served } else { 0.0 };
         let routing = self.routing[n.id.index()].counters();
@@ -152,7 +152,7 @@ impl World {
             .nodes
             .iter()
             .filter(|n| self.channel.has_radio(n.id))
-            .map(|n| report(n.id, None, n.mac.queue_disc(), n.mac.stats.queue_area, n.mac.stats.queue_drops))
+            .map(|n| report(n.id, None, n.mac.queue_disc(), n.mac.stats().queue_area, n.mac.stats().queue_drops))
             .collect();
         let end = self.end;
         for link in &mut self.links {

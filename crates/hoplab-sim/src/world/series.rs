@@ -33,7 +33,7 @@ impl World {
             flow.rate_series_values(&mut push);
         }
         for node in &mut self.nodes {
-            let interval = std::mem::take(&mut node.mac.stats.interval);
+            let interval = node.mac.take_interval();
             let mut push = |metric: &str, value: f64| {
                 self.series.push(SeriesRow {
                     time_s: now.as_secs_f64(),
