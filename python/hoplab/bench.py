@@ -10,7 +10,6 @@ measured and reported, never asserted: a slow machine is not a failure.
 from __future__ import annotations
 
 import json
-from importlib.resources import files
 from typing import Any
 
 from hoplab import _core
@@ -49,6 +48,8 @@ DEFAULT_REPEAT = 3
 
 def bench_scenario_file(name: str) -> Scenario:
     """The packaged benchmark scenario `name` (see BENCH_SCENARIOS)."""
+    from importlib.resources import files  # here: it imports tempfile, which `hoplab --help` does not need
+
     resource = files("hoplab").joinpath("data", f"{name}.toml")
     return Scenario.from_toml(resource.read_text(encoding="utf-8"))
 

@@ -9,7 +9,10 @@ traceback reaches the user unless HOPLAB_DEBUG=1.
 Start-up: each command imports what it needs when it runs (rich, pandas,
 DuckDB, the executors and the paper modules are not imported by `hoplab
 --help` or before `hoplab run` simulates; docs/performance.md, Start-up;
-tests/test_startup.py checks the import graph).
+tests/test_startup.py checks the import graph). The commands are click's:
+typer 0.29 converted every option through pydantic, whose import alone took
+longer than the whole start-up now does; the option types and the words of
+the usage errors are the ones the typer-made CLI had.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
+import click
 
 from hoplab import _core
 from hoplab._core import ScenarioError, SimulationError
@@ -42,16 +46,91 @@ __all__ = ["app", "main"]
 EXIT_BAD_INPUT = 2
 EXIT_SIMULATION_FAILED = 1
 
-app = typer.Typer(
+
+def _printable(text: str) -> str:
+    """`text` with terminal control characters escaped (\\x1b, \\x0a): an
+    error stays one line whatever the user typed."""
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", lambda match: f"\\x{ord(match[0]):02x}", text)
+
+
+class _Command(click.Command):
+    """A command whose extra arguments are refused in the words of the
+    typer-made CLI before it (issue 30 moved it to click for start-up)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.allow_extra_args = True  # so that click leaves the refusal to us
+        rest = super().parse_args(ctx, args)
+        ctx.allow_extra_args = False
+        if rest and not ctx.resilient_parsing:
+            ctx.fail(f"Got unexpected extra argument(s) ({_printable(' '.join(rest))})")
+        return rest
+
+
+class _Group(click.Group):
+    """The `hoplab` group: commands listed in the order they are defined."""
+
+    command_class = _Command
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+
+class _Number(click.ParamType[Any, Any]):
+    """An int or a float read as the command line had it before (typer 0.29's
+    pydantic coercion, lax mode): surrounding blanks and `_` between digits
+    allowed, ASCII digits only, an integer may end in `.0`; the same words
+    when it is not one."""
+
+    def __init__(self, kind: type[int] | type[float]) -> None:
+        self.kind = kind
+        self.name = "integer" if kind is int else "number"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, self.kind) and not isinstance(value, bool):
+            return value
+        text = str(value).strip()
+        whole, dot, fraction = text.partition(".")
+        if self.kind is int and dot and fraction and set(fraction) == {"0"}:
+            text = whole  # "2.0" is 2; "2." and ".0" are not integers
+        try:
+            if text.isascii():
+                return self.kind(text)
+        except ValueError:
+            pass
+        self.fail(f"Input should be a valid {self.name}, unable to parse string as {'an' if self.kind is int else 'a'} "
+                  f"{self.name}", param, ctx)
+
+
+INTEGER = _Number(int)
+NUMBER = _Number(float)
+
+app = _Group(
     name="hoplab",
     help="hoplab: a fast, deterministic simulator of 802.11 multi-hop networks.",
-    add_completion=False,
     no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    # Click's plain help: typer's rich help imports rich's markdown and
-    # markdown-it (about half of `hoplab --help`'s time; docs/performance.md).
-    rich_markup_mode=None,
 )
+
+
+_set_option = click.option(
+    "--set", "-s", "set_", multiple=True, metavar="KEY=VALUE",
+    help="Override a scenario key, e.g. --set flows.0.rate_kbps=200 (repeatable).")
+_memory_limit_option = click.option(
+    "--memory-limit", default="auto", show_default=True, metavar="SIZE",
+    help="What a run may hold in memory: e.g. 2G, 512MiB, 'none', or 'auto' (half of the memory this process may "
+         "use; a sweep shares it among its workers). A run past it stops naming what grew.")
+_executor_option = click.option(
+    "--executor", "-e", default="local", show_default=True, metavar="local|dask|serial",
+    help="Where runs execute: local worker processes (default), a Dask cluster, or serially in this process.")
+_jobs_option = click.option(
+    "--jobs", "-j", type=INTEGER, metavar="J",
+    help="Worker processes (default: all cores; for dask: LocalCluster workers).")
+_scheduler_option = click.option(
+    "--scheduler", metavar="ADDRESS",
+    help="Dask scheduler address (tcp://host:8786); implies --executor dask.")
+_run_timeout_option = click.option(
+    "--run-timeout", type=NUMBER, metavar="SECONDS",
+    help="Give a run up after this many wall-clock seconds (recorded as failed; retried by the next run of the "
+         "command).")
 
 
 class InputError(Exception):
@@ -165,34 +244,23 @@ def _print_summary(report: Mapping[str, Any]) -> None:
         console.print(f"({idle} node(s) sent nothing and are not shown; --json has every node)", highlight=False)
 
 
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option("--set", "-s", metavar="KEY=VALUE",
-                 help="Override a scenario key, e.g. --set flows.0.rate_kbps=200 (repeatable)."),
-]
-
-
 @app.command()
-def run(
-    scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
-    set_: SetOption = None,
-    seed: Annotated[str | None, typer.Option(
-        "--seed", metavar="N", help="Run seed, an integer from 0 to 2^64-1 (overrides the file's seed).")] = None,
-    json_: Annotated[bool, typer.Option("--json", help="Print the run report as JSON.")] = False,
-    series: Annotated[bool, typer.Option("--series", help="Include the time series in the JSON.")] = False,
-    pcap: Annotated[str | None, typer.Option(
-        "--pcap", metavar="PATH",
-        help="Write a packet trace (pcap, radiotap + 802.11) of every frame put on the air; the scenario's "
-             "[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")] = None,
-    memory_limit: MemoryLimitOption = "auto",
-    run_timeout: Annotated[str | None, typer.Option(
-        "--run-timeout", "--wall-limit", metavar="SECONDS|none",
-        help="Give the run up after this many wall-clock seconds (default 3600; 'none': no limit).")] = None,
-    record: Annotated[bool, typer.Option(
-        "--record", help="Record the run for `hoplab view` (the JSON's `recording`; docs/view.md).")] = False,
-    view_path: Annotated[str | None, typer.Option(
-        "--view", metavar="PATH", help="Write the run's page (one self-contained HTML file; docs/view.md) to PATH.")] = None,
-) -> None:
+@click.argument("scenario", help="Scenario file (TOML).")
+@_set_option
+@click.option("--seed", metavar="N", help="Run seed, an integer from 0 to 2^64-1 (overrides the file's seed).")
+@click.option("--json", "json_", is_flag=True, help="Print the run report as JSON.")
+@click.option("--series", is_flag=True, help="Include the time series in the JSON.")
+@click.option("--pcap", metavar="PATH",
+              help="Write a packet trace (pcap, radiotap + 802.11) of every frame put on the air; the scenario's "
+                   "[trace] keys pick nodes, a time window, receive traces (PATH's stem + .rx<N>) and payloads.")
+@_memory_limit_option
+@click.option("--run-timeout", "--wall-limit", "run_timeout", metavar="SECONDS|none",
+              help="Give the run up after this many wall-clock seconds (default 3600; 'none': no limit).")
+@click.option("--record", is_flag=True, help="Record the run for `hoplab view` (the JSON's `recording`; docs/view.md).")
+@click.option("--view", "view_path", metavar="PATH",
+              help="Write the run's page (one self-contained HTML file; docs/view.md) to PATH.")
+def run(scenario: str, set_: Sequence[str], seed: str | None, json_: bool, series: bool, pcap: str | None,
+        memory_limit: str, run_timeout: str | None, record: bool, view_path: str | None) -> None:
     """Run one scenario and print a summary (or the JSON report)."""
     from hoplab.run import run as run_scenario
 
@@ -227,14 +295,10 @@ def run(
 
 
 @app.command("view")
-def view_command(
-    run_json: Annotated[str, typer.Argument(
-        metavar="RUN.json", help="A recorded run's JSON report (hoplab run FILE --json --record).")],
-    output: Annotated[str | None, typer.Option(
-        "--output", "-o", metavar="PATH", help="The page to write (default: RUN.json's name with .html).")] = None,
-    time_s: Annotated[float | None, typer.Option(
-        "--time", metavar="SECONDS", help="Where the page's time cursor starts.")] = None,
-) -> None:
+@click.argument("run_json", metavar="RUN.json", help="A recorded run's JSON report (hoplab run FILE --json --record).")
+@click.option("--output", "-o", metavar="PATH", help="The page to write (default: RUN.json's name with .html).")
+@click.option("--time", "time_s", type=NUMBER, metavar="SECONDS", help="Where the page's time cursor starts.")
+def view_command(run_json: str, output: str | None, time_s: float | None) -> None:
     """Write a recorded run's page: one self-contained HTML file (docs/view.md)."""
     from hoplab.view import ViewError, load_run, view
 
@@ -292,11 +356,10 @@ def _duration(seconds: float) -> str:
 
 
 @app.command()
-def validate(
-    scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
-    set_: SetOption = None,
-    memory_limit: MemoryLimitOption = "auto",
-) -> None:
+@click.argument("scenario", help="Scenario file (TOML).")
+@_set_option
+@_memory_limit_option
+def validate(scenario: str, set_: Sequence[str], memory_limit: str) -> None:
     """Check a scenario and print it normalised (every default filled) as JSON; on stderr, what a run
     of it will cost (events and memory, estimated without building it)."""
     loaded = _read_scenario(scenario, set_ or [], _memory_limit(memory_limit))
@@ -332,19 +395,16 @@ _BENCH_HELP = ("Run the benchmarks, one core each: the engine micro-benchmark (s
 
 
 @app.command(help=_BENCH_HELP)
-def bench(
-    duration: Annotated[float | None, typer.Option(
-        "--duration", metavar="S", help="Simulated seconds per scenario (default: the files' 100 s).")] = None,
-    engine_events: Annotated[int, typer.Option(
-        "--engine-events", metavar="N", help="Events of the engine micro-benchmark.")] = DEFAULT_ENGINE_EVENTS,
-    repeat: Annotated[int, typer.Option(
-        "--repeat", metavar="N", help="Runs of each benchmark; the fastest is reported.")] = DEFAULT_REPEAT,
-    json_: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
-    profile_events: Annotated[bool, typer.Option(
-        "--profile-events", help="Instead of timing, run each scenario once counting its events by kind and by "
-                                 "whether they changed any MAC decision, per frame put on the air "
-                                 "(docs/performance.md).")] = False,
-) -> None:
+@click.option("--duration", type=NUMBER, metavar="S", help="Simulated seconds per scenario (default: the files' 100 s).")
+@click.option("--engine-events", type=INTEGER, default=DEFAULT_ENGINE_EVENTS, show_default=True, metavar="N",
+              help="Events of the engine micro-benchmark.")
+@click.option("--repeat", type=INTEGER, default=DEFAULT_REPEAT, show_default=True, metavar="N",
+              help="Runs of each benchmark; the fastest is reported.")
+@click.option("--json", "json_", is_flag=True, help="Print the figures as JSON.")
+@click.option("--profile-events", is_flag=True,
+              help="Instead of timing, run each scenario once counting its events by kind and by whether they "
+                   "changed any MAC decision, per frame put on the air (docs/performance.md).")
+def bench(duration: float | None, engine_events: int, repeat: int, json_: bool, profile_events: bool) -> None:
     """The benchmarks (the help text is _BENCH_HELP, built from hoplab.bench)."""
     if duration is not None and not (duration > 0 and math.isfinite(duration)):
         raise InputError(f"--duration: must be a positive number of simulated seconds, got {duration}")
@@ -393,16 +453,14 @@ def _print_profiles(duration: float | None, json_: bool) -> None:
 
 
 @app.command()
-def fidelity(
-    quick: Annotated[bool, typer.Option("--quick", help="The quick subset (fewer checks and seeds; about a minute).")] = False,
-    json_: Annotated[bool, typer.Option("--json", help="Print every row as JSON.")] = False,
-    only: Annotated[list[str] | None, typer.Option(
-        "--only", metavar="NAME", help="A check, or a prefix of checks' names (repeatable), e.g. ns2-aodv.")] = None,
-    doc: Annotated[str | None, typer.Option(
-        "--doc", metavar="PATH", help="Also write the table into PATH (docs/fidelity.md's generated part).")] = None,
-    regenerate: Annotated[bool, typer.Option(
-        "--regenerate", help="First rerun the reference simulators (ns-2.35) that are installed here.")] = False,
-) -> None:
+@click.option("--quick", is_flag=True, help="The quick subset (fewer checks and seeds; about a minute).")
+@click.option("--json", "json_", is_flag=True, help="Print every row as JSON.")
+@click.option("--only", multiple=True, metavar="NAME",
+              help="A check, or a prefix of checks' names (repeatable), e.g. ns2-aodv.")
+@click.option("--doc", metavar="PATH", help="Also write the table into PATH (docs/fidelity.md's generated part).")
+@click.option("--regenerate", is_flag=True,
+              help="First rerun the reference simulators (ns-2.35) that are installed here.")
+def fidelity(quick: bool, json_: bool, only: Sequence[str], doc: str | None, regenerate: bool) -> None:
     """Cross-check hoplab's models against ns-2.35, ns-2.29 with semi-TCP, ns-3 3.44 and analytic models."""
     from hoplab.fidelity import CHECKS, run_checks
     from hoplab.fidelity import output as fidelity_output
@@ -434,21 +492,6 @@ def fidelity(
     console.print(table)
 
 
-ExecutorOption = Annotated[str, typer.Option(
-    "--executor", "-e", metavar="local|dask|serial",
-    help="Where runs execute: local worker processes (default), a Dask cluster, or serially in this process.")]
-JobsOption = Annotated[int | None, typer.Option(
-    "--jobs", "-j", metavar="J", help="Worker processes (default: all cores; for dask: LocalCluster workers).")]
-SchedulerOption = Annotated[str | None, typer.Option(
-    "--scheduler", metavar="ADDRESS", help="Dask scheduler address (tcp://host:8786); implies --executor dask.")]
-
-
-MemoryLimitOption = Annotated[str, typer.Option(
-    "--memory-limit", metavar="SIZE",
-    help="What a run may hold in memory: e.g. 2G, 512MiB, 'none', or 'auto' (half of the memory this process may "
-         "use; a sweep shares it among its workers). A run past it stops naming what grew.")]
-
-
 def _memory_limit(text: str) -> MemoryLimit:
     from hoplab.limits import parse_memory_limit
 
@@ -456,11 +499,6 @@ def _memory_limit(text: str) -> MemoryLimit:
         return parse_memory_limit(text)
     except ValueError as e:
         raise InputError(str(e)) from None
-
-
-RunTimeoutOption = Annotated[float | None, typer.Option(
-    "--run-timeout", metavar="SECONDS",
-    help="Give a run up after this many wall-clock seconds (recorded as failed; retried by the next run of the command).")]
 
 
 def _check_run_timeout(run_timeout: float | None) -> None:
@@ -488,26 +526,25 @@ def _check_executor(executor: str, jobs: int | None, scheduler: str | None) -> s
 
 
 @app.command()
-def sweep(
-    scenario: Annotated[str, typer.Argument(metavar="SCENARIO", help="Scenario file (TOML).")],
-    vary: Annotated[list[str] | None, typer.Option(
-        "--vary", "-v", metavar="KEY=VALUES",
-        help="A parameter and its values, KEY=V1,V2 or KEY=A..B:STEP, e.g. flows.0.rate_kbps=20..300:20 "
-             "(repeatable: the product).")] = None,
-    runs: Annotated[int, typer.Option("--runs", "-n", metavar="N",
-                                      help="Runs per point, numbers 0..N-1; run r has seed = scenario seed + r.")] = 1,
-    executor: ExecutorOption = "local",
-    jobs: JobsOption = None,
-    scheduler: SchedulerOption = None,
-    store: Annotated[str | None, typer.Option(
-        "--store", metavar="DIR", help="Results store (Parquet); runs already there are skipped.")] = None,
-    set_: SetOption = None,
-    series: Annotated[bool, typer.Option("--series", help="Keep the time series of every run.")] = False,
-    metric: Annotated[str, typer.Option(
-        "--metric", metavar="COLUMN", help="Headline metric of the summary table: goodput_kbps, mean_delay_ms, jain_goodput, events, ...")] = "goodput_kbps",
-    run_timeout: RunTimeoutOption = None,
-    memory_limit: MemoryLimitOption = "auto",
-) -> None:
+@click.argument("scenario", help="Scenario file (TOML).")
+@click.option("--vary", "-v", multiple=True, metavar="KEY=VALUES",
+              help="A parameter and its values, KEY=V1,V2 or KEY=A..B:STEP, e.g. flows.0.rate_kbps=20..300:20 "
+                   "(repeatable: the product).")
+@click.option("--runs", "-n", type=INTEGER, default=1, show_default=True, metavar="N",
+              help="Runs per point, numbers 0..N-1; run r has seed = scenario seed + r.")
+@_executor_option
+@_jobs_option
+@_scheduler_option
+@click.option("--store", metavar="DIR", help="Results store (Parquet); runs already there are skipped.")
+@_set_option
+@click.option("--series", is_flag=True, help="Keep the time series of every run.")
+@click.option("--metric", default="goodput_kbps", show_default=True, metavar="COLUMN",
+              help="Headline metric of the summary table: goodput_kbps, mean_delay_ms, jain_goodput, events, ...")
+@_run_timeout_option
+@_memory_limit_option
+def sweep(scenario: str, vary: Sequence[str], runs: int, executor: str, jobs: int | None, scheduler: str | None,
+          store: str | None, set_: Sequence[str], series: bool, metric: str, run_timeout: float | None,
+          memory_limit: str) -> None:
     """Run a scenario over parameter values and runs; store every run; print mean and 95 % CI per point."""
     from hoplab.campaign import METRICS, SweepStats, default_store_path, parse_vary
     from hoplab.shutdown import EXIT_TERMINATED, SweepTerminated
@@ -535,11 +572,11 @@ def sweep(
     except KeyboardInterrupt:
         _error(f"interrupted: {stats.skipped + stats.executed} of {stats.total} runs are in the store "
                f"{store_path}; run the same command again to run only the missing ones")
-        raise typer.Exit(130) from None
+        raise click.exceptions.Exit(130) from None
     except SweepTerminated:
         _error(f"terminated (SIGTERM): {stats.skipped + stats.executed} of {stats.total} runs are in the store "
                f"{store_path}; run the same command again to run only the missing ones")
-        raise typer.Exit(EXIT_TERMINATED) from None
+        raise click.exceptions.Exit(EXIT_TERMINATED) from None
     console = _stdout()
     params = [key for key, _ in specs]
     ok = frame[frame["status"] == "ok"] if not frame.empty else frame
@@ -562,22 +599,21 @@ def sweep(
     )
     console.print(f"store: {store_path}  (hoplab query {store_path} \"SELECT ... FROM runs\")", highlight=False)
     if stats.failed:
-        raise typer.Exit(EXIT_SIMULATION_FAILED)
+        raise click.exceptions.Exit(EXIT_SIMULATION_FAILED)
 
 
 @app.command()
-def reproduce(
-    paper: Annotated[str | None, typer.Argument(metavar="PAPER", help="Paper id (see --list).")] = None,
-    quick: Annotated[bool, typer.Option("--quick", help="Fewer points and runs, shorter runs: minutes.")] = False,
-    runs: Annotated[int | None, typer.Option("--runs", "-n", metavar="N", help="Runs per point (default: the paper module's).")] = None,
-    out: Annotated[str | None, typer.Option(
-        "--out", "-o", metavar="DIR", help="Output directory (default reports/PAPER or reports/PAPER-quick).")] = None,
-    list_: Annotated[bool, typer.Option("--list", help="List the papers that can be reproduced.")] = False,
-    executor: ExecutorOption = "local",
-    jobs: JobsOption = None,
-    scheduler: SchedulerOption = None,
-    run_timeout: RunTimeoutOption = None,
-) -> None:
+@click.argument("paper", required=False, help="Paper id (see --list).")
+@click.option("--quick", is_flag=True, help="Fewer points and runs, shorter runs: minutes.")
+@click.option("--runs", "-n", type=INTEGER, metavar="N", help="Runs per point (default: the paper module's).")
+@click.option("--out", "-o", metavar="DIR", help="Output directory (default reports/PAPER or reports/PAPER-quick).")
+@click.option("--list", "list_", is_flag=True, help="List the papers that can be reproduced.")
+@_executor_option
+@_jobs_option
+@_scheduler_option
+@_run_timeout_option
+def reproduce(paper: str | None, quick: bool, runs: int | None, out: str | None, list_: bool, executor: str,
+              jobs: int | None, scheduler: str | None, run_timeout: float | None) -> None:
     """Run a paper's experiments and write a report (Markdown + HTML) with every figure and a verdict per finding."""
     from hoplab.papers import available, get_paper
     from hoplab.report import check_out_dir, check_settings, default_out_dir
@@ -613,10 +649,10 @@ def reproduce(
                                log=lambda message: err.print(message, highlight=False))
     except KeyboardInterrupt:
         _error("interrupted: finished runs are in the store; run the same command again to resume")
-        raise typer.Exit(130) from None
+        raise click.exceptions.Exit(130) from None
     except SweepTerminated:
         _error("terminated (SIGTERM): finished runs are in the store; run the same command again to resume")
-        raise typer.Exit(EXIT_TERMINATED) from None
+        raise click.exceptions.Exit(EXIT_TERMINATED) from None
     console = _stdout()
     from hoplab.papers.verdicts import MIN_RUNS
 
@@ -634,14 +670,15 @@ def reproduce(
                   highlight=False)
 
 
+_QUERY_DEFAULT = "SELECT status, count(*) AS runs FROM runs GROUP BY status"
+
+
 @app.command()
-def query(
-    store: Annotated[str, typer.Argument(metavar="STORE", help="Results store directory.")],
-    sql: Annotated[str, typer.Argument(
-        metavar="SQL", help="DuckDB SQL over the views runs, scalars, series (and runs_all).")] =
-        "SELECT status, count(*) AS runs FROM runs GROUP BY status",
-    csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
-) -> None:
+@click.argument("store", help="Results store directory.")
+@click.argument("sql", default=_QUERY_DEFAULT,
+                help=f"DuckDB SQL over the views runs, scalars, series (and runs_all); default: {_QUERY_DEFAULT}")
+@click.option("--csv", is_flag=True, help="Print CSV instead of a table.")
+def query(store: str, sql: str, csv: bool) -> None:
     """Query a results store with SQL (DuckDB). SQL NULL shows as NULL (empty in CSV); NaN as nan."""
     import duckdb
 
@@ -678,18 +715,14 @@ def query(
     _stdout().print(table)
 
 
-def _print_version(value: bool) -> None:
+def _print_version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
         sys.stdout.write(f"hoplab {_core.version()}\n")
-        raise typer.Exit(0)
+        ctx.exit(0)
 
 
-@app.callback()
-def _root(
-    version: Annotated[bool, typer.Option(
-        "--version", help="Print the version and exit.", is_eager=True, callback=_print_version)] = False,
-) -> None:
-    """hoplab: a fast, deterministic simulator of 802.11 multi-hop networks."""
+app.params.append(click.Option(["--version"], is_flag=True, expose_value=False, is_eager=True,
+                               callback=_print_version, help="Print the version and exit."))
 
 
 def _error(message: str) -> None:
@@ -706,6 +739,17 @@ def _raised_by(error: BaseException, module: str, name: str) -> bool:
     imported raised nothing, so the check imports nothing."""
     loaded = sys.modules.get(module)
     return loaded is not None and isinstance(error, getattr(loaded, name))
+
+
+def _usage_message(error: click.ClickException) -> str:
+    """click's words for a usage error; an unknown option's as the typer-made
+    CLI before issue 30 said it ("No such option: --jsn (Possible options: --json)")."""
+    if not isinstance(error, click.NoSuchOption):
+        return error.format_message()
+    message = f"No such option: {_printable(error.option_name)}"
+    if error.possibilities:
+        message += f" (Possible options: {', '.join(sorted(error.possibilities))})"
+    return message
 
 
 def _main(argv: Sequence[str] | None) -> int:
@@ -726,15 +770,13 @@ def _main(argv: Sequence[str] | None) -> int:
     except SimulationError as e:
         _error(str(e))
         return EXIT_SIMULATION_FAILED
-    except typer.TyperException as e:  # click's usage errors: bad option, missing argument, ...
-        if type(e).__name__ == "NoArgsIsHelpError":  # `hoplab` alone: its help, on stdout
-            sys.stdout.write(e.format_message() + "\n")
-            return e.exit_code
-        message = e.format_message()
-        if message:  # empty when `hoplab` alone has printed its help
-            _error(message)
+    except click.exceptions.NoArgsIsHelpError as e:  # `hoplab` alone: its help, on stdout
+        sys.stdout.write(e.format_message() + "\n")
         return e.exit_code
-    except typer.Abort:
+    except click.ClickException as e:  # click's usage errors: bad option, missing argument, ...
+        _error(_usage_message(e))
+        return e.exit_code
+    except click.Abort:
         return 1
     except KeyboardInterrupt:
         _error("interrupted")

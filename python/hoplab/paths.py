@@ -24,7 +24,6 @@ import os
 import re
 import secrets
 import stat
-import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import BinaryIO
@@ -103,9 +102,7 @@ def check_output_dir(path: str | os.PathLike[str], key: str, subdirs: Iterable[s
         for directory in reversed(missing):
             directory.mkdir()
             made.append(directory)
-        handle, probe = tempfile.mkstemp(dir=target, prefix=".hoplab-write-check-")
-        os.close(handle)
-        os.unlink(probe)
+        _probe_write(target)
     except OSError as e:
         verb = "cannot write into it" if existed else "cannot create it"
         raise OutputPathError(key, path, f"{verb}: {_reason(e)}") from None
@@ -144,11 +141,20 @@ def check_output_file(path: str | os.PathLike[str], key: str) -> None:
     if not parent.is_dir():
         raise OutputPathError(key, path, f"{str(target.parent)!r} is a file, not a directory")
     try:
-        handle, probe = tempfile.mkstemp(dir=parent, prefix=".hoplab-write-check-")
-        os.close(handle)
-        os.unlink(probe)
+        _probe_write(parent)
     except OSError as e:
         raise OutputPathError(key, path, f"cannot write into its directory: {_reason(e)}") from None
+
+
+def _probe_write(directory: Path) -> None:
+    """Make and remove a file in `directory` (OSError if this process cannot).
+    tempfile (with shutil, random, bz2, lzma) is imported here, when a path is
+    checked, not by `import hoplab` (start-up, docs/performance.md)."""
+    import tempfile
+
+    handle, probe = tempfile.mkstemp(dir=directory, prefix=".hoplab-write-check-")
+    os.close(handle)
+    os.unlink(probe)
 
 
 def _temporary_name(name: str) -> str:
