@@ -28,9 +28,53 @@ use crate::transport::semitcp::connection::SemiTcpConnection;
 use crate::transport::semitcp::sink::AckQueue;
 use crate::transport::tcp::connection::TcpConnection;
 use crate::wire::{NodeId, Packet, PacketInfo};
+// The node's policy (`NodeStack`: pulls, room, held ACKs) is semi-TCP's.
 use semitcp::SemiTcpDriver;
-use tcp::TcpDriver;
-use udp::UdpDriver;
+
+/// A transport as the node stack drives it: the steps of a flow's events,
+/// over what the world offers ([`Host`]). Each is a default method of its
+/// driver (`udp.rs`, `tcp.rs`, `semitcp.rs`); the hooks a transport does
+/// not use do nothing.
+pub trait FlowTransport {
+    /// The flow's application event (its start, a CBR source's next packet).
+    fn app_event<H: Host>(host: &mut H, flow: u32);
+    /// Transport timer `id` of `flow` fired.
+    fn timer<H: Host>(_host: &mut H, _flow: u32, _id: u32) {}
+    /// A packet of the flow reached its destination node.
+    fn deliver<H: Host>(host: &mut H, packet: Packet);
+    /// A packet the flow's source originated entered MAC service there (or
+    /// was given up for want of a route).
+    fn entered_service<H: Host>(_host: &mut H, _flow: u32) {}
+    /// `node`'s MAC finished serving one of the flow's data packets.
+    fn mac_tx_done<H: Host>(_host: &mut H, _node: NodeId, _done: &TxDone) {}
+}
+
+/// The registry: one line per transport, `Name(Type)`, `Name` being its
+/// `flows[].transport` variant. It makes `each_transport!`, which runs an
+/// expression with the flow's transport type.
+macro_rules! transports {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        macro_rules! each_transport {
+            ($transport:expr, $t:ident => $e:expr) => {
+                match $transport {
+                    $(Transport::$variant => {
+                        type $t = $ty;
+                        $e
+                    })*
+                }
+            };
+        }
+    };
+}
+
+transports! {
+    /// CBR and bulk sources over UDP.
+    Udp(udp::Udp),
+    /// TCP (RFC 5681, 6582, 6298).
+    Tcp(tcp::Tcp),
+    /// Semi-TCP (Cai et al. 2013).
+    Semitcp(semitcp::SemiTcp),
+}
 
 /// A flow's configuration as the simulator uses it, and its transport's
 /// state.
@@ -125,26 +169,11 @@ pub trait Host {
 pub trait Stack: Host + Sized {
     /// A flow's application event: its start, or a CBR source's next packet.
     fn app_send(&mut self, flow: u32) {
-        let now = self.now();
         let f = &self.flows()[flow as usize];
-        if now >= f.stop {
+        if self.now() >= f.stop {
             return;
         }
-        match f.transport {
-            Transport::Tcp => return self.tcp_start(flow),
-            Transport::Semitcp => return self.semitcp_start(flow),
-            Transport::Udp => {}
-        }
-        match f.app {
-            AppKind::Cbr => {
-                let next = now + f.interval;
-                if next < f.stop {
-                    self.schedule_app(next, flow);
-                }
-                self.app_originate(flow);
-            }
-            AppKind::Bulk => self.app_originate(flow),
-        }
+        each_transport!(f.transport, T => T::app_event(self, flow))
     }
 
     /// A packet entered MAC service at `node` (or was given up for want of
@@ -154,13 +183,7 @@ pub trait Stack: Host + Sized {
         if packet.is_control() || packet.src != node || packet.is_reverse() {
             return;
         }
-        let f = &self.flows()[packet.flow as usize];
-        if f.transport == Transport::Semitcp {
-            return self.semitcp_pump(packet.flow);
-        }
-        if f.transport == Transport::Udp && f.app == AppKind::Bulk && self.now() < f.stop {
-            self.app_originate(packet.flow);
-        }
+        each_transport!(self.flows()[packet.flow as usize].transport, T => T::entered_service(self, packet.flow))
     }
 
     /// A transport timer of `flow` popped (`seq` identifies the live arming).
@@ -168,27 +191,19 @@ pub trait Stack: Host + Sized {
         if !self.flows_mut()[flow as usize].timers[id as usize].fire(seq) {
             return;
         }
-        match self.flows()[flow as usize].transport {
-            Transport::Tcp => self.tcp_timer(flow, id),
-            Transport::Semitcp => self.semitcp_timer(flow, id),
-            Transport::Udp => {}
-        }
+        each_transport!(self.flows()[flow as usize].transport, T => T::timer(self, flow, id))
     }
 
     /// A packet reached its destination node.
     fn deliver(&mut self, packet: Packet) {
-        match self.flows()[packet.flow as usize].transport {
-            Transport::Tcp => self.tcp_deliver(packet),
-            Transport::Semitcp => self.semitcp_deliver(packet),
-            Transport::Udp => self.udp_deliver(packet),
-        }
+        each_transport!(self.flows()[packet.flow as usize].transport, T => T::deliver(self, packet))
     }
 
     /// The MAC of `node` finished serving a unicast packet (acknowledged
     /// or dropped).
     fn mac_tx_done(&mut self, node: NodeId, done: &TxDone) {
-        if !done.packet.is_control() && self.flows()[done.packet.flow as usize].transport == Transport::Semitcp {
-            self.semitcp_mac_sample(node, done);
+        if !done.packet.is_control() {
+            each_transport!(self.flows()[done.packet.flow as usize].transport, T => T::mac_tx_done(self, node, done))
         }
     }
 

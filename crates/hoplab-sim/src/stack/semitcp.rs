@@ -192,3 +192,25 @@ pub trait SemiTcpDriver: Host + TcpDriver + UdpDriver + super::Stack {
 }
 
 impl<H: Host> SemiTcpDriver for H {}
+
+/// Semi-TCP in the registry (`stack::transports!`).
+pub struct SemiTcp;
+
+impl super::FlowTransport for SemiTcp {
+    fn app_event<H: Host>(host: &mut H, flow: u32) {
+        host.semitcp_start(flow)
+    }
+    fn timer<H: Host>(host: &mut H, flow: u32, id: u32) {
+        host.semitcp_timer(flow, id)
+    }
+    fn deliver<H: Host>(host: &mut H, packet: Packet) {
+        host.semitcp_deliver(packet)
+    }
+    /// The source's reserved buffer has room again.
+    fn entered_service<H: Host>(host: &mut H, flow: u32) {
+        host.semitcp_pump(flow)
+    }
+    fn mac_tx_done<H: Host>(host: &mut H, node: NodeId, done: &TxDone) {
+        host.semitcp_mac_sample(node, done)
+    }
+}

@@ -173,3 +173,18 @@ pub trait TcpDriver: Host {
 }
 
 impl<H: Host> TcpDriver for H {}
+
+/// TCP in the registry (`stack::transports!`).
+pub struct Tcp;
+
+impl super::FlowTransport for Tcp {
+    fn app_event<H: Host>(host: &mut H, flow: u32) {
+        host.tcp_start(flow)
+    }
+    fn timer<H: Host>(host: &mut H, flow: u32, id: u32) {
+        host.tcp_timer(flow, id)
+    }
+    fn deliver<H: Host>(host: &mut H, packet: Packet) {
+        host.tcp_deliver(packet)
+    }
+}

@@ -2,6 +2,7 @@
 
 use super::Host;
 use crate::app::DEFAULT_TTL;
+use crate::scenario::AppKind;
 use crate::wire::{Packet, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 
 pub trait UdpDriver: Host {
@@ -50,3 +51,32 @@ pub trait UdpDriver: Host {
 }
 
 impl<H: Host> UdpDriver for H {}
+
+/// UDP in the registry (`stack::transports!`).
+pub struct Udp;
+
+impl super::FlowTransport for Udp {
+    fn app_event<H: Host>(host: &mut H, flow: u32) {
+        let f = &host.flows()[flow as usize];
+        match f.app {
+            AppKind::Cbr => {
+                let next = host.now() + f.interval;
+                if next < f.stop {
+                    host.schedule_app(next, flow);
+                }
+                host.app_originate(flow);
+            }
+            AppKind::Bulk => host.app_originate(flow),
+        }
+    }
+    fn deliver<H: Host>(host: &mut H, packet: Packet) {
+        host.udp_deliver(packet)
+    }
+    /// A bulk source refills.
+    fn entered_service<H: Host>(host: &mut H, flow: u32) {
+        let f = &host.flows()[flow as usize];
+        if f.app == AppKind::Bulk && host.now() < f.stop {
+            host.app_originate(flow);
+        }
+    }
+}

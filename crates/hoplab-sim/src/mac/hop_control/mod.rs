@@ -9,8 +9,10 @@
 //!
 //! - [`semitcp`]: semi-TCP (Cai et al. 2013; seed 000 section 2).
 //!
-//! **Adding a scheme**: one file here implementing [`HopControl`], a
-//! variant of [`HopControlKind`] with its arms below, and its scenario keys.
+//! **Adding a scheme**: one file here implementing [`HopControl`] (the
+//! hooks it changes from plain DCF's) and [`FromHopConfig`], one line in
+//! `hop_controls!` below, its scenario keys, and when the scenario runs it
+//! (`Scenario::hop_control`).
 
 pub mod semitcp;
 
@@ -69,59 +71,95 @@ pub struct HopStats {
     pub congested_ns: u64,
 }
 
-/// A hop-by-hop congestion control scheme (one per node).
+/// A hop-by-hop congestion control scheme (one per node). Every hook's
+/// default body is plain 802.11 DCF's (no control): a scheme overrides
+/// the ones it changes.
 pub trait HopControl {
-    fn is_enabled(&self) -> bool;
+    fn is_enabled(&self) -> bool {
+        false
+    }
     /// Whether a packet counts as held data (and needs the receiver's
     /// buffer).
-    fn counts(&self, packet: &Packet) -> bool;
+    fn counts(&self, packet: &Packet) -> bool {
+        !packet.is_control()
+    }
     /// Whether an RTS for this packet may be answered by a congested
     /// receiver (the packet needs no buffer there).
-    fn exempts(&self, packet: &Packet) -> bool;
+    fn exempts(&self, _packet: &Packet) -> bool {
+        false
+    }
     /// Whether a packet waiting in the interface queue or for a route
     /// counts as held.
-    fn counts_waiting(&self, packet: &Packet) -> bool;
+    fn counts_waiting(&self, packet: &Packet) -> bool {
+        !packet.is_control()
+    }
     /// At access: whether the RTS carries the congestion mark (RTSC).
-    fn marks_rts(&mut self) -> bool;
+    fn marks_rts(&mut self) -> bool {
+        false
+    }
     /// Whether an RTS to `next_hop` must wait now (asked at `point`), and
     /// until when at most.
-    fn deferral(&self, now: SimTime, next_hop: NodeId, point: DeferralPoint) -> Option<SimTime>;
+    fn deferral(&self, _now: SimTime, _next_hop: NodeId, _point: DeferralPoint) -> Option<SimTime> {
+        None
+    }
     /// A parked RTS to `next_hop` is due for release (its hold ended, or
     /// DATA frames released it): until when it must still wait, if at all.
-    fn still_held(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime>;
+    fn still_held(&self, _now: SimTime, _next_hop: NodeId) -> Option<SimTime> {
+        None
+    }
     /// Whether the CTS timeout leaves room for a refusal RTSC.
-    fn cts_wait_covers_rtsc(&self) -> bool;
+    fn cts_wait_covers_rtsc(&self) -> bool {
+        false
+    }
     /// Whether a parked data packet moves aside so that routing packets
     /// can be served meanwhile (and routing packets are never parked).
-    fn parks_aside(&self) -> bool;
+    fn parks_aside(&self) -> bool {
+        false
+    }
     /// The head-of-line RTS is held back by a deferral.
-    fn park(&mut self);
-    fn is_parked(&self) -> bool;
-    fn unpark(&mut self);
+    fn park(&mut self) {}
+    fn is_parked(&self) -> bool {
+        false
+    }
+    fn unpark(&mut self) {}
     /// An RTS addressed to this node was decoded; `own_head` is the
     /// node's packet in service (parked or not).
-    fn answer_rts(&mut self, rts: &Frame, own_head: Option<Queued>) -> RtsAnswer;
+    fn answer_rts(&mut self, _rts: &Frame, _own_head: Option<Queued>) -> RtsAnswer {
+        RtsAnswer::Cts
+    }
     /// A frame was decoded (addressed here or overheard).
-    fn heard(&mut self, now: SimTime, frame: &Frame) -> HeardEffect;
+    fn heard(&mut self, _now: SimTime, _frame: &Frame) -> HeardEffect {
+        HeardEffect::Nothing
+    }
     /// An RTS to `next_hop` sent at `sent_at` went unanswered: true if the
     /// attempt does not count toward the retry limit.
-    fn excuses_failure(&mut self, next_hop: NodeId, sent_at: SimTime) -> bool;
+    fn excuses_failure(&mut self, _next_hop: NodeId, _sent_at: SimTime) -> bool {
+        false
+    }
     /// This node's RTS was answered by `from` with a CTS (a CTSC with
     /// `congestion_mark`).
-    fn cts_received(&mut self, from: NodeId, congestion_mark: bool);
+    fn cts_received(&mut self, _from: NodeId, _congestion_mark: bool) {}
     /// This node's DATA to `next_hop` was acknowledged.
-    fn data_acked(&mut self, next_hop: NodeId);
+    fn data_acked(&mut self, _next_hop: NodeId) {}
     /// Whether the node waits for the DATA its CTSC asked for (and calls
     /// `ctsc_unused` if none comes).
-    fn awaits_data_after_ctsc(&self) -> bool;
+    fn awaits_data_after_ctsc(&self) -> bool {
+        false
+    }
     /// No DATA followed this node's CTSC to `to`: true if that releases a
     /// packet parked toward `to`.
-    fn ctsc_unused(&mut self, to: NodeId) -> bool;
+    fn ctsc_unused(&mut self, _to: NodeId) -> bool {
+        false
+    }
     /// This node sent an ACK to `to`: true if that releases a parked packet.
-    fn ack_sent(&self, to: NodeId) -> bool;
+    fn ack_sent(&self, _to: NodeId) -> bool {
+        false
+    }
     /// The node now holds `held` counted data packets.
-    fn update(&mut self, now: SimTime, held: usize);
-    fn stats(&self, end: SimTime) -> HopStats;
+    fn update(&mut self, _now: SimTime, _held: usize) {}
+    fn stats(&self, _end: SimTime) -> HopStats {
+        HopStats::default()
+    }
 }
 
 impl HopStats {
@@ -146,24 +184,76 @@ impl HopStats {
     }
 }
 
-/// The schemes, dispatched without allocation or dynamic dispatch.
-#[derive(Debug, Clone)]
-pub enum HopControlKind {
-    /// Plain 802.11.
-    Off,
+/// Plain 802.11 DCF: no hop-by-hop control (every hook's default).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct PlainDcf;
+
+impl HopControl for PlainDcf {}
+
+/// A scheme as the registry builds it: from its configuration.
+pub trait FromHopConfig: HopControl + Sized {
+    type Config: 'static;
+    fn from_config(config: &Self::Config) -> Self;
+}
+
+/// The registry: one line per scheme, `Name(Type)`. It makes
+/// [`HopControlKind`] (plain DCF, `Off`, and one variant per scheme:
+/// enum dispatch, no allocation or dynamic dispatch per event) and
+/// [`HopControlChoice`], what the scenario chooses (`Scenario::hop_control`).
+macro_rules! hop_controls {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// The schemes, dispatched without allocation or dynamic dispatch.
+        #[derive(Debug, Clone)]
+        pub enum HopControlKind {
+            /// Plain 802.11.
+            Off,
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        macro_rules! each {
+            ($self:ident, $h:ident => $e:expr) => {
+                match $self {
+                    HopControlKind::Off => {
+                        let $h = PlainDcf;
+                        #[allow(unused_mut)]
+                        let mut $h = $h;
+                        $e
+                    }
+                    $(HopControlKind::$variant($h) => $e,)*
+                }
+            };
+        }
+
+        /// The scheme a scenario runs at every node, with its configuration.
+        #[derive(Debug, Clone, Copy)]
+        pub enum HopControlChoice<'a> {
+            $($variant(&'a <$ty as FromHopConfig>::Config),)*
+        }
+
+        $(impl<'a> From<&'a <$ty as FromHopConfig>::Config> for HopControlChoice<'a> {
+            fn from(config: &'a <$ty as FromHopConfig>::Config) -> Self {
+                HopControlChoice::$variant(config)
+            }
+        })*
+
+        impl HopControlKind {
+            /// A node's scheme: the scenario's choice, else plain DCF.
+            pub fn build<'a>(choice: Option<impl Into<HopControlChoice<'a>>>) -> HopControlKind {
+                match choice.map(Into::into) {
+                    $(Some(HopControlChoice::$variant(config)) => HopControlKind::$variant(<$ty>::from_config(config)),)*
+                    None => HopControlKind::Off,
+                }
+            }
+        }
+    };
+}
+
+hop_controls! {
+    /// Semi-TCP's RTSC / CTSC (`semitcp`).
     SemiTcp(SemiTcpHop),
 }
 
 impl HopControlKind {
-    /// A node's scheme: `config` when the scenario runs one (semi-TCP
-    /// flows with `[semitcp] hop_control`), else plain DCF.
-    pub fn build(config: Option<&HopControlConfig>) -> HopControlKind {
-        match config {
-            Some(config) => HopControlKind::SemiTcp(SemiTcpHop::new(config.clone())),
-            None => HopControlKind::Off,
-        }
-    }
-
     /// The node's section of the run report (see [`HopStats::section`]).
     pub fn section(&self, end: SimTime, rts_sent: u64, run_ns: f64) -> crate::engine::Section {
         self.stats(end).section(rts_sent, run_ns)
@@ -171,129 +261,93 @@ impl HopControlKind {
 }
 
 impl HopControl for HopControlKind {
+    #[inline]
     fn is_enabled(&self) -> bool {
-        matches!(self, HopControlKind::SemiTcp(_))
+        each!(self, h => h.is_enabled())
     }
+    #[inline]
     fn counts(&self, packet: &Packet) -> bool {
-        match self {
-            HopControlKind::Off => !packet.is_control(),
-            HopControlKind::SemiTcp(h) => h.counts(packet),
-        }
+        each!(self, h => h.counts(packet))
     }
+    #[inline]
     fn exempts(&self, packet: &Packet) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.exempts(packet),
-        }
+        each!(self, h => h.exempts(packet))
     }
+    #[inline]
     fn counts_waiting(&self, packet: &Packet) -> bool {
-        match self {
-            HopControlKind::Off => !packet.is_control(),
-            HopControlKind::SemiTcp(h) => h.counts_waiting(packet),
-        }
+        each!(self, h => h.counts_waiting(packet))
     }
+    #[inline]
     fn marks_rts(&mut self) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.marks_rts(),
-        }
+        each!(self, h => h.marks_rts())
     }
+    #[inline]
     fn deferral(&self, now: SimTime, next_hop: NodeId, point: DeferralPoint) -> Option<SimTime> {
-        match self {
-            HopControlKind::Off => None,
-            HopControlKind::SemiTcp(h) => h.deferral(now, next_hop, point),
-        }
+        each!(self, h => h.deferral(now, next_hop, point))
     }
+    #[inline]
     fn still_held(&self, now: SimTime, next_hop: NodeId) -> Option<SimTime> {
-        match self {
-            HopControlKind::Off => None,
-            HopControlKind::SemiTcp(h) => h.still_held(now, next_hop),
-        }
+        each!(self, h => h.still_held(now, next_hop))
     }
+    #[inline]
     fn cts_wait_covers_rtsc(&self) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.cts_wait_covers_rtsc(),
-        }
+        each!(self, h => h.cts_wait_covers_rtsc())
     }
+    #[inline]
     fn parks_aside(&self) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.parks_aside(),
-        }
+        each!(self, h => h.parks_aside())
     }
+    #[inline]
     fn park(&mut self) {
-        if let HopControlKind::SemiTcp(h) = self {
-            h.park()
-        }
+        each!(self, h => h.park())
     }
+    #[inline]
     fn is_parked(&self) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.is_parked(),
-        }
+        each!(self, h => h.is_parked())
     }
+    #[inline]
     fn unpark(&mut self) {
-        if let HopControlKind::SemiTcp(h) = self {
-            h.unpark()
-        }
+        each!(self, h => h.unpark())
     }
+    #[inline]
     fn answer_rts(&mut self, rts: &Frame, own_head: Option<Queued>) -> RtsAnswer {
-        match self {
-            HopControlKind::Off => RtsAnswer::Cts,
-            HopControlKind::SemiTcp(h) => h.answer_rts(rts, own_head),
-        }
+        each!(self, h => h.answer_rts(rts, own_head))
     }
+    #[inline]
     fn heard(&mut self, now: SimTime, frame: &Frame) -> HeardEffect {
-        match self {
-            HopControlKind::Off => HeardEffect::Nothing,
-            HopControlKind::SemiTcp(h) => h.heard(now, frame),
-        }
+        each!(self, h => h.heard(now, frame))
     }
+    #[inline]
     fn excuses_failure(&mut self, next_hop: NodeId, sent_at: SimTime) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.excuses_failure(next_hop, sent_at),
-        }
+        each!(self, h => h.excuses_failure(next_hop, sent_at))
     }
+    #[inline]
     fn cts_received(&mut self, from: NodeId, congestion_mark: bool) {
-        if let HopControlKind::SemiTcp(h) = self {
-            h.cts_received(from, congestion_mark)
-        }
+        each!(self, h => h.cts_received(from, congestion_mark))
     }
+    #[inline]
     fn data_acked(&mut self, next_hop: NodeId) {
-        if let HopControlKind::SemiTcp(h) = self {
-            h.data_acked(next_hop)
-        }
+        each!(self, h => h.data_acked(next_hop))
     }
+    #[inline]
     fn awaits_data_after_ctsc(&self) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.awaits_data_after_ctsc(),
-        }
+        each!(self, h => h.awaits_data_after_ctsc())
     }
+    #[inline]
     fn ctsc_unused(&mut self, to: NodeId) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.ctsc_unused(to),
-        }
+        each!(self, h => h.ctsc_unused(to))
     }
+    #[inline]
     fn ack_sent(&self, to: NodeId) -> bool {
-        match self {
-            HopControlKind::Off => false,
-            HopControlKind::SemiTcp(h) => h.ack_sent(to),
-        }
+        each!(self, h => h.ack_sent(to))
     }
+    #[inline]
     fn update(&mut self, now: SimTime, held: usize) {
-        if let HopControlKind::SemiTcp(h) = self {
-            h.update(now, held)
-        }
+        each!(self, h => h.update(now, held))
     }
+    #[inline]
     fn stats(&self, end: SimTime) -> HopStats {
-        match self {
-            HopControlKind::Off => HopStats::default(),
-            HopControlKind::SemiTcp(h) => h.stats(end),
-        }
+        each!(self, h => h.stats(end))
     }
 }
 

@@ -288,6 +288,13 @@ impl SemiTcpHop {
     }
 }
 
+impl super::FromHopConfig for SemiTcpHop {
+    type Config = HopControlConfig;
+    fn from_config(config: &HopControlConfig) -> SemiTcpHop {
+        SemiTcpHop::new(config.clone())
+    }
+}
+
 impl HopControl for SemiTcpHop {
     fn is_enabled(&self) -> bool {
         true
