@@ -9,12 +9,13 @@ has no TCP-RA): 7 nodes 200 m apart, 11 Mb/s data and 1 Mb/s basic rate,
 always, 130 s, goodput over 30-130 s, frame errors from a two-state chain
 losing 3 % of the frames in runs of 3 on average. The reference is
 scripts/ns2/chain.tcl `errors=gilbert` run by scripts/ns2/reference.py
-(set `ns2-chain-gilbert`, seeds 1-10). One difference is known and stays:
-ns-2's incoming error model sits at each node's receiver and sees every
-frame the PHY decodes (RTS, CTS, ACK, broadcasts and overheard frames),
-hoplab's chain is per directed link and sees unicast DATA frames only
-(phy/error_model.rs); the same share of frames is lost, more kinds of
-frame in ns-2.
+(set `ns2-chain-gilbert`, seeds 1-10). ns-2's incoming error model sits
+between each node's PHY and MAC: one chain per node sees every frame above
+the carrier-sense threshold at its first bit (RTS, CTS, ACK, broadcasts,
+overheard and sensed-only frames), and a frame it loses never reaches the
+MAC. `preset = "ns2"` sets hoplab's `errors.scope = "every_frame"`, that
+placement (phy/error_model.rs; hoplab's default, `"unicast_data"`, is a
+chain per directed link over unicast DATA frames decided as they end).
 
 Tolerance: goodput within 20 %, the tolerance of the ns-2.35 routing rows,
 fixed before the reference was made.

@@ -2,16 +2,35 @@
 //! (drop cause `channel_error`, the "wireless" loss of loss-differentiation
 //! studies).
 //!
-//! Which frames: unicast DATA frames addressed to the receiving node. RTS,
-//! CTS and ACK frames are short and sent at the basic rate, and broadcast
-//! frames are routing control; the papers' error models (seeds 001, 002)
-//! corrupt data packets, so only those are exposed to errors. A corrupted
-//! DATA frame is not acknowledged, so the sender's MAC retries it (802.11
-//! long retry limit); the packet is lost only when its last attempt fails,
-//! and then counts as a `channel_error` (see `DropCause::ChannelError`).
+//! Which frames (`errors.scope`):
+//!
+//! - `"unicast_data"` (the default): unicast DATA frames addressed to the
+//!   receiving node, decided when the frame ends. RTS, CTS and ACK frames
+//!   are short and sent at the basic rate, and broadcast frames are routing
+//!   control; the papers' error models (seeds 001, 002) corrupt data
+//!   packets, so only those are exposed to errors. The MAC sees the
+//!   corrupted frame end (EIFS).
+//! - `"every_frame"` (`preset = "ns2"`): ns-2's `-IncomingErrProc`. ns-2
+//!   puts the error model between the PHY and the MAC (`$netif up-target
+//!   $inerr; $inerr target $mac`, tcl/lib/ns-mobilenode.tcl:513-517), so it
+//!   sees every frame `WirelessPhy::sendUp` passes up at its first bit:
+//!   every frame above the carrier-sense threshold, RTS, CTS, ACK,
+//!   broadcasts, frames to other nodes and frames sensed only
+//!   (mac/wireless-phy.cc:344-376, phy.cc:124-134); one model per node
+//!   (one chain for all transmitters); a frame it corrupts goes to its drop
+//!   target and never reaches the MAC (queue/errmodel.cc:192-205), which
+//!   therefore neither locks onto it nor defers for it (no carrier sense,
+//!   no EIFS). The threshold receiver only (`radio.reception =
+//!   "threshold"`, ns-2's).
+//!
+//! A corrupted DATA frame is not acknowledged, so the sender's MAC retries
+//! it (802.11 long retry limit); the packet is lost only when its last
+//! attempt fails, and then counts as a `channel_error` (see
+//! `DropCause::ChannelError`).
 //!
 //! Models: `uniform` (independent losses) and `gilbert_elliott` (a
-//! two-state Markov chain per directed link: Gilbert 1960, Elliott 1963;
+//! two-state Markov chain per directed link, or per node with
+//! `every_frame`: Gilbert 1960, Elliott 1963;
 //! the "two-state discrete Markov chain" of seed 001 section 3.1, used there
 //! for a Rayleigh-fading channel's bursts).
 
@@ -23,9 +42,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::collections::BTreeMap;
 
-/// `[errors]`: channel errors: a unicast DATA frame that its receiver
-/// would decode is lost anyway (loss cause `channel_error`). `model` picks
-/// the model and its keys.
+/// `[errors]`: channel errors: a frame that its receiver would decode is
+/// lost anyway (loss cause `channel_error`); by default unicast DATA frames
+/// only (`scope`). `model` picks the model and its keys.
 #[derive(Debug, Clone, PartialEq, Serialize, JsonSchema, Default)]
 #[serde(tag = "model", rename_all = "snake_case")]
 #[schemars(deny_unknown_fields, transform = none_by_default)]
@@ -33,27 +52,45 @@ pub enum ErrorModelConfig {
     /// No channel errors.
     #[default]
     None,
-    /// Each unicast DATA frame is lost independently with probability
-    /// `packet_error_rate`.
+    /// Each frame the model sees (`scope`) is lost independently with
+    /// probability `packet_error_rate`.
     Uniform(UniformErrors),
-    /// A two-state (good / bad) Markov chain per directed link, stepped once
-    /// per exposed frame on that link: bursts of errors.
+    /// A two-state (good / bad) Markov chain per directed link (per node
+    /// with `scope = "every_frame"`), stepped once per exposed frame: bursts
+    /// of errors.
     GilbertElliott(GilbertElliottErrors),
+}
+
+/// `errors.scope`: which frames the error model sees, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorScope {
+    /// Unicast DATA frames addressed to the node, when they end decoded; a
+    /// chain per directed link (Gilbert-Elliott).
+    #[default]
+    UnicastData,
+    /// ns-2's `-IncomingErrProc`: every frame reaching the node above the
+    /// carrier-sense threshold, at its first bit, one chain per node; a lost
+    /// frame never reaches the MAC (tcl/lib/ns-mobilenode.tcl:513-517,
+    /// queue/errmodel.cc:173-211; the threshold receiver only).
+    EveryFrame,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UniformErrors {
-    /// Probability, 0 to 1, that a unicast DATA frame decodable at its
-    /// receiver is lost (RTS, CTS, ACK and broadcast frames are not).
+    /// Probability, 0 to 1, that a frame the model sees (`scope`) is lost.
     pub packet_error_rate: f64,
+    /// Which frames the model sees (default `"unicast_data"`).
+    #[serde(default)]
+    pub scope: ErrorScope,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GilbertElliottErrors {
-    /// Long-run probability, 0 to 1, that a unicast DATA frame decodable at
-    /// its receiver is lost: `pi_bad * bad_state_error + (1 - pi_bad) *
+    /// Long-run probability, 0 to 1, that a frame the model sees (`scope`)
+    /// is lost: `pi_bad * bad_state_error + (1 - pi_bad) *
     /// good_state_error`, where `pi_bad` is the chain's stationary share of
     /// frames in the bad state.
     pub packet_error_rate: f64,
@@ -67,6 +104,11 @@ pub struct GilbertElliottErrors {
     /// Frame error probability in the bad state (default 1).
     #[serde(default = "one")]
     pub bad_state_error: f64,
+    /// Which frames the model sees and steps its chains with (default
+    /// `"unicast_data"`: one chain per directed link; `"every_frame"`: one
+    /// chain per receiving node, as ns-2's).
+    #[serde(default)]
+    pub scope: ErrorScope,
 }
 
 fn one() -> f64 {
@@ -148,7 +190,12 @@ impl<'de> Deserialize<'de> for ErrorModelConfig {
 }
 
 impl ErrorModelConfig {
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// `threshold_receiver`: `radio.reception = "threshold"` (the
+    /// `every_frame` scope is ns-2's, whose receiver that is).
+    pub fn validate(&self, threshold_receiver: bool) -> Result<(), ConfigError> {
+        if self.scope() == ErrorScope::EveryFrame && !threshold_receiver {
+            return Err(ConfigError::new("errors.scope", "\"every_frame\" (ns-2's) needs radio.reception = \"threshold\""));
+        }
         match self {
             ErrorModelConfig::None => Ok(()),
             ErrorModelConfig::Uniform(u) => probability("errors.packet_error_rate", u.packet_error_rate),
@@ -156,14 +203,23 @@ impl ErrorModelConfig {
         }
     }
 
+    /// `errors.scope` (no model: the default).
+    pub fn scope(&self) -> ErrorScope {
+        match self {
+            ErrorModelConfig::None => ErrorScope::default(),
+            ErrorModelConfig::Uniform(u) => u.scope,
+            ErrorModelConfig::GilbertElliott(g) => g.scope,
+        }
+    }
+
     /// The model of one receiving node, drawing from `rng`.
     pub fn build(&self, rng: Stream) -> ErrorModel {
         match self {
             ErrorModelConfig::None => ErrorModel::None,
-            ErrorModelConfig::Uniform(u) => ErrorModel::Uniform { packet_error_rate: u.packet_error_rate, rng },
+            ErrorModelConfig::Uniform(u) => ErrorModel::Uniform { packet_error_rate: u.packet_error_rate, scope: u.scope, rng },
             ErrorModelConfig::GilbertElliott(g) => {
                 let chain = g.chain().expect("validated");
-                ErrorModel::GilbertElliott(Box::new(GilbertElliott { chain, bad_links: BTreeMap::new(), rng }))
+                ErrorModel::GilbertElliott(Box::new(GilbertElliott { chain, scope: g.scope, bad_links: BTreeMap::new(), rng }))
             }
         }
     }
@@ -175,6 +231,7 @@ pub enum ErrorModel {
     /// Each exposed frame is lost independently with `packet_error_rate`.
     Uniform {
         packet_error_rate: f64,
+        scope: ErrorScope,
         rng: Stream,
     },
     GilbertElliott(Box<GilbertElliott>),
@@ -184,9 +241,11 @@ pub enum ErrorModel {
 #[derive(Debug, Clone)]
 pub struct GilbertElliott {
     chain: GilbertElliottChain,
+    scope: ErrorScope,
     /// Per transmitter: whether its link into this node is in the bad
     /// state. A link's chain starts at its first exposed frame, in a state
-    /// drawn from the stationary distribution.
+    /// drawn from the stationary distribution. (`every_frame`: one entry,
+    /// keyed by the receiving node, for every transmitter.)
     bad_links: BTreeMap<NodeId, bool>,
     rng: Stream,
 }
@@ -195,7 +254,7 @@ impl GilbertElliott {
     /// One exposed frame from `transmitter`: step that link's chain, then
     /// draw the frame's fate in the new state. Returns true if it is lost.
     pub fn next_frame_lost(&mut self, transmitter: NodeId) -> bool {
-        let GilbertElliott { chain, bad_links, rng } = self;
+        let GilbertElliott { chain, bad_links, rng, .. } = self;
         let bad = match bad_links.get_mut(&transmitter) {
             Some(bad) => {
                 let leave = if *bad { chain.bad_to_good } else { chain.good_to_bad };
@@ -211,16 +270,33 @@ impl GilbertElliott {
 }
 
 impl ErrorModel {
-    /// Whether `frame`, decodable at `node`, is lost to a channel error.
+    /// The `unicast_data` scope: whether `frame`, decoded at `node` as it
+    /// ends, is lost to a channel error.
     pub fn corrupts(&mut self, node: NodeId, frame: &Frame) -> bool {
         match self {
             ErrorModel::None => false,
-            ErrorModel::Uniform { packet_error_rate, rng } => {
+            ErrorModel::Uniform { packet_error_rate, scope: ErrorScope::UnicastData, rng } => {
                 *packet_error_rate > 0.0 && frame.kind == FrameKind::Data && frame.receiver == node && rng.bernoulli(*packet_error_rate)
             }
-            ErrorModel::GilbertElliott(ge) => {
+            ErrorModel::GilbertElliott(ge) if ge.scope == ErrorScope::UnicastData => {
                 frame.kind == FrameKind::Data && frame.receiver == node && ge.next_frame_lost(frame.transmitter)
             }
+            _ => false,
+        }
+    }
+
+    /// The `every_frame` scope (ns-2's `-IncomingErrProc`): whether a frame
+    /// starting to arrive at `node` (any kind, any receiver, decodable or
+    /// sensed only) is lost before the MAC sees it. ns-2 steps one
+    /// `TwoStateErrorModel` per node once per frame (queue/errmodel.cc:408-429,
+    /// unit pkt), so every transmitter shares the node's chain.
+    pub fn loses_on_arrival(&mut self, node: NodeId) -> bool {
+        match self {
+            ErrorModel::Uniform { packet_error_rate, scope: ErrorScope::EveryFrame, rng } => {
+                *packet_error_rate > 0.0 && rng.bernoulli(*packet_error_rate)
+            }
+            ErrorModel::GilbertElliott(ge) if ge.scope == ErrorScope::EveryFrame => ge.next_frame_lost(node),
+            _ => false,
         }
     }
 }
@@ -231,12 +307,19 @@ mod tests {
     use crate::engine::{RngStreams, StreamPurpose};
 
     fn config(per: f64, burst: f64) -> GilbertElliottErrors {
-        GilbertElliottErrors { packet_error_rate: per, mean_burst_frames: burst, good_state_error: 0.0, bad_state_error: 1.0 }
+        GilbertElliottErrors {
+            packet_error_rate: per,
+            mean_burst_frames: burst,
+            good_state_error: 0.0,
+            bad_state_error: 1.0,
+            scope: ErrorScope::UnicastData,
+        }
     }
 
     fn model(c: &GilbertElliottErrors, seed: u64) -> GilbertElliott {
         GilbertElliott {
             chain: c.chain().unwrap(),
+            scope: c.scope,
             bad_links: BTreeMap::new(),
             rng: RngStreams::new(seed).stream(StreamPurpose::ErrorModel, 0),
         }
@@ -286,7 +369,13 @@ mod tests {
     #[test]
     fn soft_states_keep_the_long_run_rate() {
         // Errors in both states: the long-run rate is still PER.
-        let c = GilbertElliottErrors { packet_error_rate: 0.1, mean_burst_frames: 5.0, good_state_error: 0.02, bad_state_error: 0.5 };
+        let c = GilbertElliottErrors {
+            packet_error_rate: 0.1,
+            mean_burst_frames: 5.0,
+            good_state_error: 0.02,
+            bad_state_error: 0.5,
+            scope: ErrorScope::UnicastData,
+        };
         let chain = c.chain().unwrap();
         assert!((chain.stationary_bad - (0.1 - 0.02) / (0.5 - 0.02)).abs() < 1e-12);
         let lost = fates(&mut model(&c, 3), NodeId(1), 1_000_000);
@@ -317,15 +406,52 @@ mod tests {
     }
 
     #[test]
+    fn every_frame_scope_is_one_chain_per_node_decided_on_arrival() {
+        // ns-2 steps one TwoStateErrorModel per node for every frame
+        // (queue/errmodel.cc:408-429): a burst started by a frame from one
+        // transmitter goes on for the next frame from another.
+        let c = GilbertElliottErrors { scope: ErrorScope::EveryFrame, ..config(0.05, 4.0) };
+        let mut m = ErrorModelConfig::GilbertElliott(c).build(RngStreams::new(5).stream(StreamPurpose::ErrorModel, 0));
+        let zero = crate::time::SimDuration::ZERO;
+        let data = Frame::new(FrameKind::Data, NodeId(1), NodeId(0), zero, zero);
+        assert!((0..1000).all(|_| !m.corrupts(NodeId(0), &data)), "decided on arrival, never again at the end");
+        let fates: Vec<bool> = (0..800_000).map(|_| m.loses_on_arrival(NodeId(0))).collect();
+        let (a, b): (Vec<bool>, Vec<bool>) =
+            (fates.iter().step_by(2).copied().collect(), fates.iter().skip(1).step_by(2).copied().collect());
+        // Frames alternate between two transmitters; P(b lost | a lost just
+        // before) is the chain's 1 - r = 0.75, not the 0.05 of independent
+        // per-link chains.
+        let both = a.iter().zip(&b).filter(|(p, q)| **p && **q).count() as f64;
+        let cond = both / a.iter().filter(|&&p| p).count() as f64;
+        assert!((cond - 0.75).abs() < 0.02, "{cond}");
+        let rate = fates.iter().filter(|&&l| l).count() as f64 / fates.len() as f64;
+        assert!((rate - 0.05).abs() < 0.003, "long-run rate {rate}");
+        // The unicast_data scope never loses a frame on arrival.
+        let mut u = ErrorModelConfig::GilbertElliott(config(0.5, 1.0)).build(RngStreams::new(1).stream(StreamPurpose::ErrorModel, 0));
+        assert!((0..1000).all(|_| !u.loses_on_arrival(NodeId(0))));
+    }
+
+    #[test]
     fn impossible_chains_name_their_key() {
         let too_high = config(0.6, 1.0).chain().unwrap_err();
         assert_eq!(too_high.key, "errors.packet_error_rate");
         assert!(too_high.message.contains("mean_burst_frames"), "{}", too_high.message);
         assert_eq!(config(0.1, 0.5).chain().unwrap_err().key, "errors.mean_burst_frames");
-        let inverted = GilbertElliottErrors { packet_error_rate: 0.1, mean_burst_frames: 3.0, good_state_error: 0.5, bad_state_error: 0.2 };
+        let inverted = GilbertElliottErrors {
+            packet_error_rate: 0.1,
+            mean_burst_frames: 3.0,
+            good_state_error: 0.5,
+            bad_state_error: 0.2,
+            scope: ErrorScope::UnicastData,
+        };
         assert_eq!(inverted.chain().unwrap_err().key, "errors.bad_state_error");
-        let outside =
-            GilbertElliottErrors { packet_error_rate: 0.01, mean_burst_frames: 3.0, good_state_error: 0.02, bad_state_error: 1.0 };
+        let outside = GilbertElliottErrors {
+            packet_error_rate: 0.01,
+            mean_burst_frames: 3.0,
+            good_state_error: 0.02,
+            bad_state_error: 1.0,
+            scope: ErrorScope::UnicastData,
+        };
         assert_eq!(outside.chain().unwrap_err().key, "errors.packet_error_rate");
     }
 

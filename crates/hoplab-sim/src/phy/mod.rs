@@ -105,6 +105,11 @@ pub struct PhyOutputs {
     pub let_go: Option<FrameRef>,
     /// Arm the CcaEnd timer here (the SINR model's energy carrier sense).
     pub cca_end: Option<SimTime>,
+    /// The arriving frame (`let_go`) was lost to the frame error model
+    /// before the MAC saw it (`errors.scope = "every_frame"`, ns-2's
+    /// `-IncomingErrProc`): no lock, no indication; the world keeps it as
+    /// ground truth.
+    pub lost_on_arrival: bool,
 }
 
 /// One node's PHY.
@@ -184,7 +189,15 @@ impl Phy {
         input: PhyInput<'_>,
     ) -> PhyOutputs {
         match input {
-            PhyInput::Arrival { at, frame, power_w, decodable } => reception.arrive(now, Incoming { at, frame, power_w, decodable }),
+            PhyInput::Arrival { at, frame, power_w, decodable } => {
+                // ns-2: WirelessPhy::sendUp -> the incoming error model ->
+                // Mac802_11::recv; a corrupted frame goes to the drop target
+                // (queue/errmodel.cc:192-205). Only with scope every_frame.
+                if errors.loses_on_arrival(node) {
+                    return PhyOutputs { let_go: Some(at), lost_on_arrival: true, ..PhyOutputs::default() };
+                }
+                reception.arrive(now, Incoming { at, frame, power_w, decodable })
+            }
             PhyInput::Transmit { airtime } => {
                 *transmitting = true;
                 let let_go = reception.start_transmit(now);
@@ -192,7 +205,7 @@ impl Phy {
                     timer: Some((PhyTimer::TxEnd, now + airtime)),
                     indication: Some(PhyIndication::TxStart),
                     let_go,
-                    cca_end: None,
+                    ..PhyOutputs::default()
                 }
             }
             PhyInput::RxEnd { frame } => match reception.step(now) {

@@ -229,7 +229,7 @@ impl Scenario {
         let wired = self.topology.is_wired();
         self.mobility.validate(self.topology.random_area_m(), wired)?;
         self.routing.validate(wired, !self.mobility.is_static(), self.node_count())?;
-        self.errors.validate()?;
+        self.errors.validate(self.radio.reception == crate::phy::config::Reception::Threshold)?;
         if !(self.stats.series_interval_s >= 0.0 && self.stats.series_interval_s.is_finite()) {
             return Err(ConfigError::new("stats.series_interval_s", "must be >= 0 (0 disables series)"));
         }

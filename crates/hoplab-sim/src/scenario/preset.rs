@@ -58,6 +58,10 @@ pub enum Applies {
     /// 004 ran), whose rules these are; ns-2's `Agent/TCP/Newreno` has no
     /// SACK.
     WithTcpSack,
+    /// Only with a frame error model (`errors.model` not `"none"`: the
+    /// `[errors]` keys exist only then) and ns-2's threshold receiver
+    /// (`radio.reception` not `"sinr"`).
+    WithErrorModel,
     /// With `tcp.sack = true`, in every flow whose `cc` is this controller:
     /// the rule's key is `flows[].<key in the flow>`. A TCP-Linux module
     /// whose algorithm differs from the controller's default.
@@ -222,6 +226,13 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::WithTcpSackFlowCc("westwood_plus"),
         source: "tcp/linux/src/tcp_westwood.c:80-95 westwood_filter, 116-145 westwood_update_window, 218-223 tcp_westwood_bw_rttmin, 280-291 (ssthresh = tcp_reno_ssthresh, min_cwnd = bw_rttmin): Linux 2.6.22's module, run by select_ca westwood through tcp/tcp-linux.cc:374-390, 494-501 (ns-2.35)",
     },
+    // Frame errors: where ns-2's node-config -IncomingErrProc sits.
+    PresetRule {
+        key: "errors.scope",
+        value: "\"every_frame\"",
+        applies: Applies::WithErrorModel,
+        source: "tcl/lib/ns-mobilenode.tcl:513-517 add-interface ($netif up-target $inerr, $inerr target $mac: every frame WirelessPhy::sendUp passes up, mac/wireless-phy.cc:344-376, phy.cc:124-134); queue/errmodel.cc:173-211 ErrorModel::recv (a corrupted frame goes to drop_, never to the MAC), 408-429 TwoStateErrorModel::corruptPkt (one chain per node, stepped per frame; ns-2.35)",
+    },
     // Transport (tcp-sink.cc, semitcp.cc)
     PresetRule {
         key: "semitcp.sink_holds_acks",
@@ -368,12 +379,15 @@ pub fn apply(document: &mut Value) -> Result<(), ConfigError> {
     };
     let protocol = map.get("routing").and_then(|r| r.get("protocol")).and_then(Value::as_str).map(str::to_string);
     let tcp_sack = map.get("tcp").and_then(|t| t.get("sack")).and_then(Value::as_bool) == Some(true);
+    let error_model = map.get("errors").and_then(|e| e.get("model")).and_then(Value::as_str).is_some_and(|m| m != "none");
+    let sinr = map.get("radio").and_then(|r| r.get("reception")).and_then(Value::as_str) == Some("sinr");
     for rule in preset.rules() {
         let applies = match rule.applies {
             Applies::Always => true,
             Applies::WithAodv => protocol.as_deref() == Some("aodv"),
             Applies::WithDsr => protocol.as_deref() == Some("dsr"),
             Applies::WithTcpSack => tcp_sack,
+            Applies::WithErrorModel => error_model && !sinr,
             Applies::WithTcpSackFlowCc(cc) => {
                 if tcp_sack {
                     fill_flows(map, cc, rule);
@@ -437,6 +451,7 @@ pub fn rules_json() -> Value {
                     Applies::WithAodv => "routing.protocol = \"aodv\"".to_string(),
                     Applies::WithDsr => "routing.protocol = \"dsr\"".to_string(),
                     Applies::WithTcpSack => "tcp.sack = true".to_string(),
+                    Applies::WithErrorModel => "errors.model set, radio.reception = \"threshold\"".to_string(),
                     Applies::WithTcpSackFlowCc(cc) => format!("tcp.sack = true, in flows with cc = \"{cc}\""),
                 },
                 "source": rule.source,
@@ -489,7 +504,8 @@ mod tests {
         // Resolved through the scenario type, as `hoplab validate` shows it
         // (a rule whose value is the default would do nothing).
         let base = json!({"routing": {"protocol": "aodv"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
-            "tcp": {"sack": true}, "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"},
+            "tcp": {"sack": true}, "errors": {"model": "uniform", "packet_error_rate": 0.01},
+            "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"},
                 {"src": 0, "dst": 2, "app": "bulk", "transport": "tcp", "cc": "westwood_plus"}]});
         let resolve = |preset: &str| {
             let mut doc = base.clone();
@@ -543,6 +559,19 @@ mod tests {
         let mut doc = json!({"preset": "ns2", "flows": [{"cc": "westwood_plus"}]});
         apply(&mut doc).unwrap();
         assert_eq!(doc.pointer("/flows/0/cc_params"), None);
+    }
+
+    #[test]
+    fn ns2_error_scope_only_with_an_error_model_and_the_threshold_receiver() {
+        let mut doc = json!({"preset": "ns2"});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/errors"), None, "no [errors] table without a model");
+        let mut doc = json!({"preset": "ns2", "errors": {"model": "gilbert_elliott"}});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/errors/scope"), Some(&json!("every_frame")));
+        let mut doc = json!({"preset": "ns2", "radio": {"reception": "sinr"}, "errors": {"model": "uniform"}});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/errors/scope"), None, "ns-2's placement needs ns-2's receiver");
     }
 
     #[test]

@@ -27,7 +27,29 @@ impl World {
         let Some(link) = link else { return self.on_air.release(at) };
         let input = PhyInput::Arrival { at, frame, power_w: link.rx_power_w, decodable: link.decodable };
         let out = self.nodes[node.index()].phy.handle(now, input);
+        if out.lost_on_arrival {
+            self.frame_lost_on_arrival(node, at);
+        }
         self.phy_outputs(node, out);
+    }
+
+    /// `errors.scope = "every_frame"`: the error model took the frame
+    /// before the MAC. Ground truth as for a frame corrupted at its end: a
+    /// DATA attempt to this node lost to a channel error; traced as an
+    /// error (the MAC never hears of it).
+    fn frame_lost_on_arrival(&mut self, node: NodeId, at: FrameRef) {
+        let frame = self.on_air.frame(at);
+        if frame.receiver == node {
+            if let Some(uid) = frame.packet.map(|p| p.uid) {
+                self.nodes[frame.transmitter.index()].mac.note_channel_loss(uid);
+            }
+        }
+        if let Some(trace) = &mut self.trace {
+            trace.push(TraceEntry::of(self.queue.now(), node, TraceWhat::RxError, frame));
+        }
+        if let Some(pcap) = &mut self.pcap {
+            pcap.received(self.queue.now(), node, frame, false);
+        }
     }
 
     /// The frame `node`'s PHY is locked onto ends.

@@ -324,7 +324,7 @@ impl Reception for SinrReceiver {
                 // medium stays busy with the energy of the one dropped.
                 let timer = self.follow(now, incoming.at, signal, rate);
                 let (cca_end, _) = self.count_energy(now);
-                return PhyOutputs { timer, let_go: Some(c.frame), cca_end, indication: Some(PhyIndication::Cca) };
+                return PhyOutputs { timer, let_go: Some(c.frame), cca_end, indication: Some(PhyIndication::Cca), lost_on_arrival: false };
             }
         }
         self.dropped(now, incoming.at)
