@@ -14,10 +14,11 @@
 //! **Adding a controller**: one new file in this folder with a serde config
 //! struct (its parameters, `Default` citing every default, deriving
 //! `JsonSchema` under the name `<Controller>Params`) and an `impl
-//! CongestionControl`, plus a variant of [`CcConfig`] with its arm in each
-//! of its methods (`params_schema` too), and its name in [`NAMES`]. A
-//! receiver-aided scheme (TCP-RA) also returns its receiver's half from
-//! [`CcConfig::receiver_aid`].
+//! CongestionControl` built `From` its config, plus one line in
+//! `congestion_controllers!` below (its variant of [`CcConfig`], its name,
+//! its config and controller types). A config with range checks adds its
+//! arm to [`CcConfig::validate`]; a receiver-aided scheme (TCP-RA) returns
+//! its receiver's half from [`CcConfig::receiver_aid`].
 
 pub mod afw;
 pub mod bic;
@@ -215,29 +216,84 @@ pub fn reno_increase(state: &mut TcpState, segments_acked: u32) {
     }
 }
 
-/// A congestion controller and its parameters: what a TCP flow's `cc`
-/// (the name) and `cc_params` (the parameters, each with its default)
-/// say. Builds the controller; parses from a name (`"vegas".parse()`) with
-/// the defaults.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CcConfig {
-    NewReno(newreno::Config),
-    WestwoodPlus(westwood_plus::Config),
-    Westwood(westwood::Config),
-    WestwoodBr(westwood_br::Config),
-    Veno(veno::Config),
-    Vegas(vegas::Config),
-    Bic(bic::Config),
-    Cubic(cubic::Config),
-    Scalable(scalable::Config),
-    Few(few::Config),
-    Afw(afw::Config),
-    TcpRa(tcp_ra::Config),
+/// The registry: one line per controller, `Variant("name", its config =>
+/// its controller)`. It makes [`CcConfig`], [`NAMES`] and the methods
+/// that name every controller (name, parsing, parameter schema,
+/// parameters, build).
+macro_rules! congestion_controllers {
+    ($($variant:ident($name:literal, $config:ty => $controller:ty),)*) => {
+        /// A congestion controller and its parameters: what a TCP flow's `cc`
+        /// (the name) and `cc_params` (the parameters, each with its default)
+        /// say. Builds the controller; parses from a name (`"vegas".parse()`) with
+        /// the defaults.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum CcConfig {
+            $($variant($config),)*
+        }
+
+        /// Every controller's name, for error messages and `hoplab` listings.
+        pub const NAMES: &[&str] = &[$($name),*];
+
+        impl CcConfig {
+            pub fn name(&self) -> &'static str {
+                match self {
+                    $(CcConfig::$variant(_) => $name,)*
+                }
+            }
+
+            /// The controller `name` with `params` (a table; absent: every
+            /// default). Error keys: `cc` for the name, `cc_params.<key>` for a
+            /// parameter.
+            pub fn from_parts(name: &str, params: Option<serde_json::Value>) -> Result<CcConfig, ConfigError> {
+                let params = params.unwrap_or_else(|| serde_json::json!({}));
+                let at = "cc_params";
+                Ok(match name {
+                    $($name => CcConfig::$variant(parse_at(params, at)?),)*
+                    other => return Err(ConfigError::new("cc", format!("unknown congestion control {other:?}; allowed: {}", NAMES.join(", ")))),
+                })
+            }
+
+            /// The JSON Schema of the `cc_params` of controller `name` (a reference
+            /// to its definition in `generator`), or None for an unknown name.
+            pub fn params_schema(name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
+                Some(match name {
+                    $($name => generator.subschema_for::<$config>(),)*
+                    _ => return None,
+                })
+            }
+
+            /// The parameters as a table (every value, defaults included).
+            pub fn params(&self) -> serde_json::Value {
+                let value = match self {
+                    $(CcConfig::$variant(c) => serde_json::to_value(c),)*
+                };
+                value.expect("controller parameters serialise")
+            }
+
+            /// A controller in its initial state.
+            pub fn build(&self) -> Box<dyn CongestionControl> {
+                match self.clone() {
+                    $(CcConfig::$variant(c) => Box::new(<$controller>::from(c)),)*
+                }
+            }
+        }
+    };
 }
 
-/// Every controller's name, for error messages and `hoplab` listings.
-pub const NAMES: &[&str] =
-    &["newreno", "westwood_plus", "westwood", "westwood_br", "veno", "vegas", "bic", "cubic", "scalable", "few", "afw", "tcp_ra"];
+congestion_controllers! {
+    NewReno("newreno", newreno::Config => newreno::NewReno),
+    WestwoodPlus("westwood_plus", westwood_plus::Config => westwood_plus::WestwoodPlus),
+    Westwood("westwood", westwood::Config => westwood::Westwood),
+    WestwoodBr("westwood_br", westwood_br::Config => westwood_br::WestwoodBr),
+    Veno("veno", veno::Config => veno::Veno),
+    Vegas("vegas", vegas::Config => vegas::Vegas),
+    Bic("bic", bic::Config => bic::Bic),
+    Cubic("cubic", cubic::Config => cubic::Cubic),
+    Scalable("scalable", scalable::Config => scalable::Scalable),
+    Few("few", few::Config => few::Few),
+    Afw("afw", afw::Config => afw::Afw),
+    TcpRa("tcp_ra", tcp_ra::Config => tcp_ra::TcpRa),
+}
 
 impl Default for CcConfig {
     fn default() -> Self {
@@ -246,103 +302,6 @@ impl Default for CcConfig {
 }
 
 impl CcConfig {
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcConfig::NewReno(_) => "newreno",
-            CcConfig::WestwoodPlus(_) => "westwood_plus",
-            CcConfig::Westwood(_) => "westwood",
-            CcConfig::WestwoodBr(_) => "westwood_br",
-            CcConfig::Veno(_) => "veno",
-            CcConfig::Vegas(_) => "vegas",
-            CcConfig::Bic(_) => "bic",
-            CcConfig::Cubic(_) => "cubic",
-            CcConfig::Scalable(_) => "scalable",
-            CcConfig::Few(_) => "few",
-            CcConfig::Afw(_) => "afw",
-            CcConfig::TcpRa(_) => "tcp_ra",
-        }
-    }
-
-    /// The controller `name` with `params` (a table; absent: every
-    /// default). Error keys: `cc` for the name, `cc_params.<key>` for a
-    /// parameter.
-    pub fn from_parts(name: &str, params: Option<serde_json::Value>) -> Result<CcConfig, ConfigError> {
-        let params = params.unwrap_or_else(|| serde_json::json!({}));
-        let at = "cc_params";
-        Ok(match name {
-            "newreno" => CcConfig::NewReno(parse_at(params, at)?),
-            "westwood_plus" => CcConfig::WestwoodPlus(parse_at(params, at)?),
-            "westwood" => CcConfig::Westwood(parse_at(params, at)?),
-            "westwood_br" => CcConfig::WestwoodBr(parse_at(params, at)?),
-            "veno" => CcConfig::Veno(parse_at(params, at)?),
-            "vegas" => CcConfig::Vegas(parse_at(params, at)?),
-            "bic" => CcConfig::Bic(parse_at(params, at)?),
-            "cubic" => CcConfig::Cubic(parse_at(params, at)?),
-            "scalable" => CcConfig::Scalable(parse_at(params, at)?),
-            "few" => CcConfig::Few(parse_at(params, at)?),
-            "afw" => CcConfig::Afw(parse_at(params, at)?),
-            "tcp_ra" => CcConfig::TcpRa(parse_at(params, at)?),
-            other => return Err(ConfigError::new("cc", format!("unknown congestion control {other:?}; allowed: {}", NAMES.join(", ")))),
-        })
-    }
-
-    /// The JSON Schema of the `cc_params` of controller `name` (a reference
-    /// to its definition in `generator`), or None for an unknown name.
-    pub fn params_schema(name: &str, generator: &mut schemars::SchemaGenerator) -> Option<schemars::Schema> {
-        Some(match name {
-            "newreno" => generator.subschema_for::<newreno::Config>(),
-            "westwood_plus" => generator.subschema_for::<westwood_plus::Config>(),
-            "westwood" => generator.subschema_for::<westwood::Config>(),
-            "westwood_br" => generator.subschema_for::<westwood_br::Config>(),
-            "veno" => generator.subschema_for::<veno::Config>(),
-            "vegas" => generator.subschema_for::<vegas::Config>(),
-            "bic" => generator.subschema_for::<bic::Config>(),
-            "cubic" => generator.subschema_for::<cubic::Config>(),
-            "scalable" => generator.subschema_for::<scalable::Config>(),
-            "few" => generator.subschema_for::<few::Config>(),
-            "afw" => generator.subschema_for::<afw::Config>(),
-            "tcp_ra" => generator.subschema_for::<tcp_ra::Config>(),
-            _ => return None,
-        })
-    }
-
-    /// The parameters as a table (every value, defaults included).
-    pub fn params(&self) -> serde_json::Value {
-        let value = match self {
-            CcConfig::NewReno(c) => serde_json::to_value(c),
-            CcConfig::WestwoodPlus(c) => serde_json::to_value(c),
-            CcConfig::Westwood(c) => serde_json::to_value(c),
-            CcConfig::WestwoodBr(c) => serde_json::to_value(c),
-            CcConfig::Veno(c) => serde_json::to_value(c),
-            CcConfig::Vegas(c) => serde_json::to_value(c),
-            CcConfig::Bic(c) => serde_json::to_value(c),
-            CcConfig::Cubic(c) => serde_json::to_value(c),
-            CcConfig::Scalable(c) => serde_json::to_value(c),
-            CcConfig::Few(c) => serde_json::to_value(c),
-            CcConfig::Afw(c) => serde_json::to_value(c),
-            CcConfig::TcpRa(c) => serde_json::to_value(c),
-        };
-        value.expect("controller parameters serialise")
-    }
-
-    /// A controller in its initial state.
-    pub fn build(&self) -> Box<dyn CongestionControl> {
-        match self.clone() {
-            CcConfig::NewReno(c) => Box::new(newreno::NewReno::from(c)),
-            CcConfig::WestwoodPlus(c) => Box::new(westwood_plus::WestwoodPlus::from(c)),
-            CcConfig::Westwood(c) => Box::new(westwood::Westwood::from(c)),
-            CcConfig::WestwoodBr(c) => Box::new(westwood_br::WestwoodBr::from(c)),
-            CcConfig::Veno(c) => Box::new(veno::Veno::from(c)),
-            CcConfig::Vegas(c) => Box::new(vegas::Vegas::from(c)),
-            CcConfig::Bic(c) => Box::new(bic::Bic::from(c)),
-            CcConfig::Cubic(c) => Box::new(cubic::Cubic::from(c)),
-            CcConfig::Scalable(c) => Box::new(scalable::Scalable::from(c)),
-            CcConfig::Few(c) => Box::new(few::Few::from(c)),
-            CcConfig::Afw(c) => Box::new(afw::Afw::from(c)),
-            CcConfig::TcpRa(c) => Box::new(tcp_ra::TcpRa::from(c)),
-        }
-    }
-
     /// The receiver's half of a receiver-aided scheme (TCP-RA), if this is
     /// one.
     pub fn receiver_aid(&self) -> Option<Box<dyn crate::transport::tcp::receiver::ReceiverAid>> {
