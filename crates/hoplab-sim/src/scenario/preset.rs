@@ -145,6 +145,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         source: "aodv/aodv.cc:325-331 rt_ll_failed (num_forwards > rt_hops), 386-400 local_rt_repair (lrtimer delay = rt_req_timeout), 187-212 LocalRepairTimer::handle (rt_down, no RERR), 859-862 recvReply (ns-2.35)",
     },
     PresetRule {
+        key: "routing.aodv.rreq_schedule",
+        value: "\"ns2\"",
+        applies: Applies::WithAodv,
+        source: "aodv/aodv.cc:1063-1183 AODV::sendRequest (TTL 1112-1128 from rt_req_last_ttl and rt_last_hop_count, INFINITY2 for a new entry: aodv_rtable.cc:47; wait 2 x TTL x PerHopTime x max(1, rt_req_cnt) capped at MAX_RREQ_TIMEOUT 1137-1144; give-up and 10 s hold 1093-1101), retries from rt_purge every 0.5 s 179-184, 538-547 and rt_resolve 466; reset 712-720, 867-871 (ns-2.35; semi-TCP code 1131-1263, 207-212, 584-593, 506, 759-767, 914-918)",
+    },
+    PresetRule {
         key: "routing.aodv.requeue_own_on_break",
         value: "false",
         applies: Applies::WithAodv,

@@ -46,6 +46,63 @@ pub enum LocalRepairRule {
     Ns2,
 }
 
+/// When a discovery's RREQs go out and when it gives up
+/// (`rreq_schedule`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum RreqSchedule {
+    /// RFC 3561 6.3-6.4: an expanding ring from TTL_START (or the last
+    /// known hop count + TTL_INCREMENT), each RREQ waiting
+    /// RING_TRAVERSAL_TIME; then up to 1 + RREQ_RETRIES RREQs at
+    /// NET_DIAMETER waiting NET_TRAVERSAL_TIME doubled per retry; at most
+    /// RREQ_RATELIMIT RREQs per second; the buffered packets are dropped
+    /// when the last wait ends, and the next packet starts a new discovery
+    /// at once.
+    #[default]
+    Rfc,
+    /// ns-2's `AODV::sendRequest` (ns-2.35 aodv/aodv.cc:1063-1183; the
+    /// semi-TCP code's ns-2.29, 1131-1263, the same rules). Its state is
+    /// kept per destination for the whole run (the route entry's
+    /// `rt_req_timeout`, `rt_req_cnt`, `rt_req_last_ttl`, which no route
+    /// deletion clears):
+    /// - TTL: `last = max(rt_req_last_ttl, rt_last_hop_count)` (1112):
+    ///   TTL_START if `last` is 0, `last` + TTL_INCREMENT below
+    ///   TTL_THRESHOLD, else NET_DIAMETER with `rt_req_cnt` + 1
+    ///   (1114-1127). `rt_last_hop_count` is the hop count of the route
+    ///   when it last went down (`rt_down`, 424), INFINITY2 for a route
+    ///   that never did (aodv/aodv_rtable.cc:47): the first RREQ to a
+    ///   destination never routed to is network-wide.
+    /// - Wait: 2 x TTL x PerHopTime x max(1, `rt_req_cnt`), at most
+    ///   MAX_RREQ_TIMEOUT = 10 s (1137-1144, aodv.h:86); PerHopTime is
+    ///   NODE_TRAVERSAL_TIME or, with `measured_traversal_time`, the
+    ///   measured one. No TIMEOUT_BUFFER, no RREQ_RATELIMIT.
+    /// - A retry goes out only when `sendRequest` is called after the wait:
+    ///   by a packet the node originates (`rt_resolve`, 466) or by
+    ///   `rt_purge` for every destination with packets buffered, every
+    ///   0.5 s from 0 s (`RouteCacheTimer`, 179-184; rt_purge 538-547;
+    ///   the agent starts at 0.0, tcl/lib/ns-lib.tcl:857).
+    /// - Give-up: the call after 1 + RREQ_RETRIES network-wide RREQs
+    ///   (`rt_req_cnt > RREQ_RETRIES`, 1093-1101) drops the destination's
+    ///   buffered packets (cause `no_route`) and sends no RREQ to it for
+    ///   MAX_RREQ_TIMEOUT; packets for it meanwhile wait in the buffer.
+    /// - The state is reset (count 0, no wait, last TTL = the hop count)
+    ///   by a RREP that updates the route (recvReply, 867-871) and by a
+    ///   RREQ that updates the reverse route while a wait was set
+    ///   (recvRequest, 712-720).
+    /// Not modelled: the order of the destinations within one `rt_purge`
+    /// (ns-2: its table's, newest entry first; hoplab: ascending).
+    Ns2,
+}
+
+/// ns-2's MAX_RREQ_TIMEOUT (ns-2.35 aodv/aodv.h:86, semi-TCP code aodv.h:91):
+/// the longest wait of a RREQ and the hold after a discovery gave up
+/// ([`RreqSchedule::Ns2`]).
+pub const NS2_MAX_RREQ_TIMEOUT: SimDuration = SimDuration(10_000_000_000);
+
+/// ns-2's `rt_purge` period, `FREQUENCY` (ns-2.35 aodv/aodv.cc:182,
+/// semi-TCP code 210): retries of [`RreqSchedule::Ns2`] go out on its ticks.
+pub const NS2_PURGE_PERIOD: SimDuration = SimDuration(500_000_000);
+
 /// `[routing.aodv]`: AODV's parameters, each the RFC 3561 section 10
 /// constant of the same name with its unit, and its options. Defaults: the
 /// RFC's; options as ns-2's AODV (link-layer feedback on, HELLO and local
@@ -168,6 +225,12 @@ pub struct AodvConfig {
     /// On a TCP chain it makes a lost rediscovery RREQ cost about 0.1 s
     /// instead of 0.9 s (see AODV in docs/model-fidelity.md).
     pub measured_traversal_time: bool,
+    /// When a discovery's RREQs go out, with which TTL, and when it gives
+    /// up: "rfc" (RFC 3561 6.3-6.4: expanding ring, binary exponential
+    /// backoff, RREQ_RATELIMIT) or "ns2" (ns-2's `sendRequest`, retries on
+    /// `rt_purge`'s 0.5 s tick, a 10 s hold after giving up; ns-2.35
+    /// aodv/aodv.cc:1063-1183, 179-184, 538-547).
+    pub rreq_schedule: RreqSchedule,
     /// Packets buffered per node while routes are discovered (ns-2 and
     /// ns-3: 64); on overflow the oldest is dropped (loss cause `no_route`).
     pub request_queue_packets: u32,
@@ -211,6 +274,7 @@ impl Default for AodvConfig {
             blacklist_on_rrep_failure: false,
             broadcast_jitter_ms: SimDuration::from_millis_f64(10.0),
             measured_traversal_time: false,
+            rreq_schedule: RreqSchedule::Rfc,
             request_queue_packets: 64,
             request_queue_timeout_s: s(30.0),
         }

@@ -1,8 +1,10 @@
 //! Route discovery at its originator: RREQ generation (RFC 3561 section
 //! 6.3), expanding ring search (6.4), retries with binary exponential
-//! backoff, RREQ_RATELIMIT, and local repair (6.12).
+//! backoff, RREQ_RATELIMIT, and local repair (6.12); or ns-2's schedule
+//! (`rreq_schedule = "ns2"`: `sendRequest` and `rt_purge`'s tick).
 
-use super::{AodvNode, AodvTimer, Discovery, Out, Repair, SeqNumber};
+use super::config::{times, RreqSchedule, NS2_MAX_RREQ_TIMEOUT, NS2_PURGE_PERIOD};
+use super::{AodvNode, AodvTimer, Discovery, Ns2Requests, Out, Repair, SeqNumber};
 use crate::loss::DropCause;
 use crate::net::routing::{RoutingContext, RoutingOutput};
 use crate::time::{SimDuration, SimTime};
@@ -14,6 +16,12 @@ impl AodvNode {
     /// of it is already under way. `repair`: a local repair.
     pub(crate) fn start_discovery(&mut self, now: SimTime, dst: NodeId, repair: Option<Repair>, ctx: &mut RoutingContext, out: &mut Out) {
         if self.discoveries.contains_key(&dst) {
+            // ns-2 calls `sendRequest` for every packet the node originates
+            // and every repair (ns-2.35 aodv/aodv.cc:466, 396); it decides
+            // itself whether a RREQ is due.
+            if self.ns2_schedule() {
+                self.ns2_send_request(now, dst, ctx, out);
+            }
             return;
         }
         if repair.is_some() {
@@ -46,6 +54,9 @@ impl AodvNode {
 
     /// Send the discovery's next RREQ (6.3, 6.4), or wait for the rate limit.
     fn send_rreq(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
+        if self.ns2_schedule() {
+            return self.ns2_send_request(now, dst, ctx, out);
+        }
         let p = &self.config;
         // 6.3: "A node SHOULD NOT originate more than RREQ_RATELIMIT RREQ
         // messages per second."
@@ -85,19 +96,27 @@ impl AodvNode {
             d.attempts_at_max_ttl += 1;
             // 6.3: binary exponential backoff of the network-wide attempts.
             let net_traversal_time = p.net_traversal_time_with(measured);
-            super::config::times(net_traversal_time, 1u64 << (d.attempts_at_max_ttl - 1).min(30))
+            times(net_traversal_time, 1u64 << (d.attempts_at_max_ttl - 1).min(30))
         } else {
             p.ring_traversal_time_with(node_traversal_time, ttl)
         };
         d.ttl = ttl;
         d.last_rreq_at = now;
+        self.emit_rreq(now, dst, ttl, ctx, out);
+        self.arm_discovery(dst, now + wait, true, out);
+    }
+
+    /// Broadcast a RREQ for `dst` with IP TTL `ttl`.
+    fn emit_rreq(&mut self, now: SimTime, dst: NodeId, ttl: u8, ctx: &mut RoutingContext, out: &mut Out) {
+        let known = self.table.get(dst, now).and_then(|e| e.seq_valid.then_some(e.seq));
+        let p = &self.config;
         // 6.1: increment the own sequence number before a discovery's RREQ;
         // 6.3: a fresh RREQ ID.
         self.own_seq = self.own_seq.next();
         self.rreq_id = self.rreq_id.wrapping_add(1);
         let (dst_seq, unknown_seq) = match known {
-            Some((Some(seq), _)) => (seq, false),
-            _ => (SeqNumber(0), true),
+            Some(seq) => (seq, false),
+            None => (SeqNumber(0), true),
         };
         let rreq = Rreq {
             gratuitous: p.gratuitous_reply,
@@ -115,7 +134,114 @@ impl AodvNode {
         self.rreq_rate.record(now);
         self.stats.requests_originated += 1;
         self.send_control(now, AodvMessage::Rreq(rreq), NodeId::BROADCAST, ttl, false, ctx, out);
-        self.arm_discovery(dst, now + wait, true, out);
+    }
+
+    pub(crate) fn ns2_schedule(&self) -> bool {
+        self.config.rreq_schedule == RreqSchedule::Ns2
+    }
+
+    /// ns-2's `AODV::sendRequest` (ns-2.35 aodv/aodv.cc:1063-1183; semi-TCP
+    /// code 1131-1263), [`RreqSchedule::Ns2`]: nothing while the
+    /// destination's wait runs (1084-1087); after 1 + RREQ_RETRIES
+    /// network-wide RREQs the buffered packets go and a hold of
+    /// MAX_RREQ_TIMEOUT follows (1093-1101); otherwise a RREQ with the TTL
+    /// of 1112-1128 and the wait of 1137-1144.
+    fn ns2_send_request(&mut self, now: SimTime, dst: NodeId, ctx: &mut RoutingContext, out: &mut Out) {
+        if self.table.valid(dst, now).is_some() {
+            // 1078-1082: no RREQ for a route that is up; rt_purge sends
+            // what waits for it (528-536).
+            return self.release(now, dst, ctx, out);
+        }
+        let p = &self.config;
+        let (retries, ttl_start, ttl_increment, ttl_threshold, net_diameter) =
+            (p.rreq_retries, p.ttl_start(), p.ttl_increment(), p.ttl_threshold(), p.net_diameter());
+        let measured = self.traversal.get(&dst).and_then(|h| h.mean()).filter(|_| p.measured_traversal_time);
+        let per_hop_time = measured.unwrap_or(p.node_traversal_time());
+        // INFINITY2 (0xff) for a route that never went down (aodv_rtable.cc:47).
+        let last_hop_count = self.table.last_hop_count(dst).unwrap_or(u8::MAX);
+        let r = self.ns2_requests.entry(dst).or_default();
+        if r.timeout_at.is_some_and(|t| t > now) {
+            return;
+        }
+        if r.count > retries {
+            r.timeout_at = Some(now + NS2_MAX_RREQ_TIMEOUT);
+            r.count = 0;
+            if self.discoveries.remove(&dst).is_some() {
+                self.stats.discoveries_failed += 1;
+            }
+            return self.drop_buffered(dst, DropCause::NoRoute, ctx.node, out);
+        }
+        let last = r.last_ttl.max(last_hop_count);
+        let ttl = if last == 0 {
+            ttl_start
+        } else if last < ttl_threshold {
+            last.saturating_add(ttl_increment)
+        } else {
+            r.count += 1;
+            net_diameter
+        };
+        r.last_ttl = ttl;
+        let wait = times(per_hop_time, 2 * ttl as u64 * r.count.max(1) as u64).min(NS2_MAX_RREQ_TIMEOUT);
+        r.timeout_at = Some(now + wait);
+        if let Some(d) = self.discoveries.get_mut(&dst) {
+            d.ttl = ttl;
+            d.last_rreq_at = now;
+        }
+        self.emit_rreq(now, dst, ttl, ctx, out);
+        self.arm_purge_tick(now, out);
+    }
+
+    /// ns-2's `rt_purge` tick ([`RreqSchedule::Ns2`]; ns-2.35
+    /// aodv/aodv.cc:179-184, 504-549): each destination with packets
+    /// buffered gets them sent if its route is up, else a `sendRequest`.
+    pub(crate) fn purge_tick(&mut self, now: SimTime, ctx: &mut RoutingContext, out: &mut Out) {
+        if self.purge_tick_at != now {
+            return; // a stale arming
+        }
+        self.purge_tick_at = SimTime::MAX;
+        let mut waiting: Vec<NodeId> = self.queue.iter().map(|p| p.dst).collect();
+        waiting.sort_unstable();
+        waiting.dedup();
+        for dst in waiting {
+            if !self.queue.has_packets_for(dst) {
+                continue;
+            }
+            if self.table.valid(dst, now).is_some() {
+                self.release(now, dst, ctx, out);
+            } else {
+                self.start_discovery(now, dst, None, ctx, out);
+            }
+        }
+        self.arm_purge_tick(now, out);
+    }
+
+    /// Arm the next `rt_purge` tick (multiples of 0.5 s from 0 s: the agent
+    /// starts at 0.0, tcl/lib/ns-lib.tcl:857) while packets are buffered.
+    pub(crate) fn arm_purge_tick(&mut self, now: SimTime, out: &mut Out) {
+        if !self.ns2_schedule() || self.queue.is_empty() || self.purge_tick_at != SimTime::MAX {
+            return;
+        }
+        let period = NS2_PURGE_PERIOD.as_nanos();
+        let at = SimTime((now.as_nanos() / period + 1) * period);
+        self.purge_tick_at = at;
+        out.push(RoutingOutput::Timer { id: AodvTimer::PurgeTick.id(), at });
+    }
+
+    /// ns-2 resets a destination's RREQ state (count 0, no wait, last TTL
+    /// = the route's `hops`) when a RREP updates its route (recvReply,
+    /// ns-2.35 aodv/aodv.cc:867-871) and when a RREQ updates the reverse
+    /// route while a wait was set (recvRequest, 712-720: `rt_req_timeout >
+    /// 0.0`). [`RreqSchedule::Ns2`] only.
+    pub(crate) fn ns2_requests_answered(&mut self, dst: NodeId, hops: u8, by_rrep: bool) {
+        if !self.ns2_schedule() {
+            return;
+        }
+        let reset = Ns2Requests { timeout_at: None, count: 0, last_ttl: hops };
+        if by_rrep {
+            self.ns2_requests.insert(dst, reset);
+        } else if let Some(r) = self.ns2_requests.get_mut(&dst).filter(|r| r.timeout_at.is_some()) {
+            *r = reset;
+        }
     }
 
     /// The discovery timer of `dst` fired.

@@ -81,6 +81,7 @@ impl AodvNode {
             out.push(RoutingOutput::Drop { packet, cause: DropCause::NoRoute });
         }
         out.push(RoutingOutput::BufferChanged);
+        self.arm_purge_tick(now, out);
     }
 
     /// A route to `dst` became active: end its discovery and send the

@@ -75,13 +75,21 @@ impl AodvNode {
         let previous_hops = e.hops;
         e.state = RouteState::InRepair;
         self.stats.link_breaks += 1;
-        if self.discoveries.contains_key(&dst) {
+        // ns-2 repairs (`sendRequest` and a repair timer) on every such
+        // failure; hoplab's RFC schedule runs one discovery at a time.
+        if self.discoveries.contains_key(&dst) && !self.ns2_schedule() {
             return;
         }
         let hops_to_source = self.table.get(packet.src, now).map_or(0, |e| e.hops);
         self.start_discovery(now, dst, Some(Repair { previous_hops, hops_to_source }), ctx, out);
-        if let Some(d) = self.discoveries.get(&dst).filter(|d| d.timer_at != SimTime::MAX) {
-            let deadline = d.timer_at + now.since(SimTime::ZERO);
+        // The wait `sendRequest` left (`rt_req_timeout`, absolute) as a delay.
+        let timeout_at = if self.ns2_schedule() {
+            self.ns2_requests.get(&dst).and_then(|r| r.timeout_at)
+        } else {
+            self.discoveries.get(&dst).map(|d| d.timer_at).filter(|&t| t != SimTime::MAX)
+        };
+        if let Some(t) = timeout_at {
+            let deadline = t + now.since(SimTime::ZERO);
             out.push(RoutingOutput::Timer { id: AodvTimer::RepairDeadline(dst).id(), at: deadline });
         }
     }
@@ -91,10 +99,7 @@ impl AodvNode {
     /// it wait for the discovery, which goes on as for any buffered packet
     /// (`rt_purge`, 504-553).
     pub(crate) fn repair_deadline(&mut self, now: SimTime, dst: NodeId) {
-        if let Some(e) = self.table.get_mut(dst, now).filter(|e| e.state == RouteState::InRepair) {
-            e.state = RouteState::Invalid;
-            e.lifetime = now + self.config.delete_period();
-        }
+        self.table.repair_failed(dst, now);
         if let Some(d) = self.discoveries.get_mut(&dst) {
             d.repair = None;
         }

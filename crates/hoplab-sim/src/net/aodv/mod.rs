@@ -70,7 +70,7 @@ pub mod table;
 
 pub use crate::wire::aodv::AodvMessage;
 pub use crate::wire::seqno::SeqNumber;
-pub use config::{AodvConfig, LocalRepairRule};
+pub use config::{AodvConfig, LocalRepairRule, RreqSchedule};
 
 use super::jitter::Parked;
 pub use super::jitter::PendingSend;
@@ -132,6 +132,20 @@ impl TraversalHistory {
     }
 }
 
+/// ns-2's RREQ state of one destination ([`RreqSchedule::Ns2`]): the
+/// route entry's `rt_req_timeout`, `rt_req_cnt` and `rt_req_last_ttl`
+/// (ns-2.35 aodv/aodv_rtable.h), kept for the whole run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Ns2Requests {
+    /// No RREQ to the destination before this (`rt_req_timeout`; None: 0.0).
+    pub timeout_at: Option<SimTime>,
+    /// Network-wide RREQs since the last reset or give-up (`rt_req_cnt`).
+    pub count: u32,
+    /// TTL of the last RREQ, or the hop count of the last route found
+    /// (`rt_req_last_ttl`; 0: none yet).
+    pub last_ttl: u8,
+}
+
 /// A local repair (6.12).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Repair {
@@ -155,6 +169,11 @@ pub struct AodvNode {
     pub discoveries: BTreeMap<NodeId, Discovery>,
     /// Measured one-hop traversal times, by destination.
     pub traversal: BTreeMap<NodeId, TraversalHistory>,
+    /// ns-2's RREQ state by destination ([`RreqSchedule::Ns2`] only).
+    pub ns2_requests: BTreeMap<NodeId, Ns2Requests>,
+    /// When ns-2's `rt_purge` ticks next while packets are buffered
+    /// ([`RreqSchedule::Ns2`]; SimTime::MAX: not armed).
+    pub purge_tick_at: SimTime,
     pub neighbours: Neighbours,
     pub rreq_rate: RateLimit,
     pub rerr_rate: RateLimit,
@@ -182,6 +201,8 @@ pub enum AodvTimer {
     /// ns-2's local repair timer for a destination ended
     /// ([`config::LocalRepairRule::Ns2`]).
     RepairDeadline(NodeId),
+    /// ns-2's `rt_purge` tick ([`RreqSchedule::Ns2`]).
+    PurgeTick,
 }
 
 impl AodvTimer {
@@ -189,6 +210,7 @@ impl AodvTimer {
         match self {
             AodvTimer::Discovery(dst) => dst.0 << 2,
             AodvTimer::Hello => 1,
+            AodvTimer::PurgeTick => 1 << 2 | 1,
             AodvTimer::Send(slot) => slot << 2 | 2,
             AodvTimer::RepairDeadline(dst) => dst.0 << 2 | 3,
         }
@@ -197,7 +219,8 @@ impl AodvTimer {
     pub fn from_id(id: u32) -> AodvTimer {
         match id & 3 {
             0 => AodvTimer::Discovery(NodeId(id >> 2)),
-            1 => AodvTimer::Hello,
+            1 if id >> 2 == 0 => AodvTimer::Hello,
+            1 => AodvTimer::PurgeTick,
             2 => AodvTimer::Send(id >> 2),
             _ => AodvTimer::RepairDeadline(NodeId(id >> 2)),
         }
@@ -215,6 +238,8 @@ impl AodvNode {
             queue: RequestQueue::new(config.request_queue_packets(), config.request_queue_timeout()),
             discoveries: BTreeMap::new(),
             traversal: BTreeMap::new(),
+            ns2_requests: BTreeMap::new(),
+            purge_tick_at: SimTime::MAX,
             neighbours: Neighbours::default(),
             rreq_rate: RateLimit::default(),
             rerr_rate: RateLimit::default(),
@@ -288,6 +313,7 @@ impl Routing for AodvNode {
             AodvTimer::Hello => self.hello_timer(now, ctx, out),
             AodvTimer::Send(slot) => self.send_parked(now, slot, ctx, out),
             AodvTimer::RepairDeadline(dst) => self.repair_deadline(now, dst),
+            AodvTimer::PurgeTick => self.purge_tick(now, ctx, out),
         }
     }
     fn on_control_dropped(&mut self) {
@@ -320,6 +346,7 @@ mod tests {
             AodvTimer::Discovery(NodeId(0)),
             AodvTimer::Discovery(NodeId(99_999)),
             AodvTimer::Hello,
+            AodvTimer::PurgeTick,
             AodvTimer::Send(0),
             AodvTimer::Send(7),
             AodvTimer::RepairDeadline(NodeId(0)),

@@ -54,6 +54,7 @@ impl AodvNode {
             self.table.refresh(q.orig, now, minimal);
         }
         if reverse_taken {
+            self.ns2_requests_answered(q.orig, hops, false);
             self.release(now, q.orig, ctx, out);
         }
         let p = &self.config;
@@ -144,6 +145,7 @@ impl AodvNode {
             self.record_traversal(now, rrep.dst, hops);
         }
         if taken {
+            self.ns2_requests_answered(rrep.dst, hops, true);
             self.release(now, rrep.dst, ctx, out);
         }
         if rrep.orig == ctx.node || !taken {

@@ -82,6 +82,12 @@ pub struct RoutingTable {
     /// keeps ([`super::LocalRepairRule::Ns2`]). Off: 6.2's rule (iii), an
     /// equal number replaces a route that is not active.
     repair_needs_better_route: bool,
+    /// The hop count each destination's route had when it last stopped
+    /// being active (expired, broken, invalidated by a RERR, a repair that
+    /// failed), kept after the entry is deleted: ns-2's
+    /// `rt_last_hop_count` (`rt_down`, ns-2.35 aodv/aodv.cc:424; entries
+    /// are never deleted there), read by its RREQ schedule.
+    last_hop_counts: BTreeMap<NodeId, u8>,
 }
 
 /// Apply expiry up to `now`; false if the entry is gone. An expired route
@@ -89,9 +95,10 @@ pub struct RoutingTable {
 /// expired link"; ns-2's `rt_purge` and AODV-UU do the same): a later RREQ
 /// then asks for fresher information than any neighbour that still routes
 /// through this node can give, which keeps expiry from closing a loop.
-fn settle(e: &mut RouteEntry, now: SimTime, delete_period: SimDuration) -> bool {
+fn settle(e: &mut RouteEntry, now: SimTime, delete_period: SimDuration, last_hop_counts: &mut BTreeMap<NodeId, u8>) -> bool {
     if e.state == RouteState::Valid && e.lifetime <= now {
         e.state = RouteState::Invalid;
+        last_hop_counts.insert(e.dst, e.hops);
         if e.seq_valid {
             e.seq = e.seq.next();
         }
@@ -102,13 +109,13 @@ fn settle(e: &mut RouteEntry, now: SimTime, delete_period: SimDuration) -> bool 
 
 impl RoutingTable {
     pub fn new(delete_period: SimDuration, repair_needs_better_route: bool) -> RoutingTable {
-        RoutingTable { entries: BTreeMap::new(), delete_period, repair_needs_better_route }
+        RoutingTable { entries: BTreeMap::new(), delete_period, repair_needs_better_route, last_hop_counts: BTreeMap::new() }
     }
 
     /// The entry for `dst` in any state, settled to `now`.
     pub fn get_mut(&mut self, dst: NodeId, now: SimTime) -> Option<&mut RouteEntry> {
         let delete_period = self.delete_period;
-        let keep = settle(self.entries.get_mut(&dst)?, now, delete_period);
+        let keep = settle(self.entries.get_mut(&dst)?, now, delete_period, &mut self.last_hop_counts);
         if !keep {
             self.entries.remove(&dst);
             return None;
@@ -252,7 +259,7 @@ impl RoutingTable {
     pub fn break_link(&mut self, n: NodeId, now: SimTime, lost: &mut Vec<Unreachable>) {
         lost.clear();
         let delete_period = self.delete_period;
-        self.entries.retain(|_, e| settle(e, now, delete_period));
+        self.entries.retain(|_, e| settle(e, now, delete_period, &mut self.last_hop_counts));
         for e in self.entries.values_mut() {
             if e.is_valid() && e.next_hop == n {
                 if e.seq_valid {
@@ -260,6 +267,7 @@ impl RoutingTable {
                 }
                 e.state = RouteState::Invalid;
                 e.lifetime = now + delete_period;
+                self.last_hop_counts.insert(e.dst, e.hops);
                 lost.push(Unreachable { dst: e.dst, seq: e.seq, has_precursors: !e.precursors.is_empty(), hops: e.hops });
             }
         }
@@ -281,23 +289,43 @@ impl RoutingTable {
         e.state = RouteState::Invalid;
         e.lifetime = now + delete_period;
         let lost = Unreachable { dst, seq: e.seq, has_precursors: !e.precursors.is_empty(), hops: e.hops };
+        self.last_hop_counts.insert(dst, lost.hops);
         if lost.hops == 1 {
             self.remove_precursor_everywhere(dst);
         }
         Some(lost)
     }
 
+    /// A route held in repair whose repair failed goes down (ns-2's
+    /// `LocalRepairTimer::handle`, aodv/aodv.cc:187-212, `rt_down`); it is
+    /// kept until `now` + DELETE_PERIOD.
+    pub fn repair_failed(&mut self, dst: NodeId, now: SimTime) {
+        let delete_period = self.delete_period;
+        if let Some(e) = self.get_mut(dst, now).filter(|e| e.state == RouteState::InRepair) {
+            e.state = RouteState::Invalid;
+            e.lifetime = now + delete_period;
+            let hops = e.hops;
+            self.last_hop_counts.insert(dst, hops);
+        }
+    }
+
+    /// ns-2's `rt_last_hop_count` of `dst` (see `last_hop_counts`); None:
+    /// its route never went down (ns-2's INFINITY2).
+    pub fn last_hop_count(&self, dst: NodeId) -> Option<u8> {
+        self.last_hop_counts.get(&dst).copied()
+    }
+
     /// Any active route (section 6.9: HELLOs only from nodes on one).
     pub fn has_active_route(&mut self, now: SimTime) -> bool {
         let delete_period = self.delete_period;
-        self.entries.retain(|_, e| settle(e, now, delete_period));
+        self.entries.retain(|_, e| settle(e, now, delete_period, &mut self.last_hop_counts));
         self.entries.values().any(|e| e.is_valid())
     }
 
     /// Every entry, settled to `now`, ascending by destination.
     pub fn entries(&mut self, now: SimTime) -> impl Iterator<Item = &RouteEntry> {
         let delete_period = self.delete_period;
-        self.entries.retain(|_, e| settle(e, now, delete_period));
+        self.entries.retain(|_, e| settle(e, now, delete_period, &mut self.last_hop_counts));
         self.entries.values()
     }
 }
@@ -364,6 +392,23 @@ mod tests {
         let e = rt.get(d, t(19.9)).unwrap();
         assert_eq!((e.state, e.seq, e.hops), (RouteState::Invalid, SeqNumber(8), 2));
         assert!(rt.get(d, t(20.0)).is_none());
+    }
+
+    /// ns-2's `rt_last_hop_count` (`rt_down`, aodv/aodv.cc:424): the hop
+    /// count a route had when it stopped being active, kept after the
+    /// entry is deleted (ns-2 never deletes it); None for a route that
+    /// never went down (INFINITY2, aodv_rtable.cc:47).
+    #[test]
+    fn the_last_hop_count_outlives_the_entry() {
+        let mut rt = RoutingTable::new(DELETE, false);
+        rt.offer(NodeId(5), info(7, 4, 1, 3.0), t(0.0), false);
+        rt.offer(NodeId(6), info(7, 2, 2, 30.0), t(0.0), false);
+        assert_eq!(rt.last_hop_count(NodeId(5)), None, "up, never down");
+        assert!(rt.get(NodeId(5), t(25.0)).is_none(), "expired at 3 s, deleted at 18 s");
+        assert_eq!(rt.last_hop_count(NodeId(5)), Some(4));
+        let mut lost = Vec::new();
+        rt.break_link(NodeId(2), t(26.0), &mut lost);
+        assert_eq!(rt.last_hop_count(NodeId(6)), Some(2));
     }
 
     #[test]

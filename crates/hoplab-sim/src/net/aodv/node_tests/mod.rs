@@ -346,4 +346,5 @@ fn relay_with(config: AodvConfig) -> Node {
 mod discovery;
 mod maintenance;
 mod ns2_repair;
+mod ns2_schedule;
 mod requests;
