@@ -44,6 +44,10 @@ pub struct Channel {
     /// Precomputed lists (static nodes).
     neighbours: Vec<Vec<Neighbour>>,
     motion: Option<Box<Motion>>,
+    /// The reception model's channel hook: signals received below this
+    /// power are offered to the receiver when sent and get an arrival event
+    /// only if it asks (`Phy::take_weak_signal`); 0 W: none are.
+    weak_signal_below_w: f64,
 }
 
 /// Moving nodes: the mobility model and a lazily re-binned grid.
@@ -107,7 +111,20 @@ impl Channel {
     /// neither send nor feel frames).
     pub fn new(positions: Vec<[f64; 2]>, has_radio: Vec<bool>, radio: RadioModel) -> Channel {
         let neighbours = neighbour_lists(&positions, &has_radio, &radio);
-        Channel { radio, positions, has_radio, relocated: false, neighbours, motion: None }
+        Channel { radio, positions, has_radio, relocated: false, neighbours, motion: None, weak_signal_below_w: 0.0 }
+    }
+
+    /// Set the reception model's channel hook (see
+    /// `reception::FromRadioConfig::weak_signal_below_w`).
+    pub fn set_weak_signal_below_w(&mut self, power_w: f64) {
+        self.weak_signal_below_w = power_w;
+    }
+
+    /// Signals received below this power are offered to the receiver's
+    /// `Phy::take_weak_signal` when sent (0 W: none).
+    #[inline]
+    pub fn weak_signal_below_w(&self) -> f64 {
+        self.weak_signal_below_w
     }
 
     /// Let the nodes move with `model` (positions at time 0 must be the

@@ -143,23 +143,22 @@ impl Phy {
         self.reception.is_busy()
     }
 
-    /// The SINR model: a weak signal from `start` to `end` at `power_w`,
-    /// handed over when it is sent (`now`). False: it was kept as interference
-    /// only and needs no arrival event; true: deliver it as a frame.
-    pub fn register_quiet(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
-        match &mut self.reception {
-            ReceptionModel::Sinr(r) => r.register_quiet(now, start, end, power_w),
-            ReceptionModel::Threshold(_) => true,
-        }
+    /// The reception model's channel hook: a weak signal from `start` to
+    /// `end` at `power_w`, handed over when it is sent (`now`). False: it
+    /// was kept as interference only and needs no arrival event; true:
+    /// deliver it as a frame (see `Reception::take_weak_signal`).
+    pub fn take_weak_signal(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
+        self.reception.take_weak_signal(now, start, end, power_w)
     }
 
     pub fn is_transmitting(&self) -> bool {
         self.transmitting
     }
 
-    /// One PHY step. The threshold model's path is written out with the
-    /// receiver's type known (inlined into the event loop, as before the
-    /// SINR model existed); the SINR model's is a call of its own.
+    /// One PHY step. The threshold model's path (ns-2's, the default) is
+    /// written out with the receiver's type known (inlined into the event
+    /// loop, as before any other model existed); every other model's is a
+    /// call of its own.
     #[inline(always)]
     pub fn handle(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
         match &mut self.reception {
@@ -167,15 +166,16 @@ impl Phy {
                 let (node, errors) = (self.node, &mut self.errors);
                 Self::step_with(r, &mut self.transmitting, &mut self.received, node, errors, now, input)
             }
-            ReceptionModel::Sinr(_) => self.handle_sinr(now, input),
+            #[allow(unreachable_patterns)]
+            _ => self.handle_other(now, input),
         }
     }
 
     #[inline(never)]
-    fn handle_sinr(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
-        let ReceptionModel::Sinr(r) = &mut self.reception else { unreachable!("called for the SINR model") };
+    fn handle_other(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
         let (node, errors) = (self.node, &mut self.errors);
-        Self::step_with(r.as_mut(), &mut self.transmitting, &mut self.received, node, errors, now, input)
+        let (transmitting, received, model) = (&mut self.transmitting, &mut self.received, &mut self.reception);
+        reception::each_model!(model, r => Self::step_with(r, transmitting, received, node, errors, now, input))
     }
 
     #[inline(always)]

@@ -2,7 +2,7 @@
 //! them (ns-2 `FreeSpace::Friis`, `TwoRayGround::Pr`), and the inverse used to
 //! turn a range into a threshold.
 
-use super::config::{Propagation, RadioConfig, Reception};
+use super::config::{Propagation, RadioConfig};
 
 /// Speed of light, m/s.
 pub const SPEED_OF_LIGHT_MPS: f64 = 299_792_458.0;
@@ -31,11 +31,6 @@ pub struct RadioModel {
     /// carrier-sense threshold (threshold model), or the receive
     /// sensitivity (SINR model, `radio.sinr.rx_sensitivity_dbm`).
     pub reach_threshold_w: f64,
-    /// SINR model: signals below this power (too weak to be detected or to
-    /// make the medium busy alone) are handed to the receiver when they
-    /// are sent, as interference only, without an arrival event (see
-    /// `SinrReceiver::register_quiet`). None for the threshold model.
-    pub quiet_below_w: Option<f64>,
 }
 
 impl RadioModel {
@@ -50,7 +45,6 @@ impl RadioModel {
             cs_threshold_w: DEFAULT_CS_THRESHOLD_W,
             capture_ratio: 10f64.powf(radio.capture_threshold_db / 10.0),
             reach_threshold_w: DEFAULT_CS_THRESHOLD_W,
-            quiet_below_w: None,
         };
         // A threshold given wins over a range: the normalised scenario
         // names both, the threshold computed from the range given.
@@ -64,17 +58,7 @@ impl RadioModel {
             (None, Some(range)) => model.received_power_w(range),
             (None, None) => DEFAULT_CS_THRESHOLD_W,
         };
-        model.reach_threshold_w = match radio.reception {
-            Reception::Threshold => model.cs_threshold_w,
-            Reception::Sinr => {
-                let sinr = radio.sinr.clone().unwrap_or_default();
-                let w = super::reception::sinr::config::dbm_to_w;
-                let detection_w = sinr.preamble_detection_min_rssi_dbm.map_or(model.rx_threshold_w, w);
-                let cca_w = sinr.cca_sensitivity_dbm.map_or(model.cs_threshold_w, w).min(w(sinr.cca_ed_threshold_dbm));
-                model.quiet_below_w = Some(detection_w.min(cca_w));
-                w(sinr.rx_sensitivity_dbm)
-            }
-        };
+        model.reach_threshold_w = super::reception::reach_threshold_w(radio, &model);
         model
     }
 

@@ -66,7 +66,9 @@ impl World {
         let routing: Vec<RoutingProtocol> = (0..channel.node_count() as u32)
             .map(|i| RoutingProtocol::build(&scenario.routing, NodeId(i), streams.stream(StreamPurpose::Routing, i as u64), &routes))
             .collect();
-        let nodes = build_nodes(scenario, &channel, &streams, &mut queue_warnings);
+        let reception = ReceptionBuilder::new(&scenario.radio, &channel.radio);
+        channel.set_weak_signal_below_w(reception.weak_signal_below_w());
+        let nodes = build_nodes(scenario, &channel, &reception, &streams, &mut queue_warnings);
         warnings.extend(queue_warnings);
 
         let mut world = World {
@@ -153,7 +155,7 @@ fn wired_links(
 /// Every node's PHY (its reception and error models) and MAC (its
 /// interface queue, hop-by-hop control and the routing protocol's MAC
 /// hooks); a warning for each queue rule the scenario cannot have.
-fn build_nodes(scenario: &Scenario, channel: &Channel, streams: &RngStreams, warnings: &mut BTreeSet<String>) -> Vec<Node> {
+fn build_nodes(scenario: &Scenario, channel: &Channel, reception: &ReceptionBuilder, streams: &RngStreams, warnings: &mut BTreeSet<String>) -> Vec<Node> {
     // Every 802.11 interface queue: routing packets first (PriQueue);
     // AQM's packet time is the data rate's.
     let mac_interface = Interface {
@@ -175,7 +177,6 @@ fn build_nodes(scenario: &Scenario, channel: &Channel, streams: &RngStreams, war
         drop_tail
     });
     let promiscuous = scenario.routing.promiscuous();
-    let reception = ReceptionBuilder::new(&scenario.radio, &channel.radio);
     (0..channel.node_count() as u32)
         .map(|i| {
             let id = NodeId(i);

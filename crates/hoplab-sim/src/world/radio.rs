@@ -53,11 +53,12 @@ impl World {
     }
 
     /// The frame `node`'s PHY is locked onto ends.
-    /// (The SINR model: the frame's next step, which may not end it.)
+    /// (A model that follows a frame in steps: the frame's next step,
+    /// which may not end it.)
     #[inline(always)]
     pub(crate) fn frame_ends(&mut self, node: NodeId) {
         let now = self.now();
-        // A step of a frame the PHY gave up (the SINR model) finds none.
+        // A step of a frame the PHY gave up silently finds none.
         let Some(at) = self.nodes[node.index()].phy.locked() else { return };
         let out = self.nodes[node.index()].phy.handle(now, PhyInput::RxEnd { frame: self.on_air.frame(at) });
         let ended = matches!(out.indication, Some(PhyIndication::RxEnd { .. }));
@@ -164,42 +165,31 @@ impl World {
         // Moving nodes: the receivers and their links as of now, kept with
         // the frame for its receptions.
         let mobile = self.channel.is_mobile();
-        let quiet_below_w = self.channel.radio.quiet_below_w;
+        // The reception model's channel hook: a signal below this power is
+        // offered to its receiver now, which may keep it (as interference
+        // only) and want no arrival event (0 W: every signal arrives).
+        let weak_below_w = self.channel.weak_signal_below_w();
         let links = self.channel.neighbours_at(node, now);
-        if let Some(quiet_below_w) = quiet_below_w {
-            // The SINR model: weak signals are interference only, handed to
-            // their receivers now, without an event, unless the receiver
-            // may sense them (see `SinrReceiver::register_quiet`).
-            if links.is_empty() {
-                return;
-            }
-            let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), 0);
-            if mobile {
-                self.on_air.store_links(at, links);
-            }
-            let airtime = self.nodes[node.index()].mac.frame_on_air().airtime;
-            let mut receivers = 0;
-            for link in links {
-                let start = now + link.delay;
-                if link.rx_power_w < quiet_below_w
-                    && !self.nodes[link.node.index()].phy.register_quiet(now, start, start + airtime, link.rx_power_w)
-                {
-                    continue;
-                }
-                receivers += 1;
-                self.queue.schedule(start, super::Event::new(link.node.0, Layer::Channel, at.0));
-            }
-            self.on_air.set_receivers(at, receivers);
+        if links.is_empty() {
             return;
         }
-        if !links.is_empty() {
-            let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), links.len() as u32);
-            if mobile {
-                self.on_air.store_links(at, links);
+        let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), links.len() as u32);
+        if mobile {
+            self.on_air.store_links(at, links);
+        }
+        let mut receivers = 0;
+        for link in links {
+            let start = now + link.delay;
+            if link.rx_power_w < weak_below_w
+                && !self.nodes[link.node.index()].phy.take_weak_signal(now, start, start + airtime, link.rx_power_w)
+            {
+                continue;
             }
-            for link in links {
-                self.queue.schedule(now + link.delay, super::Event::new(link.node.0, Layer::Channel, at.0));
-            }
+            receivers += 1;
+            self.queue.schedule(start, super::Event::new(link.node.0, Layer::Channel, at.0));
+        }
+        if receivers != links.len() as u32 {
+            self.on_air.set_receivers(at, receivers);
         }
     }
 

@@ -15,9 +15,11 @@
 //!   sense; `radio.reception = "sinr"` (docs/sinr.md).
 //!
 //! **Adding a model**: one file (or folder) here implementing
-//! [`Reception`], one variant of [`ReceptionModel`] (and its arm in each
-//! method of the `impl Reception for ReceptionModel` below), its scenario
-//! key in `phy::config`, and its construction in `world/build.rs`.
+//! [`Reception`] and [`FromRadioConfig`] (what it resolves once from
+//! `[radio]`, one node's receiver, and the channel hook it declares:
+//! [`FromRadioConfig::weak_signal_below_w`]), one line in
+//! `reception_models!` below, and its `radio.reception` name and keys in
+//! `phy::config`.
 
 pub mod dsss;
 pub mod sinr;
@@ -26,7 +28,9 @@ pub mod threshold;
 pub use sinr::SinrReceiver;
 pub use threshold::ThresholdReceiver;
 
-use super::{FrameRef, PhyOutputs};
+use super::config::{RadioConfig, Reception as ReceptionName};
+use super::{FrameRef, PhyOutputs, RadioModel};
+use crate::engine::Stream;
 use crate::time::SimTime;
 use crate::wire::ieee80211::Frame;
 
@@ -103,50 +107,162 @@ pub trait Reception {
     fn is_busy(&self) -> bool;
     /// The frame the node follows, if any.
     fn locked(&self) -> Option<FrameRef>;
+    /// The channel hook: a signal from `start` to `end` at `power_w`, below
+    /// the model's [`FromRadioConfig::weak_signal_below_w`], handed over
+    /// when it is sent (`now`), before it arrives. False: the model kept
+    /// it (as interference only) and it needs no arrival event; true:
+    /// deliver it as a frame (every signal, by default).
+    fn take_weak_signal(&mut self, _now: SimTime, _start: SimTime, _end: SimTime, _power_w: f64) -> bool {
+        true
+    }
 }
 
-/// The reception models (`radio.reception`), dispatched without
-/// dynamic dispatch (the SINR receiver boxed, so that a node of the
-/// threshold model stays as small as before).
-#[derive(Debug, Clone)]
-pub enum ReceptionModel {
-    Threshold(ThresholdReceiver),
-    Sinr(Box<SinrReceiver>),
+/// A boxed model (one too large to sit in every node's enum inline).
+impl<T: Reception> Reception for Box<T> {
+    #[inline]
+    fn arrive(&mut self, now: SimTime, incoming: Incoming<'_>) -> PhyOutputs {
+        (**self).arrive(now, incoming)
+    }
+    #[inline]
+    fn step(&mut self, now: SimTime) -> RxStep {
+        (**self).step(now)
+    }
+    #[inline]
+    fn start_transmit(&mut self, now: SimTime) -> Option<FrameRef> {
+        (**self).start_transmit(now)
+    }
+    #[inline]
+    fn end_transmit(&mut self, now: SimTime) -> PhyOutputs {
+        (**self).end_transmit(now)
+    }
+    #[inline]
+    fn cca_end(&mut self, now: SimTime) -> PhyOutputs {
+        (**self).cca_end(now)
+    }
+    #[inline]
+    fn is_busy(&self) -> bool {
+        (**self).is_busy()
+    }
+    #[inline]
+    fn locked(&self) -> Option<FrameRef> {
+        (**self).locked()
+    }
+    #[inline]
+    fn take_weak_signal(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
+        (**self).take_weak_signal(now, start, end, power_w)
+    }
 }
 
-macro_rules! each {
-    ($self:ident, $r:ident => $e:expr) => {
-        match $self {
-            ReceptionModel::Threshold($r) => $e,
-            ReceptionModel::Sinr($r) => $e,
+/// A reception model as the registry builds it: what it resolves once
+/// from `[radio]` for every node, one node's receiver, and the channel
+/// hook it declares.
+pub trait FromRadioConfig: Sized {
+    /// What depends on the radio alone, resolved once.
+    type Params: Copy + std::fmt::Debug;
+    fn params(config: &RadioConfig, radio: &RadioModel) -> Self::Params;
+    /// One node's receiver; `rng`: its reception stream.
+    fn from_params(params: &Self::Params, rng: Stream) -> Self;
+    /// The channel hook: signals received below this power are handed to
+    /// [`Reception::take_weak_signal`] when they are sent, and get an
+    /// arrival event only if it says so. 0 W (the default): every signal
+    /// is an arrival.
+    fn weak_signal_below_w(_params: &Self::Params) -> f64 {
+        0.0
+    }
+    /// Frames below this power do not reach the node at all (`radio`: its
+    /// thresholds resolved, this one not yet): ns-2's carrier-sense
+    /// threshold by default.
+    fn reach_threshold_w(_config: &RadioConfig, radio: &RadioModel) -> f64 {
+        radio.cs_threshold_w
+    }
+}
+
+impl<T: FromRadioConfig> FromRadioConfig for Box<T> {
+    type Params = T::Params;
+    fn params(config: &RadioConfig, radio: &RadioModel) -> Self::Params {
+        T::params(config, radio)
+    }
+    fn from_params(params: &Self::Params, rng: Stream) -> Self {
+        Box::new(T::from_params(params, rng))
+    }
+    fn weak_signal_below_w(params: &Self::Params) -> f64 {
+        T::weak_signal_below_w(params)
+    }
+    fn reach_threshold_w(config: &RadioConfig, radio: &RadioModel) -> f64 {
+        T::reach_threshold_w(config, radio)
+    }
+}
+
+/// The registry: one line per model, `Name(Type)`, `Name` being its
+/// `radio.reception` variant (`phy::config::Reception`). It makes
+/// [`ReceptionModel`] (enum dispatch: no allocation and no dynamic
+/// dispatch per event) and [`ReceptionBuilder`].
+macro_rules! reception_models {
+    ($($(#[$doc:meta])* $variant:ident($ty:ty),)*) => {
+        /// The reception models (`radio.reception`).
+        #[derive(Debug, Clone)]
+        pub enum ReceptionModel {
+            $($(#[$doc])* $variant($ty),)*
+        }
+
+        macro_rules! each {
+            ($self:ident, $r:ident => $e:expr) => {
+                match $self {
+                    $(ReceptionModel::$variant($r) => $e,)*
+                }
+            };
+        }
+
+        /// The reach threshold of `config`'s model (see
+        /// [`FromRadioConfig::reach_threshold_w`]).
+        pub fn reach_threshold_w(config: &RadioConfig, radio: &RadioModel) -> f64 {
+            match config.reception {
+                $(ReceptionName::$variant => <$ty>::reach_threshold_w(config, radio),)*
+            }
+        }
+
+        /// Builds every node's receiver of one radio, as `radio.reception`
+        /// says (what depends on the radio alone is resolved once).
+        #[derive(Debug, Clone, Copy)]
+        pub enum ReceptionBuilder {
+            $($variant(<$ty as FromRadioConfig>::Params),)*
+        }
+
+        impl ReceptionBuilder {
+            pub fn new(config: &RadioConfig, radio: &RadioModel) -> ReceptionBuilder {
+                match config.reception {
+                    $(ReceptionName::$variant => ReceptionBuilder::$variant(<$ty>::params(config, radio)),)*
+                }
+            }
+
+            /// One node's receiver; `rng`: its reception stream.
+            pub fn build(&self, rng: Stream) -> ReceptionModel {
+                match self {
+                    $(ReceptionBuilder::$variant(params) => ReceptionModel::$variant(<$ty>::from_params(params, rng)),)*
+                }
+            }
+
+            /// The channel hook the model declares (see
+            /// [`FromRadioConfig::weak_signal_below_w`]).
+            pub fn weak_signal_below_w(&self) -> f64 {
+                match self {
+                    $(ReceptionBuilder::$variant(params) => <$ty>::weak_signal_below_w(params),)*
+                }
+            }
         }
     };
 }
 
-/// Builds every node's receiver of one radio, as `radio.reception` says
-/// (what depends on the radio alone is resolved once).
-#[derive(Debug, Clone, Copy)]
-pub enum ReceptionBuilder {
-    Threshold { capture_ratio: f64 },
-    Sinr(sinr::SinrParams),
+reception_models! {
+    /// ns-2's thresholds (`threshold`).
+    Threshold(ThresholdReceiver),
+    /// ns-3's YANS receiver (`sinr/`), boxed so that a node of the
+    /// threshold model stays as small as before.
+    Sinr(Box<SinrReceiver>),
 }
 
-impl ReceptionBuilder {
-    pub fn new(config: &super::config::RadioConfig, radio: &super::RadioModel) -> ReceptionBuilder {
-        match config.reception {
-            super::config::Reception::Threshold => ReceptionBuilder::Threshold { capture_ratio: radio.capture_ratio },
-            super::config::Reception::Sinr => ReceptionBuilder::Sinr(sinr::SinrParams::from_config(config)),
-        }
-    }
-
-    /// One node's receiver; `rng`: its reception stream.
-    pub fn build(&self, rng: crate::engine::Stream) -> ReceptionModel {
-        match *self {
-            ReceptionBuilder::Threshold { capture_ratio } => ReceptionModel::Threshold(ThresholdReceiver::new(capture_ratio)),
-            ReceptionBuilder::Sinr(params) => ReceptionModel::Sinr(Box::new(SinrReceiver::new(params, rng))),
-        }
-    }
-}
+/// `each!` for the PHY (its step over whichever model a node runs).
+pub(crate) use each as each_model;
 
 impl Reception for ReceptionModel {
     #[inline]
@@ -175,5 +291,9 @@ impl Reception for ReceptionModel {
     #[inline]
     fn locked(&self) -> Option<FrameRef> {
         each!(self, r => r.locked())
+    }
+    #[inline]
+    fn take_weak_signal(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
+        each!(self, r => r.take_weak_signal(now, start, end, power_w))
     }
 }

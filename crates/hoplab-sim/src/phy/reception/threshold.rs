@@ -28,6 +28,17 @@ impl ThresholdReceiver {
     }
 }
 
+impl super::FromRadioConfig for ThresholdReceiver {
+    /// The capture ratio (ns-2 CPThresh_).
+    type Params = f64;
+    fn params(_config: &crate::phy::config::RadioConfig, radio: &crate::phy::RadioModel) -> f64 {
+        radio.capture_ratio
+    }
+    fn from_params(capture_ratio: &f64, _rng: crate::engine::Stream) -> ThresholdReceiver {
+        ThresholdReceiver::new(*capture_ratio)
+    }
+}
+
 impl ThresholdReceiver {
     /// A frame arrives: locked, captured, or colliding.
     pub fn arrive_frame(&mut self, frame: FrameRef, power_w: f64, end: SimTime, decodable: bool) -> Arrival {

@@ -255,6 +255,27 @@ impl SinrReceiver {
     }
 }
 
+impl super::FromRadioConfig for SinrReceiver {
+    type Params = SinrParams;
+    fn params(radio: &crate::phy::config::RadioConfig, _model: &crate::phy::RadioModel) -> SinrParams {
+        SinrParams::from_config(radio)
+    }
+    fn from_params(params: &SinrParams, rng: Stream) -> SinrReceiver {
+        SinrReceiver::new(*params, rng)
+    }
+    /// Signals too weak to be detected or to make the medium busy alone
+    /// (below the preamble detection minimum and the CCA thresholds) are
+    /// interference only: taken when sent, without an arrival event
+    /// ([`SinrReceiver::take_weak_signal`](Reception::take_weak_signal)).
+    fn weak_signal_below_w(params: &SinrParams) -> f64 {
+        params.detection_min_w.min(params.cca_sensitivity_w.min(params.cca_ed_w))
+    }
+    /// The receive sensitivity (`radio.sinr.rx_sensitivity_dbm`).
+    fn reach_threshold_w(radio: &crate::phy::config::RadioConfig, _model: &crate::phy::RadioModel) -> f64 {
+        config::dbm_to_w(radio.sinr.clone().unwrap_or_default().rx_sensitivity_dbm)
+    }
+}
+
 impl SinrReceiver {
     /// A signal too weak to be detected or to make the medium busy alone
     /// (below the preamble detection minimum and the CCA thresholds),
@@ -270,7 +291,7 @@ impl SinrReceiver {
     /// present when this one starts, this one included, reach the
     /// threshold, it is refused (true) and delivered as a frame like any
     /// other; each later weak signal is checked the same way.
-    pub fn register_quiet(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
+    fn weak_signal(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
         if self.air.len() >= 16 {
             self.air.forget_before(self.current.map_or(now, |c| c.signal.start.min(now)));
         }
@@ -285,6 +306,9 @@ impl SinrReceiver {
 }
 
 impl Reception for SinrReceiver {
+    fn take_weak_signal(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
+        self.weak_signal(now, start, end, power_w)
+    }
     fn arrive(&mut self, now: SimTime, incoming: Incoming<'_>) -> PhyOutputs {
         let frame = incoming.frame;
         let signal = Signal { id: self.next_id, start: now, end: now + frame.airtime, power_w: incoming.power_w };
