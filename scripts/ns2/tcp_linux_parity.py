@@ -1,7 +1,7 @@
 """TCP-Linux parity: hoplab's Scalable, BIC and Vegas with SACK against
 ns-2.35's TCP-Linux (Agent/TCP/Linux + select_ca, Agent/TCPSink/Sack1), per
 run, on the same static paths: the 802.11 chain (scripts/ns2/chain.tcl, 4
-and 7 hops, AODV, seeds 1-3) and seed 004's MANET (scripts/ns2/manet.tcl on
+and 7 hops, AODV, seeds 1-10) and seed 004's MANET (scripts/ns2/manet.tcl on
 the placement hoplab draws for each seed, seeds 1-10). docs/tcp-linux-parity.md.
 
     .venv/bin/python scripts/ns2/tcp_linux_parity.py [--reference OUT.json]
@@ -32,7 +32,11 @@ CHAIN_TCL = ROOT / "scripts/ns2/chain.tcl"
 MANET_TCL = ROOT / "scripts/ns2/manet.tcl"
 CCS = ("scalable", "bic", "vegas")
 CHAIN_HOPS = (4, 7)
-CHAIN_SEEDS = (1, 2, 3)
+#: Ten seeds: a 7-hop run's goodput varies by a factor of two or more
+#: between seeds in both simulators (ns-2.35, Scalable: 64-93 kbps; BIC:
+#: 50-106), so three could not resolve the 15 % tolerance (issue 29: the
+#: rows were first stored with seeds 1-3; docs/tcp-linux-parity.md).
+CHAIN_SEEDS = tuple(range(1, 11))
 MANET_SEEDS = tuple(range(1, 11))
 METRICS = ("goodput_kbps", "timeouts", "retransmissions", "cwnd_mean", "cwnd_cv")
 #: What ns-2.35's TCP-Linux runs, Linux 2.6.22's modules: Vegas' diff in the
@@ -128,15 +132,21 @@ def cases(only: str | None):
 
 
 def main() -> int:
+    global CHAIN_SEEDS, CCS
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--reference", help="write ns-2's values to this JSON file")
     parser.add_argument("--only", choices=("chain", "manet", "manet-mobile"))
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--chain-seeds", type=int, default=len(CHAIN_SEEDS), metavar="N",
+                        help=f"run the chain cases on seeds 1..N (default {len(CHAIN_SEEDS)})")
+    parser.add_argument("--cc", choices=CCS, action="append", help="only these controllers (default: all)")
     parser.add_argument("--vegas-diff", default="brakmo", choices=("brakmo", "linux"),
                         help="hoplab Vegas' cc_params.diff (ns-2.35's Linux 2.6.22: brakmo)")
     parser.add_argument("--scalable-increase", default="linux", choices=("linux", "kelly"),
                         help="hoplab Scalable's cc_params.increase (ns-2.35's Linux 2.6.22: linux)")
     args = parser.parse_args()
+    CHAIN_SEEDS = tuple(range(1, args.chain_seeds + 1))
+    CCS = tuple(args.cc) if args.cc else CCS
     CC_PARAMS["vegas"] = {"diff": args.vegas_diff}
     CC_PARAMS["scalable"] = {"increase": args.scalable_increase}
     overrides = {}
@@ -171,6 +181,12 @@ def main() -> int:
                 case["placements"] = placements
             ref_cases.append(case)
     if args.reference:
+        # With --only or --cc, the other cases of an existing reference stay.
+        path = Path(args.reference)
+        if (args.only or args.cc) and path.is_file():
+            new = {c["name"]: c for c in ref_cases}
+            old = json.loads(path.read_text())["cases"]
+            ref_cases = [new.pop(c["name"], c) for c in old] + list(new.values())
         doc = {"source": "ns-2.35 TCP-Linux (Agent/TCP/Linux, select_ca; Agent/TCPSink/Sack1), "
                          "scripts/ns2/chain.tcl and scripts/ns2/manet.tcl",
                "command": ".venv/bin/python scripts/ns2/tcp_linux_parity.py --reference " + args.reference,
