@@ -155,7 +155,13 @@ fn wired_links(
 /// Every node's PHY (its reception and error models) and MAC (its
 /// interface queue, hop-by-hop control and the routing protocol's MAC
 /// hooks); a warning for each queue rule the scenario cannot have.
-fn build_nodes(scenario: &Scenario, channel: &Channel, reception: &ReceptionBuilder, streams: &RngStreams, warnings: &mut BTreeSet<String>) -> Vec<Node> {
+fn build_nodes(
+    scenario: &Scenario,
+    channel: &Channel,
+    reception: &ReceptionBuilder,
+    streams: &RngStreams,
+    warnings: &mut BTreeSet<String>,
+) -> Vec<Node> {
     // Every 802.11 interface queue: routing packets first (PriQueue);
     // AQM's packet time is the data rate's.
     let mac_interface = Interface {
