@@ -29,8 +29,8 @@ QUICK_VERDICTS = {
     "ns3-sinr-chain-4": "holds",
     "ns2-semitcp-static-7": "holds",
     # ACKs counted as the public semi-TCP code's statistics count them
-    # (those the sink sent); its goodput under route failures is not at
-    # parity at 10 and 14 hops (docs/fidelity.md).
+    # (those the sink sent); its goodput under route failures is at parity
+    # since ns-2's RREQ schedule (tests/ns2_parity.rs, docs/fidelity.md).
     "ns2-semitcp-rtfail-acks-5": "holds",
 }
 
