@@ -464,7 +464,9 @@ mod tests {
         assert_eq!(read(r#"{"n": 512}"#), Ok(512));
         assert_eq!(read(r#"{"n": 1}"#), Ok(1));
         assert_eq!(read(r#"{"n": 65000}"#), Ok(65000));
-        for (value, got) in [("-1", "-1"), ("0", "0"), ("65001", "65001"), ("5000000000", "5000000000"), ("1.5", "1.5"), (r#""x""#, "the text \"x\"")] {
+        for (value, got) in
+            [("-1", "-1"), ("0", "0"), ("65001", "65001"), ("5000000000", "5000000000"), ("1.5", "1.5"), (r#""x""#, "the text \"x\"")]
+        {
             let message = read(&format!(r#"{{"n": {value}}}"#)).unwrap_err().message;
             assert_eq!(message, format!("must be an integer from 1 to 65000, got {got}"), "{value}");
         }
@@ -512,4 +514,44 @@ mod tests {
         assert_eq!(e.key, "semitcp.mac.hold_ms");
         assert!(e.message.contains("duration >= 0"), "{e}");
     }
+}
+
+// ---------------------------------------------------------------- presets
+// A preset (`scenario::preset`) is gathered from the rules each variant
+// declares beside its configuration (`NS2_RULES`), so the rule's type lives
+// here, below every layer.
+
+/// When a preset rule's key exists in a scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applies {
+    Always,
+    /// Only with `routing.protocol` this protocol (its `[routing.<name>]`
+    /// table exists only then).
+    WithRouting(&'static str),
+    /// Only with `tcp.sack = true`: ns-2's SACK agent with a window of its
+    /// own is TCP-Linux (`Agent/TCP/Linux` with a `Sack1` sink, what seed
+    /// 004 ran), whose rules these are; ns-2's `Agent/TCP/Newreno` has no
+    /// SACK.
+    WithTcpSack,
+    /// Only with a frame error model (`errors.model` not `"none"`: the
+    /// `[errors]` keys exist only then) and ns-2's threshold receiver
+    /// (`radio.reception` not `"sinr"`).
+    WithErrorModel,
+    /// With `tcp.sack = true`, in every flow whose `cc` is this controller:
+    /// the rule's key is `flows[].<key in the flow>`. A TCP-Linux module
+    /// whose algorithm differs from the controller's default.
+    WithTcpSackFlowCc(&'static str),
+}
+
+/// One key a preset sets.
+#[derive(Debug, Clone, Copy)]
+pub struct PresetRule {
+    /// The dotted key (`mac.cts_ignores_nav`).
+    pub key: &'static str,
+    /// Its value, as JSON.
+    pub value: &'static str,
+    pub applies: Applies,
+    /// Where ns-2 does this: file, line and function of ns-2.29 as
+    /// published in musicinthedark/semitcp.
+    pub source: &'static str,
 }

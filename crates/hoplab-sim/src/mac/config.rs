@@ -1,6 +1,7 @@
 //! `[mac]`: the DCF's parameters.
 
 use crate::config::{at_least, packets, positive, ConfigError};
+use crate::config::{Applies, PresetRule};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -118,3 +119,40 @@ impl MacConfig {
         Ok(())
     }
 }
+
+/// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
+/// (gathered in `scenario::preset::NS2_RULES`, in the order of its
+/// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
+pub const NS2_RULES: &[PresetRule] = &[
+    // MAC (mac-802_11.cc)
+    PresetRule {
+        key: "mac.eifs_sets_nav",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1699-1723 Mac802_11::recv_timer (set_nav(EIFS) after a collision or an error)",
+    },
+    PresetRule {
+        key: "mac.cts_check_at_sifs",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:883-896 Mac802_11::check_pktCTRL (is_idle() and refuse() SIFS after the RTS; recvRTS 1816-1842)",
+    },
+    PresetRule {
+        key: "mac.immediate_access",
+        value: "false",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1547-1563 Mac802_11::send (idle medium: mhDefer_ DIFS + (Random::random() % cw_) slots)",
+    },
+    PresetRule {
+        key: "mac.busy_doubles_cw",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1028-1031 Mac802_11::check_pktRTS, 1080-1084 check_pktTx (busy when the defer ends: inc_cw(), mhBackoff_.start)",
+    },
+    PresetRule {
+        key: "mac.ll_delay_us",
+        value: "25.0",
+        applies: Applies::Always,
+        source: "mac/ll.cc:228 LL::sendDown, 241 LL::sendUp (s.schedule(target, p, delay_)); LL set delay_ 25us in ns-2.29's tcl/lib/ns-default.tcl",
+    },
+];

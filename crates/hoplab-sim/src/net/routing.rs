@@ -31,6 +31,7 @@ use super::aodv::AodvNode;
 use super::config::{RoutingConfig, RoutingProtocol as ProtocolName};
 use super::dsr::DsrNode;
 use super::static_routes::{StaticNode, StaticRoutes};
+use crate::config::PresetRule;
 use crate::engine::{Holding, Outputs, Section, Stream};
 use crate::loss::DropCause;
 use crate::time::SimTime;
@@ -210,6 +211,9 @@ impl<'a> Iterator for Buffered<'a> {
 /// Builds a protocol's node from the scenario's `[routing]` (one
 /// implementation per protocol, called by [`RoutingProtocol::build`]).
 pub trait FromRoutingConfig: Sized {
+    /// Its rules of `preset = "ns2"` (ns-2's behaviour where it differs
+    /// from the RFC), declared beside its config.
+    const NS2_RULES: &'static [PresetRule] = &[];
     /// Node `node`'s protocol state: its parameters, its random stream,
     /// and (static routing) the shortest paths of the initial topology.
     fn from_config(config: &RoutingConfig, node: NodeId, rng: Stream, routes: &StaticRoutes) -> Self;
@@ -239,6 +243,7 @@ pub trait FromRoutingConfig: Sized {
 }
 
 impl<T: FromRoutingConfig> FromRoutingConfig for Box<T> {
+    const NS2_RULES: &'static [PresetRule] = T::NS2_RULES;
     fn from_config(config: &RoutingConfig, node: NodeId, rng: Stream, routes: &StaticRoutes) -> Self {
         Box::new(T::from_config(config, node, rng, routes))
     }
@@ -307,6 +312,11 @@ macro_rules! routing_protocols {
                     ),)*
                     None => Vec::new(),
                 }
+            }
+
+            /// Every protocol's ns-2 preset rules, in registry order.
+            pub fn ns2_rules() -> impl Iterator<Item = &'static PresetRule> {
+                [$(<$ty>::NS2_RULES),*].into_iter().flatten()
             }
 
             /// Every protocol's report keys, by part of the report.

@@ -35,6 +35,7 @@
 //! for a Rayleigh-fading channel's bursts).
 
 use crate::config::{nested, parse_at, parse_tagged, probability, ConfigError};
+use crate::config::{Applies, PresetRule};
 use crate::engine::Stream;
 use crate::wire::ieee80211::{Frame, FrameKind};
 use crate::wire::NodeId;
@@ -300,6 +301,19 @@ impl ErrorModel {
         }
     }
 }
+
+/// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
+/// (gathered in `scenario::preset::NS2_RULES`, in the order of its
+/// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
+pub const NS2_RULES: &[PresetRule] = &[
+    // Frame errors: where ns-2's node-config -IncomingErrProc sits.
+    PresetRule {
+        key: "errors.scope",
+        value: "\"every_frame\"",
+        applies: Applies::WithErrorModel,
+        source: "tcl/lib/ns-mobilenode.tcl:513-517 add-interface ($netif up-target $inerr, $inerr target $mac: every frame WirelessPhy::sendUp passes up, mac/wireless-phy.cc:344-376, phy.cc:124-134); queue/errmodel.cc:173-211 ErrorModel::recv (a corrupted frame goes to drop_, never to the MAC), 408-429 TwoStateErrorModel::corruptPkt (one chain per node, stepped per frame; ns-2.35)",
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -193,6 +193,8 @@ impl HopControl for PlainDcf {}
 /// A scheme as the registry builds it: from its configuration.
 pub trait FromHopConfig: HopControl + Sized {
     type Config: 'static;
+    /// Its rules of `preset = "ns2"`, declared beside its config.
+    const NS2_RULES: &'static [crate::config::PresetRule] = &[];
     fn from_config(config: &Self::Config) -> Self;
 }
 
@@ -237,6 +239,11 @@ macro_rules! hop_controls {
         })*
 
         impl HopControlKind {
+            /// Every scheme's ns-2 preset rules, in registry order.
+            pub fn ns2_rules() -> impl Iterator<Item = &'static crate::config::PresetRule> {
+                [$(<$ty>::NS2_RULES),*].into_iter().flatten()
+            }
+
             /// A node's scheme: the scenario's choice, else plain DCF.
             pub fn build<'a>(choice: Option<impl Into<HopControlChoice<'a>>>) -> HopControlKind {
                 match choice.map(Into::into) {

@@ -57,6 +57,7 @@
 
 use super::{DeferralPoint, HeardEffect, HopControl, HopStats, RtsAnswer};
 use crate::config::{at_least, join, ConfigError};
+use crate::config::{Applies, PresetRule};
 use crate::queue::Queued;
 use crate::time::{SimDuration, SimTime};
 use crate::wire::ieee80211::{Frame, FrameKind};
@@ -290,6 +291,7 @@ impl SemiTcpHop {
 
 impl super::FromHopConfig for SemiTcpHop {
     type Config = HopControlConfig;
+    const NS2_RULES: &'static [crate::config::PresetRule] = NS2_RULES;
     fn from_config(config: &HopControlConfig) -> SemiTcpHop {
         SemiTcpHop::new(config.clone())
     }
@@ -482,6 +484,90 @@ impl HopControl for SemiTcpHop {
         }
     }
 }
+
+/// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
+/// (gathered in `scenario::preset::NS2_RULES`, in the order of its
+/// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
+pub const NS2_RULES: &[PresetRule] = &[
+    PresetRule {
+        key: "semitcp.mac.refusal_rtsc",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:905-924 Mac802_11::check_pktCTRL (on REFUSE: un-park pktPre_ with ssrc_++ at 916, stop the backoff, check_pktRTS at once)",
+    },
+    PresetRule {
+        key: "semitcp.mac.ctsc_memory",
+        value: "\"until_reciprocated\"",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.h:64-93 Neighbour::helped_by_me; set at mac-802_11.cc:933-940, refused at 2398-2400, reset at 808-816 (CTSC unused), 1917-1918 (CTSC received), 2112-2116 (DATA ACKed); parked packet released at 808-816 and 834-839",
+    },
+    PresetRule {
+        key: "semitcp.mac.park_on_refusal",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2284-2297 Mac802_11::overHear (an RTSC/uRTS from the node whose CTS it awaits: mhSend_.stop(), store_tx(), nbtimer.start(round_trip_time))",
+    },
+    PresetRule {
+        key: "semitcp.mac.cts_timeout_covers_rtsc",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1035-1043 Mac802_11::check_pktRTS (timeout with txtime(RTSlen) in place of txtime(CTSlen))",
+    },
+    PresetRule {
+        key: "semitcp.mac.defer_new_packets_only",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1525-1540 Mac802_11::send (defer_rts for a new data packet only), 2340-2361 defer_rts (never when congested)",
+    },
+    PresetRule {
+        key: "semitcp.mac.release_on_any_data",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2264-2278 Mac802_11::overHear (kk++ for every decoded DATA frame)",
+    },
+    PresetRule {
+        key: "semitcp.mac.routing_rts_announces",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2280-2283 Mac802_11::overHear (MAC_Subtype_uRTS sets nb_congested like an RTSC); uRTS at 1152",
+    },
+    PresetRule {
+        key: "semitcp.mac.hold_from_park",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1532, 2296 nbtimer.start(round_trip_time) at the park; 2453 restore_tx sets nb_congested = -1",
+    },
+    PresetRule {
+        key: "semitcp.mac.excuse_refused_attempts",
+        value: "false",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:1345-1404 Mac802_11::RetransmitRTS (every CTS timeout counts: ssrc_ += 1, inc_cw())",
+    },
+    PresetRule {
+        key: "semitcp.mac.count_all_queued",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2187-2196 Mac802_11::congested (the whole IFQ + pktTx_/pktPre_ unless control + the whole AODV buffer), 2364-2411 refuse (no head packet: CTS, 2385-2386; CTSC only for a data head, 2380-2384)",
+    },
+    PresetRule {
+        key: "semitcp.mac.acks_exempt",
+        value: "false",
+        applies: Applies::Always,
+        source: "common/packet.h:477-482 hdr_cmn::control_packet (PT_ACK commented out: TCP ACKs are data), used by mac/mac-802_11.cc:2187-2196 congested and 2364-2411 refuse",
+    },
+    PresetRule {
+        key: "semitcp.mac.accept_final_hop",
+        value: "false",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:2364-2411 Mac802_11::refuse (a congested node refuses whatever the packet's destination; only uRTS is always answered)",
+    },
+    PresetRule {
+        key: "semitcp.mac.parked_lets_routing_out",
+        value: "true",
+        applies: Applies::Always,
+        source: "mac/mac-802_11.cc:666-682 Mac802_11::tx_resume (with pktPre_ parked, pull the IFQ only for a control packet), 2414-2442 store_tx (pktTx_ -> pktPre_, never a control packet, 2421), 2456-2459 restore_tx (waits while pktTx_ is served)",
+    },
+];
 
 #[cfg(test)]
 mod tests {

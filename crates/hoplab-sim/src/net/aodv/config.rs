@@ -10,6 +10,7 @@
 //! the TTL of each attempt and is always derived.
 
 use crate::config::{packets, positive_duration, ConfigError};
+use crate::config::{Applies, PresetRule};
 use crate::time::SimDuration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -433,6 +434,81 @@ impl AodvConfig {
         times(self.hello_interval_s, self.allowed_hello_loss as u64)
     }
 }
+
+/// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
+/// (gathered in `scenario::preset::NS2_RULES`, in the order of its
+/// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
+pub const NS2_RULES: &[PresetRule] = &[
+    PresetRule {
+        key: "routing.aodv.measured_traversal_time",
+        value: "true",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.cc:290-306 AODV::PerHopTime, used at 1215 in AODV::sendRequest",
+    },
+    // AODV's constants and repair: ns-2.35's aodv/aodv.h and aodv.cc
+    // (GitHub hbatmit/ns2.35; ns-2.29's are the same code, 5 lines later in
+    // aodv.h and about 30 in aodv.cc).
+    PresetRule {
+        key: "routing.aodv.active_route_timeout_s",
+        value: "10.0",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.h:77 ACTIVE_ROUTE_TIMEOUT 10 (set on every forward, aodv.cc:1024; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.my_route_timeout_s",
+        value: "10.0",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.h:76 MY_ROUTE_TIMEOUT 10 (the destination's RREP lifetime, aodv.cc:765; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.ttl_start",
+        value: "5",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.h:89 TTL_START 5 (aodv.cc:1116; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.rreq_retries",
+        value: "3",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.h:84 RREQ_RETRIES 3 (aodv.cc:1093; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.node_traversal_time_ms",
+        value: "30.0",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.h:94 NODE_TRAVERSAL_TIME 0.03 (PerHopTime's default, aodv.cc:262-281; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.net_diameter",
+        value: "30",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.h:98 NETWORK_DIAMETER 30 (aodv.cc:1124; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.local_repair",
+        value: "true",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.h:49 #define AODV_LOCAL_REPAIR (used in rt_ll_failed, aodv.cc:324-331; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.local_repair_rule",
+        value: "\"ns2\"",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.cc:325-331 rt_ll_failed (num_forwards > rt_hops), 386-400 local_rt_repair (lrtimer delay = rt_req_timeout), 187-212 LocalRepairTimer::handle (rt_down, no RERR), 859-862 recvReply (ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.aodv.rreq_schedule",
+        value: "\"ns2\"",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.cc:1063-1183 AODV::sendRequest (TTL 1112-1128 from rt_req_last_ttl and rt_last_hop_count, INFINITY2 for a new entry: aodv_rtable.cc:47; wait 2 x TTL x PerHopTime x max(1, rt_req_cnt) capped at MAX_RREQ_TIMEOUT 1137-1144; give-up and 10 s hold 1093-1101), retries from rt_purge every 0.5 s 179-184, 538-547 and rt_resolve 466; reset 712-720, 867-871 (ns-2.35; semi-TCP code 1131-1263, 207-212, 584-593, 506, 759-767, 914-918)",
+    },
+    PresetRule {
+        key: "routing.aodv.requeue_own_on_break",
+        value: "false",
+        applies: Applies::WithRouting("aodv"),
+        source: "aodv/aodv.cc:333-341 rt_ll_failed (drop, ifqueue->filter(broken_nbr) dropped with DROP_RTR_MAC_CALLBACK, nb_delete; ns-2.35)",
+    },
+];
 
 #[cfg(test)]
 mod tests {

@@ -7,6 +7,7 @@
 //! `preset = "ns2"` sets ns-2's value (scenario/preset.rs).
 
 use crate::config::{packets, positive_duration, ConfigError};
+use crate::config::{Applies, PresetRule};
 use crate::time::SimDuration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -260,6 +261,44 @@ impl DsrConfig {
         (self.route_cache_timeout_s > SimDuration::ZERO).then_some(self.route_cache_timeout_s)
     }
 }
+
+/// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
+/// (gathered in `scenario::preset::NS2_RULES`, in the order of its
+/// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
+pub const NS2_RULES: &[PresetRule] = &[
+    // DSR: ns-2.35's CMU DSR (GitHub hbatmit/ns2.35; the same code in
+    // ns-2.29 apart from semi-TCP's hooks, so these lines are ns-2.35's).
+    PresetRule {
+        key: "routing.dsr.route_cache_timeout_s",
+        value: "0.0",
+        applies: Applies::WithRouting("dsr"),
+        source: "dsr/mobicache.cc:316-369 MobiCache::addRoute / noticeRouteUsed (links are stamped, never expired; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.dsr.request_backoff",
+        value: "\"ns2\"",
+        applies: Applies::WithRouting("dsr"),
+        source: "dsr/dsragent.cc:320-340 BackOffTest (next = 2^(2 x rt_reqs_outstanding) x rt_rq_period; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.dsr.salvage_by_discovery",
+        value: "true",
+        applies: Applies::WithRouting("dsr"),
+        source: "dsr/dsragent.cc:89 NEW_SALVAGE_LOGIC; 2424-2438 undeliverablePkt (stickPacketInSendBuffer), 1529-1546 getRouteForPacket (dsr_salvage_max_requests = 1, 100), 1560-1561 (dsr_salvage_allow_propagating = 0, 105; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.dsr.reply_release_spacing_ms",
+        value: "30.0",
+        applies: Applies::WithRouting("dsr"),
+        source: "dsr/dsragent.cc:1793-1798 acceptRouteReply (sendOutPacketWithRoute(..., delay); delay += arp_timeout, 30 ms at 124; ns-2.35)",
+    },
+    PresetRule {
+        key: "routing.dsr.interface_queue",
+        value: "\"cmu_pri_queue\"",
+        applies: Applies::WithRouting("dsr"),
+        source: "queue/dsr-priqueue.cc:235-289 CMUPriQueue::prq_enqueue / prq_dequeue / prq_assign_queue (PT_ACK ahead of data, 50 per class, no push-out); DSR's interface queue is one (dsr/dsragent.h:142, dsragent.cc:574; ns-2.35)",
+    },
+];
 
 #[cfg(test)]
 mod tests {

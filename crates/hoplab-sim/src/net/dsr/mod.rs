@@ -481,6 +481,7 @@ mod tests {
 }
 
 impl super::routing::FromRoutingConfig for DsrNode {
+    const NS2_RULES: &'static [crate::config::PresetRule] = config::NS2_RULES;
     fn from_config(config: &super::config::RoutingConfig, _node: NodeId, rng: Stream, _routes: &super::StaticRoutes) -> Self {
         DsrNode::new(config.dsr.clone().unwrap_or_default(), rng)
     }

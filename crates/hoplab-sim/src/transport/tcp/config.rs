@@ -3,6 +3,7 @@
 //! (docs/network-model.md) unless noted.
 
 use crate::config::{at_least, packets, positive_duration, ConfigError};
+use crate::config::{Applies, PresetRule};
 use crate::time::SimDuration;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -202,3 +203,47 @@ impl TcpConfig {
         Ok(())
     }
 }
+
+/// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
+/// (gathered in `scenario::preset::NS2_RULES`, in the order of its
+/// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
+pub const NS2_RULES: &[PresetRule] = &[
+    // TCP with SACK: ns-2.35's TCP-Linux (tcp/tcp-linux.cc, tcp/scoreboard1.cc;
+    // GitHub hbatmit/ns2.35), docs/tcp-linux-parity.md.
+    PresetRule {
+        key: "tcp.sack_lost_retransmit",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/scoreboard1.cc:213-223 ScoreBoard1::UpdateScoreBoard (a retransmission is lost again once fack_ >= the snd_nxt of its retransmission; marked LOST, resent by tcp/tcp-linux.cc:607-674 send_much; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.sack_kept_after_rto",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp-linux.cc:548-551 LinuxTcpAgent::enter_loss (scb_->MarkLoss: every segment not SACKed is lost, the SACKed marks stay; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.rto_restart_on_every_ack",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp-linux.cc:168, 226 LinuxTcpAgent::time_processing (renew_timer: set_rtx_timer() on every ACK not below snd_una, duplicates included; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.sack_rate_halving",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp-linux.cc:483-507 LinuxTcpAgent::tcp_fastretrans_alert (next_pkts_in_flight_ = snd_cwnd, snd_cwnd = min_cwnd), 629, 653 send_much (the bound falls toward the flight), 460-471 and 442-446 (exit: ssthresh, tcp_moderate_cwnd to the flight + 3; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.ssthresh_from",
+        value: "\"cwnd\"",
+        applies: Applies::Always,
+        source: "tcp/tcp.cc:1265, 1300-1301 TcpAgent::slowdown (ssthresh_ = window() / 2), 903-918 window() = min(cwnd_, wnd_); tcp/tcp-newreno.cc:148-152 (fast recovery's inflation is dupwnd_, not cwnd_; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.rtt_timing",
+        value: "\"ns2\"",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp.cc:788-797 TcpAgent::output (a new highest segment is timed when none is), tcp/tcp-linux.cc:210-223 LinuxTcpAgent::time_processing (the first ACK at or beyond it ends the measurement, no Karn test), tcp/tcp.cc:983 reset_rtx_timer (a timeout cancels it; ns-2.35)",
+    },
+];

@@ -44,6 +44,7 @@
 
 use super::westwood_linux::{AckPath, LinuxEstimator};
 use super::{CongState, CongestionControl, LossKind, TcpState};
+use crate::config::{Applies, PresetRule};
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -202,6 +203,18 @@ impl CongestionControl for WestwoodPlus {
         vec![("westwood_bwe_bytes_per_s", self.bwe())]
     }
 }
+
+/// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
+/// (gathered in `scenario::preset::NS2_RULES`, in the order of its
+/// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
+pub const NS2_RULES: &[PresetRule] = &[
+    PresetRule {
+        key: "flows[].cc_params.variant",
+        value: "\"linux\"",
+        applies: Applies::WithTcpSackFlowCc("westwood_plus"),
+        source: "tcp/linux/src/tcp_westwood.c:80-95 westwood_filter, 116-145 westwood_update_window, 218-223 tcp_westwood_bw_rttmin, 280-291 (ssthresh = tcp_reno_ssthresh, min_cwnd = bw_rttmin): Linux 2.6.22's module, run by select_ca westwood through tcp/tcp-linux.cc:374-390, 494-501 (ns-2.35)",
+    },
+];
 
 #[cfg(test)]
 mod tests {
