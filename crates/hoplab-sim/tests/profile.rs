@@ -89,3 +89,37 @@ fn arrivals_and_transmissions_match_the_frames_on_the_chain() {
         assert!(profile.rows.iter().filter(|r| r.kind.starts_with("arrival")).all(|r| r.stale == 0));
     }
 }
+
+/// A frame's arrivals at its receivers, and the ends of its receptions,
+/// each share one queue entry (issue 30): a normal run handles the events a
+/// profiled run pops one by one (`counts_add_up_and_change_nothing`: the
+/// same report), but most of them in place, without a heap entry of their
+/// own. On the chain a frame reaches up to 4 receivers and up to 4 lock
+/// onto it: at least half of the arrivals and rx ends are continued in
+/// place; with 150 moving nodes (about 24 receivers a frame) most are.
+#[test]
+fn a_frames_arrivals_and_ends_share_queue_entries() {
+    for (name, duration_s, at_least) in
+        [("bench-chain15-udp", 5.0, 0.5), ("bench-grid7x7-4flows", 3.0, 0.7), ("bench-mobile150", 3.0, 0.85)]
+    {
+        let json = bench_json(name, duration_s);
+        let profile = profile_events(name, &json).unwrap();
+        let batched: u64 = profile
+            .rows
+            .iter()
+            .filter(|r| r.kind.starts_with("arrival") || r.kind.starts_with("phy: rx end"))
+            .map(row_total)
+            .sum();
+        let scenario = hoplab_sim::scenario::Scenario::from_json(&json).unwrap();
+        let mut world = hoplab_sim::world::World::build(&scenario, scenario.seed).unwrap();
+        world.drop_series();
+        let end = world.end;
+        world.run_until(end);
+        assert_eq!(world.queue.popped(), profile.events, "{name}: the same events");
+        let continued = world.queue.continued();
+        println!("{name}: {continued} of {batched} arrivals and rx ends continued in place, {} queue entries for {} events",
+            world.queue.popped() - continued, profile.events);
+        assert!(continued as f64 >= at_least * batched as f64, "{name}: {continued} of {batched} continued in place");
+        assert!(continued < batched, "{name}: only a frame's arrivals and ends are continued");
+    }
+}

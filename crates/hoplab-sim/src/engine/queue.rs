@@ -1,4 +1,13 @@
 //! Event queue keyed by (time, insertion sequence), with lazily cancelled timers.
+//!
+//! A batch of events known together (a frame's arrivals at every receiver,
+//! issue 30) can share one heap entry: its sequence numbers are reserved
+//! at once ([`EventQueue::reserve`]), the entry carries the earliest, and
+//! each next one is either handled in place, when it is the event that
+//! would pop next anyway ([`EventQueue::continue_at`]), or put back with its
+//! own reserved number ([`EventQueue::schedule_reserved`]). Either way the
+//! events are handled in exactly the (time, sequence) order they would have
+//! had as entries of their own; the heap only holds fewer.
 
 use crate::time::SimTime;
 use std::cmp::Ordering;
@@ -60,6 +69,10 @@ pub struct EventQueue<E> {
     next_seq: u64,
     now: SimTime,
     popped: u64,
+    /// Of `popped`, the events handled in place ([`EventQueue::continue_at`]).
+    continued: u64,
+    /// The horizon of the current `pop_until` (events after it wait).
+    horizon: SimTime,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -70,7 +83,14 @@ impl<E> Default for EventQueue<E> {
 
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: BinaryHeap::with_capacity(1024), next_seq: 1, now: SimTime::ZERO, popped: 0 }
+        EventQueue {
+            heap: BinaryHeap::with_capacity(1024),
+            next_seq: 1,
+            now: SimTime::ZERO,
+            popped: 0,
+            continued: 0,
+            horizon: SimTime(u64::MAX),
+        }
     }
 
     /// The time of the last popped event.
@@ -78,9 +98,17 @@ impl<E> EventQueue<E> {
         self.now
     }
 
-    /// Events popped so far (including cancelled timers' stale entries).
+    /// Events handled so far: popped (including cancelled timers' stale
+    /// entries) or continued in place ([`EventQueue::continue_at`]), each
+    /// event of a batch counted as if it had had an entry of its own.
     pub fn popped(&self) -> u64 {
         self.popped
+    }
+
+    /// Of [`EventQueue::popped`], the events handled in place: heap entries
+    /// a batch saved.
+    pub fn continued(&self) -> u64 {
+        self.continued
     }
 
     pub fn len(&self) -> usize {
@@ -111,6 +139,41 @@ impl<E> EventQueue<E> {
         seq
     }
 
+    /// Reserve `n` consecutive sequence numbers, for events scheduled later
+    /// with [`EventQueue::schedule_reserved`] or handled in place, in the
+    /// order they would have had if scheduled now; returns the first.
+    pub fn reserve(&mut self, n: u64) -> u64 {
+        let first = self.next_seq;
+        self.next_seq += n;
+        first
+    }
+
+    /// Schedule `event` at `time` with a sequence number reserved earlier
+    /// ([`EventQueue::reserve`]): it pops where it would have popped had it
+    /// been scheduled when the number was reserved.
+    pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
+        debug_assert!(time >= self.now && seq < self.next_seq, "a reserved event in the past or not reserved");
+        self.heap.push(Entry { time: time.max(self.now), seq, event });
+    }
+
+    /// Whether the event (`time`, reserved `seq`) is the next to handle,
+    /// before every entry in the heap and within the current horizon: then
+    /// the clock advances to `time`, the event counts as popped, and the
+    /// caller handles it in place (true). False: the caller schedules it
+    /// ([`EventQueue::schedule_reserved`]).
+    #[inline]
+    pub fn continue_at(&mut self, time: SimTime, seq: u64) -> bool {
+        let key = (time.0 as u128) << 64 | seq as u128;
+        if time > self.horizon || self.heap.peek().is_some_and(|top| top.key() < key) {
+            return false;
+        }
+        debug_assert!(time >= self.now);
+        self.now = time;
+        self.popped += 1;
+        self.continued += 1;
+        true
+    }
+
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<SimTime> {
         self.heap.peek().map(|e| e.time)
@@ -118,6 +181,11 @@ impl<E> EventQueue<E> {
 
     /// Pop the earliest event and advance the clock to it.
     pub fn pop(&mut self) -> Option<(SimTime, u64, E)> {
+        self.horizon = SimTime(u64::MAX);
+        self.pop_entry()
+    }
+
+    fn pop_entry(&mut self) -> Option<(SimTime, u64, E)> {
         let entry = self.heap.pop()?;
         self.now = entry.time;
         self.popped += 1;
@@ -127,7 +195,10 @@ impl<E> EventQueue<E> {
     /// Pop the earliest event if it is not later than `until`.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, u64, E)> {
         match self.heap.peek() {
-            Some(e) if e.time <= until => self.pop(),
+            Some(e) if e.time <= until => {
+                self.horizon = until;
+                self.pop_entry()
+            }
             _ => None,
         }
     }
@@ -147,6 +218,16 @@ impl Timer {
     pub fn arm<E>(&mut self, queue: &mut EventQueue<E>, at: SimTime, event: E) {
         self.armed_seq = queue.schedule(at, event);
         self.at = at;
+    }
+
+    /// Arm the timer for `at` with a sequence number reserved now, without
+    /// an entry of its own: the caller keeps the event in a batch that
+    /// shares one entry (see the module doc) and hands back this number
+    /// when it is due. Returns the number.
+    pub fn arm_in_batch<E>(&mut self, queue: &mut EventQueue<E>, at: SimTime) -> u64 {
+        self.armed_seq = queue.reserve(1);
+        self.at = at;
+        self.armed_seq
     }
 
     pub fn cancel(&mut self) {
@@ -220,6 +301,42 @@ mod tests {
         assert_eq!(time, SimTime(9));
         assert!(t.fire(seq));
         assert!(!t.is_armed());
+    }
+
+    #[test]
+    fn a_batch_pops_as_its_events_would_have() {
+        // Three events of one batch at 10, 20, 30 (reserved numbers), and
+        // others scheduled after the reservation at 20 and 25: the batch's
+        // 20 comes before the later-scheduled 20, and its 30 after 25.
+        let mut q = EventQueue::new();
+        let first = q.reserve(3);
+        q.schedule_reserved(SimTime(10), first, "b10");
+        q.schedule(SimTime(20), "x20");
+        q.schedule(SimTime(25), "x25");
+        let mut order = vec![];
+        while let Some((t, _, e)) = q.pop() {
+            order.push(e);
+            if e == "b10" {
+                assert_eq!(t, SimTime(10));
+                assert!(q.continue_at(SimTime(20), first + 1), "nothing in the heap comes before it");
+                order.push("b20");
+                assert!(!q.continue_at(SimTime(30), first + 2), "x20 and x25 come first");
+                q.schedule_reserved(SimTime(30), first + 2, "b30");
+            }
+        }
+        assert_eq!(order, ["b10", "b20", "x20", "x25", "b30"]);
+        assert_eq!((q.popped(), q.continued()), (5, 1));
+    }
+
+    #[test]
+    fn continuing_stops_at_the_horizon() {
+        let mut q = EventQueue::new();
+        let first = q.reserve(2);
+        q.schedule_reserved(SimTime(5), first, ());
+        assert!(q.pop_until(SimTime(10)).is_some());
+        assert!(!q.continue_at(SimTime(11), first + 1), "past the horizon: it waits for the next pop_until");
+        assert!(q.continue_at(SimTime(10), first + 1));
+        assert_eq!(q.now(), SimTime(10));
     }
 
     #[test]

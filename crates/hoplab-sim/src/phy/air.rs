@@ -2,10 +2,41 @@
 //! last node that feels it is done with it (its reception ended, or it was
 //! ignored or lost in a collision). Receivers refer to it by [`FrameRef`];
 //! nobody copies a frame in flight.
+//!
+//! Each frame also keeps its arrivals, one per receiver, in the order they
+//! happen (issue 30): the world schedules one event per frame on the air
+//! and walks this list ([`OnAir::next_arrival`]) instead of putting one
+//! event per receiver in the queue.
 
 use super::channel::Neighbour;
+use crate::time::SimTime;
 use crate::wire::ieee80211::Frame;
 use crate::wire::NodeId;
+
+/// A frame's arrival at one receiver (or the end of its reception there):
+/// when, and the event sequence number reserved for it (its place among
+/// simultaneous events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arrival {
+    pub node: NodeId,
+    pub start: SimTime,
+    pub seq: u64,
+}
+
+/// A frame's events at its receivers in the order they happen, and how
+/// many have happened. A slot's lists keep their allocations when the slot
+/// is reused: no allocation per frame.
+#[derive(Debug, Clone, Default)]
+struct Batch {
+    list: Vec<Arrival>,
+    next: usize,
+}
+
+impl Batch {
+    fn next(&self) -> Option<Arrival> {
+        self.list.get(self.next).copied()
+    }
+}
 
 /// A frame on the air (its slot in the [`OnAir`] table).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,6 +51,12 @@ pub struct OnAir {
     /// Moving nodes: per slot, the transmitter's links when the frame left
     /// (ascending receiver id). Empty for static nodes.
     links: Vec<Vec<Neighbour>>,
+    /// Per slot, the frame's arrivals in the order they happen ((start,
+    /// seq) ascending).
+    arrivals: Vec<Batch>,
+    /// Per slot, the ends of the frame's receptions (the RxEnd timers of
+    /// the receivers that locked onto it), in the order they happen.
+    ends: Vec<Batch>,
 }
 
 impl OnAir {
@@ -52,6 +89,74 @@ impl OnAir {
         let kept = &mut self.links[slot];
         kept.clear();
         kept.extend_from_slice(links);
+    }
+
+    /// Set the arrivals of a frame just inserted (any order; kept sorted by
+    /// (start, seq), the order their events happen).
+    pub fn set_arrivals(&mut self, frame: FrameRef, arrivals: impl Iterator<Item = Arrival>) {
+        let slot = frame.0 as usize;
+        if self.arrivals.len() <= slot {
+            self.arrivals.resize_with(slot + 1, Default::default);
+            self.ends.resize_with(slot + 1, Default::default);
+        }
+        let batch = &mut self.arrivals[slot];
+        batch.list.clear();
+        batch.list.extend(arrivals);
+        batch.list.sort_unstable_by_key(|a| (a.start, a.seq));
+        batch.next = 0;
+        let ends = &mut self.ends[slot];
+        ends.list.clear();
+        ends.next = 0;
+    }
+
+    /// How many arrivals the frame has (set by [`OnAir::set_arrivals`]).
+    pub fn arrival_count(&self, frame: FrameRef) -> usize {
+        self.arrivals[frame.0 as usize].list.len()
+    }
+
+    /// The frame's next arrival that has not happened yet, if any.
+    #[inline]
+    pub fn next_arrival(&self, frame: FrameRef) -> Option<Arrival> {
+        self.arrivals[frame.0 as usize].next()
+    }
+
+    /// The frame's next arrival happens (it is handled now).
+    #[inline]
+    pub fn arrival_happens(&mut self, frame: FrameRef) {
+        self.arrivals[frame.0 as usize].next += 1;
+    }
+
+    /// A receiver locked onto the frame: its reception ends at `end.start`
+    /// (no earlier than any end added before). True if the frame had no
+    /// end pending: the caller then schedules this one, and the frame is
+    /// kept (one reference more) until its last pending end has happened
+    /// ([`OnAir::end_happens`]), even if every receiver lets it go first.
+    pub fn add_end(&mut self, frame: FrameRef, end: Arrival) -> bool {
+        let batch = &mut self.ends[frame.0 as usize];
+        debug_assert!(batch.list.last().is_none_or(|last| (last.start, last.seq) < (end.start, end.seq)));
+        let first = batch.next == batch.list.len();
+        batch.list.push(end);
+        if first {
+            self.frames[frame.0 as usize].1 += 1;
+        }
+        first
+    }
+
+    /// The frame's next pending end, if any.
+    #[inline]
+    pub fn next_end(&self, frame: FrameRef) -> Option<Arrival> {
+        self.ends[frame.0 as usize].next()
+    }
+
+    /// The frame's next end happens (it is handled now); after its last
+    /// pending end the frame's extra reference goes ([`OnAir::add_end`]).
+    #[inline]
+    pub fn end_happens(&mut self, frame: FrameRef) {
+        let batch = &mut self.ends[frame.0 as usize];
+        batch.next += 1;
+        if batch.next == batch.list.len() {
+            self.release(frame);
+        }
     }
 
     /// The stored link of `frame` to `node` (moving nodes only).

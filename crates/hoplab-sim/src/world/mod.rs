@@ -70,9 +70,15 @@ impl Layer {
 /// Cancellable timer slots of one node: the PHY's, then the MAC's.
 pub(crate) const NODE_TIMERS: usize = PhyTimer::COUNT + MacTimer::COUNT;
 
+/// PHY event ids from here on are RxEnd timer events kept in a frame's
+/// batch of ends (`World::frame_ends_from`): the id is this plus the
+/// frame's slot on the air.
+pub(crate) const FRAME_ENDS: u32 = PhyTimer::COUNT as u32;
+
 pub(crate) fn timer_slot(layer: Layer, id: u32) -> usize {
     match layer {
         Layer::Mac => PhyTimer::COUNT + id as usize,
+        Layer::Phy if id >= FRAME_ENDS => PhyTimer::RxEnd as usize,
         _ => id as usize,
     }
 }
@@ -301,8 +307,11 @@ impl World {
     pub(crate) fn dispatch(&mut self, seq: u64, event: Event) {
         let (owner, id) = (event.owner, event.id());
         match event.layer() {
-            Layer::Channel => self.frame_arrives(NodeId(owner), crate::phy::FrameRef(id)),
+            Layer::Channel => self.frame_arrivals(NodeId(owner), crate::phy::FrameRef(id)),
             Layer::Mac if id == ll::LL_EVENT => self.ll_exit(),
+            Layer::Phy if id >= FRAME_ENDS => {
+                self.frame_ends_from(NodeId(owner), crate::phy::FrameRef(id - FRAME_ENDS), seq);
+            }
             layer @ (Layer::Phy | Layer::Mac) => {
                 let node = NodeId(owner);
                 if !self.nodes[node.index()].timers[timer_slot(layer, id)].fire(seq) {

@@ -309,7 +309,7 @@ fn kind_of(world: &World, event: Event) -> Kind {
             }
         }
         Layer::Mac if id == crate::world::ll::LL_EVENT => Kind::LinkLayer,
-        Layer::Phy => match PhyTimer::ALL[id as usize] {
+        Layer::Phy => match PhyTimer::ALL[timer_slot(Layer::Phy, id)] {
             PhyTimer::RxEnd => Kind::PhyRxEnd,
             PhyTimer::TxEnd => Kind::PhyTxEnd,
             PhyTimer::CcaEnd => Kind::PhyCcaEnd,

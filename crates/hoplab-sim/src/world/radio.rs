@@ -13,7 +13,9 @@ use super::{Layer, SlotTimers, TraceEntry, TraceWhat, World};
 use crate::loss::DropCause;
 use crate::mac::{AttemptLoss, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
 use crate::net::routing::Routing;
-use crate::phy::{FrameRef, PhyIndication, PhyInput, PhyOutputs, RxError};
+use crate::phy::air::Arrival;
+use crate::phy::{FrameRef, Neighbour, PhyIndication, PhyInput, PhyOutputs, PhyTimer, RxError};
+use crate::time::SimTime;
 use crate::stack::Stack;
 use crate::wire::{NodeId, Packet};
 
@@ -25,10 +27,22 @@ impl World {
         let link = self.on_air.link(at, node).or_else(|| self.channel.static_link(frame.transmitter, node));
         // A relocated receiver may have left since the frame went out.
         let Some(link) = link else { return self.on_air.release(at) };
+        let end = now + frame.airtime;
         let input = PhyInput::Arrival { at, frame, power_w: link.rx_power_w, decodable: link.decodable };
-        let out = self.nodes[node.index()].phy.handle(now, input);
+        let mut out = self.nodes[node.index()].phy.handle(now, input);
         if out.lost_on_arrival {
             self.frame_lost_on_arrival(node, at);
+        }
+        if out.timer == Some((PhyTimer::RxEnd, end)) && self.nodes[node.index()].phy.locked() == Some(at) {
+            // The PHY locked onto the frame until its end: that end joins
+            // the frame's batch of ends (one event in the queue for all of
+            // them, `frame_ends_from`), with the sequence number the
+            // timer's own event would have had.
+            out.timer = None;
+            let seq = self.nodes[node.index()].timers[PhyTimer::RxEnd as usize].arm_in_batch(&mut self.queue, end);
+            if self.on_air.add_end(at, Arrival { node, start: end, seq }) {
+                self.queue.schedule_reserved(end, seq, super::Event::new(node.0, Layer::Phy, super::FRAME_ENDS + at.0));
+            }
         }
         self.phy_outputs(node, out);
     }
@@ -49,6 +63,31 @@ impl World {
         }
         if let Some(pcap) = &mut self.pcap {
             pcap.received(self.queue.now(), node, frame, false);
+        }
+    }
+
+    /// The RxEnd timer event of `node`, of sequence `seq`, in frame `at`'s
+    /// batch of ends; then the batch's next ends for as long as each is the
+    /// next event of the run anyway (as `frame_arrivals`). Each is handled
+    /// as its own timer event would have been: nothing if the timer was
+    /// re-armed since (the node locked onto a later frame that collided).
+    pub(crate) fn frame_ends_from(&mut self, mut node: NodeId, at: FrameRef, mut seq: u64) {
+        loop {
+            debug_assert_eq!(self.on_air.next_end(at).map(|e| (e.node, e.seq)), Some((node, seq)));
+            self.on_air.end_happens(at);
+            let next = self.on_air.next_end(at);
+            if self.nodes[node.index()].timers[PhyTimer::RxEnd as usize].fire(seq) {
+                self.frame_ends(node);
+            }
+            let Some(next) = next else { return };
+            if !self.hop_dirty.is_empty() {
+                self.hop_flush();
+            }
+            if self.profile.is_some() || !self.queue.continue_at(next.start, next.seq) {
+                let event = super::Event::new(next.node.0, Layer::Phy, super::FRAME_ENDS + at.0);
+                return self.queue.schedule_reserved(next.start, next.seq, event);
+            }
+            (node, seq) = (next.node, next.seq);
         }
     }
 
@@ -177,19 +216,52 @@ impl World {
         if mobile {
             self.on_air.store_links(at, links);
         }
-        let mut receivers = 0;
-        for link in links {
+        // One event in the queue for the frame's arrivals at all its
+        // receivers (`frame_arrivals`), each with the sequence number its
+        // own event would have had.
+        let first_seq = self.queue.reserve(links.len() as u64);
+        let nodes = &mut self.nodes;
+        let heard = links.iter().filter(|link| {
             let start = now + link.delay;
-            if link.rx_power_w < weak_below_w
-                && !self.nodes[link.node.index()].phy.take_weak_signal(now, start, start + airtime, link.rx_power_w)
-            {
-                continue;
-            }
-            receivers += 1;
-            self.queue.schedule(start, super::Event::new(link.node.0, Layer::Channel, at.0));
-        }
+            link.rx_power_w >= weak_below_w
+                || nodes[link.node.index()].phy.take_weak_signal(now, start, start + airtime, link.rx_power_w)
+        });
+        self.on_air.set_arrivals(at, heard.enumerate().map(|(j, l)| arrival(l, now, first_seq + j as u64)));
+        let receivers = self.on_air.arrival_count(at) as u32;
         if receivers != links.len() as u32 {
             self.on_air.set_receivers(at, receivers);
+        }
+        self.schedule_next_arrival(at);
+    }
+
+    /// Put frame `at`'s next arrival in the queue, if it has one left.
+    fn schedule_next_arrival(&mut self, at: FrameRef) {
+        if let Some(next) = self.on_air.next_arrival(at) {
+            self.queue.schedule_reserved(next.start, next.seq, super::Event::new(next.node.0, Layer::Channel, at.0));
+        }
+    }
+
+    /// The event of frame `at`'s arrival at `node`; then the frame's next
+    /// arrivals, for as long as each is the next event of the run anyway
+    /// (nothing in the queue comes before it: `EventQueue::continue_at`),
+    /// else the next is put back in the queue. The arrivals are handled in
+    /// the order, and at the times, their own events would have had. A
+    /// profiled run puts each back, so that it counts one per event.
+    pub(crate) fn frame_arrivals(&mut self, mut node: NodeId, at: FrameRef) {
+        loop {
+            debug_assert_eq!(self.on_air.next_arrival(at).map(|a| a.node), Some(node));
+            self.on_air.arrival_happens(at);
+            // Read first: after the frame's last arrival its slot may be freed.
+            let next = self.on_air.next_arrival(at);
+            self.frame_arrives(node, at);
+            let Some(next) = next else { return };
+            if !self.hop_dirty.is_empty() {
+                self.hop_flush();
+            }
+            if self.profile.is_some() || !self.queue.continue_at(next.start, next.seq) {
+                return self.schedule_next_arrival(at);
+            }
+            node = next.node;
         }
     }
 
@@ -288,4 +360,10 @@ impl World {
         dirty.clear();
         self.hop_dirty = dirty;
     }
+}
+
+/// A frame sent at `now` arrives at `link`'s node after its propagation
+/// delay; `seq`: the event sequence number reserved for it.
+fn arrival(link: &Neighbour, now: SimTime, seq: u64) -> Arrival {
+    Arrival { node: link.node, start: now + link.delay, seq }
 }
