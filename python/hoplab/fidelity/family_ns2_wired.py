@@ -22,8 +22,10 @@ Tolerances, fixed before any row was run:
   Agent/TCP/Newreno, TCPSink), the TCP-Linux modules with `tcp.sack`
   (Agent/TCPSink/Sack1). Parameters ns-2.35's Linux modules fix
   differently from hoplab's defaults are set to theirs: CUBIC's beta
-  819/1024 (tcp/linux/src/tcp_cubic.c:31) and its ssthresh from cwnd,
-  not FlightSize (`bictcp_recalc_ssthresh`), Vegas's diff in Brakmo's
+  819/1024 (tcp/linux/src/tcp_cubic.c:31), its ssthresh from cwnd,
+  not FlightSize (`bictcp_recalc_ssthresh`), and its Reno-friendly
+  estimate's constant rate (`reno_friendly_alpha = "linux"`,
+  tcp_cubic.c:236-249), Vegas's diff in Brakmo's
   form (tcp/linux/src/tcp_vegas.c:208-209, 257-268, Linux 2.6.22),
   Scalable's Linux increase (+1 per min(cwnd, 50) ACKs,
   tcp/linux/src/tcp_scalable.c:19, 36-41). Not set: BIC's and CUBIC's
@@ -70,7 +72,7 @@ CONTROLLERS: dict[str, tuple[str, dict[str, Any]]] = {
     "newreno": ("newreno", {}),
     "scalable": ("scalable", {"increase": "linux"}),
     "bic": ("bic", {}),
-    "cubic": ("cubic", {"beta": 819 / 1024, "ssthresh_from": "cwnd"}),
+    "cubic": ("cubic", {"beta": 819 / 1024, "ssthresh_from": "cwnd", "reno_friendly_alpha": "linux"}),
     "vegas": ("vegas", {"diff": "brakmo"}),
     "veno": ("veno", {}),
     "westwood": ("westwood_plus", {}),

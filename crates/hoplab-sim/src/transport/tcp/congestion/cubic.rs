@@ -74,6 +74,25 @@ pub struct Config {
     /// `tcp_cubic.c` `bictcp_acked`, as BIC's `delayed_ack_ratio`). Default
     /// false.
     pub delayed_ack_ratio: bool,
+    /// How W_est grows in the Reno-friendly region. Default `"rfc9438"`.
+    pub reno_friendly_alpha: RenoFriendlyAlpha,
+}
+
+/// The Reno-friendly estimate's growth per acknowledged segment and cwnd.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RenoFriendlyAlpha {
+    /// alpha_cubic = 3 (1 - beta) / (1 + beta) until W_est reaches
+    /// cwnd_prior, then 1 (RFC 9438 section 4.3).
+    #[default]
+    Rfc9438,
+    /// Linux 2.6.22's `tcp_cubic.c` (v2.1, the module ns-2.35's TCP-Linux
+    /// runs): one segment per `(cwnd * beta_scale) >> 3` ACKs for ever,
+    /// `beta_scale = 8 (1024 + beta) / 3 / (1024 - beta)` in integers (23
+    /// for beta = 819/1024: 8/23 = 0.348 per cwnd ACKs), with no switch to 1
+    /// (tcp/linux/src/tcp_cubic.c:236-249, beta_scale at 389; RFC 8312's
+    /// constant alpha).
+    Linux,
 }
 
 /// The window a congestion event reduces (`ssthresh = max(x * beta, 2)`).
@@ -102,6 +121,7 @@ impl Default for Config {
             reno_friendly: true,
             ssthresh_from: SsthreshFrom::FlightSize,
             delayed_ack_ratio: false,
+            reno_friendly_alpha: RenoFriendlyAlpha::Rfc9438,
         }
     }
 }
@@ -166,6 +186,23 @@ impl Cubic {
 
     fn alpha_cubic(&self) -> f64 {
         3.0 * (1.0 - self.config.beta) / (1.0 + self.config.beta)
+    }
+
+    /// Linux 2.6.22's Reno-friendly rate, 8 / beta_scale, with beta in
+    /// 1/1024 and `cubictcp_register`'s integer divisions.
+    fn alpha_linux(&self) -> f64 {
+        let beta = (self.config.beta * 1024.0).round() as i64;
+        let beta_scale = (8 * (1024 + beta) / 3 / (1024 - beta).max(1)).max(1);
+        8.0 / beta_scale as f64
+    }
+
+    /// W_est's growth per acknowledged segment and cwnd (RFC 9438 eq. 4).
+    fn reno_friendly_rate(&self, w_est: f64) -> f64 {
+        match self.config.reno_friendly_alpha {
+            RenoFriendlyAlpha::Rfc9438 if w_est >= self.cwnd_prior => 1.0,
+            RenoFriendlyAlpha::Rfc9438 => self.alpha_cubic(),
+            RenoFriendlyAlpha::Linux => self.alpha_linux(),
+        }
     }
 
     /// A congestion-avoidance stage begins at this ACK.
@@ -247,7 +284,7 @@ impl CongestionControl for Cubic {
         let segments = left as f64;
         let t = state.now.since(epoch.start).as_secs_f64();
         let rtt = state.srtt.or(state.min_rtt).map_or(0.0, |r| r.as_secs_f64());
-        let alpha = if epoch.w_est >= self.cwnd_prior { 1.0 } else { self.alpha_cubic() };
+        let alpha = self.reno_friendly_rate(epoch.w_est);
         epoch.w_est += alpha * segments / state.cwnd; // eq. 4
         self.epoch = Some(epoch);
         let before = state.cwnd;
@@ -412,6 +449,34 @@ mod tests {
         at(&mut s, 1.0);
         s.ack_n(1);
         close(s.state.cwnd, 5.263_923_076_923);
+    }
+
+    #[test]
+    fn linux_reno_friendly_rate_stays_8_over_beta_scale() {
+        // tcp_cubic.c (2.6.22): beta = 819 -> beta_scale = 8 * 1843 / 3 /
+        // 205 = 4914 / 205 = 23 in integers; one segment per cwnd * 23 / 8
+        // ACKs, for ever. After a timeout at cwnd 4 and slow start to 5 the
+        // stage begins with W_est = 5 >= cwnd_prior = 4, where RFC 9438
+        // switches alpha to 1 (the test above: 5.2); Linux keeps 8/23.
+        let config = Config { beta: 819.0 / 1024.0, reno_friendly_alpha: RenoFriendlyAlpha::Linux, ..Config::default() };
+        let mut s = TestSender::new(Cubic::from(config.clone()), 4.0);
+        s.state.srtt = Some(s.rtt);
+        s.state.segments_in_flight = 4;
+        s.lose(LossKind::Timeout);
+        s.set_cong_state(CongState::Open);
+        s.state.cwnd = 5.0;
+        s.state.ssthresh = 5.0;
+        s.ack_n(1);
+        // W_est = 5 + (8/23) / 5 = 5.0695652 > W(0) = 5: Reno-friendly.
+        close(s.state.cwnd, 5.0 + 8.0 / 23.0 / 5.0);
+        // Below cwnd_prior the rate is 8/23 too (RFC 9438's alpha_cubic
+        // for beta 0.8 would be 0.6 / 1.8 = 1/3).
+        let mut below = after_loss_at_36();
+        below.cc.config = Config { reno_friendly_alpha: RenoFriendlyAlpha::Linux, beta: 819.0 / 1024.0, ..Config::default() };
+        close(below.cc.reno_friendly_rate(25.2), 8.0 / 23.0);
+        close(below.cc.reno_friendly_rate(40.0), 8.0 / 23.0);
+        let rfc = Cubic::from(Config { beta: 0.8, ..Config::default() });
+        close(rfc.reno_friendly_rate(0.0), 1.0); // cwnd_prior 0: past it
     }
 
     #[test]
