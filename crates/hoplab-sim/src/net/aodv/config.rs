@@ -91,7 +91,10 @@ pub enum RreqSchedule {
     ///   RREQ that updates the reverse route while a wait was set
     ///   (recvRequest, 712-720).
     /// Not modelled: the order of the destinations within one `rt_purge`
-    /// (ns-2: its table's, newest entry first; hoplab: ascending).
+    /// (ns-2: its table's, newest entry first; hoplab: ascending). Meant
+    /// with `local_repair_rule = "ns2"`, as the preset sets it: an RFC 6.12
+    /// repair under this schedule has no failure timer of its own and ends
+    /// with a route or the give-up.
     Ns2,
 }
 
