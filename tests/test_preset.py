@@ -54,11 +54,18 @@ def test_ns2_sets_every_rule_and_validate_prints_it(workdir: Path) -> None:
     flow = (TCP_CHAIN, *sack, "--set", "flows.0.cc=westwood_plus")
     flow_resolved = json.loads(run_cli("validate", *flow, "--set", "preset=ns2", cwd=workdir).stdout)
     flow_standard = json.loads(run_cli("validate", *flow, cwd=workdir).stdout)
+    # The error model's rule applies with an [errors] model only.
+    errors = ("--set", "errors.model=uniform", "--set", "errors.packet_error_rate=0.01")
+    errors_resolved = json.loads(run_cli("validate", AODV_CHAIN, *errors, "--set", "preset=ns2", cwd=workdir).stdout)
+    errors_standard = json.loads(run_cli("validate", AODV_CHAIN, *errors, cwd=workdir).stdout)
     for rule in rules:
         with_dsr = rule["applies"] == 'routing.protocol = "dsr"'
         with_sack = rule["applies"] == "tcp.sack = true"
         key = str(rule["key"])
-        if key.startswith("flows[]."):
+        if key.startswith("errors."):
+            assert rule["applies"] == 'errors.model set, radio.reception = "threshold"', rule
+            ns2, std = errors_resolved, errors_standard
+        elif key.startswith("flows[]."):
             assert rule["applies"] == 'tcp.sack = true, in flows with cc = "westwood_plus"', rule
             ns2, std, key = flow_resolved, flow_standard, key.replace("flows[].", "")
             ns2, std = ns2["flows"][0], std["flows"][0]
@@ -68,6 +75,7 @@ def test_ns2_sets_every_rule_and_validate_prints_it(workdir: Path) -> None:
         assert _get(ns2, key) == rule["value"], rule["key"]
         assert _get(std, key) != rule["value"], f"{rule['key']}: the standard default differs"
     assert "dsr" not in resolved["routing"], "DSR's rules only with DSR"
+    assert "errors" not in resolved or "scope" not in resolved["errors"], "the error model's rule only with a model"
     assert resolved["tcp"]["rto_restart_on_every_ack"] is False, "TCP-Linux's rules only with SACK"
 
 
