@@ -9,6 +9,7 @@ that a failure)."""
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import os
@@ -20,7 +21,7 @@ from typing import Any
 import pytest
 
 import hoplab
-from hoplab.view import ViewError, find_stalls, page, view
+from hoplab.view import ViewError, find_stalls, page, page_data, view
 
 from browser import Page, launch, make_docs_screenshot, open_page, unavailable
 from conftest import EXAMPLES, run_cli
@@ -40,11 +41,36 @@ def mobile() -> hoplab.RunResult:
 def test_a_recorded_run_reports_what_an_unrecorded_one_does(mobile: hoplab.RunResult) -> None:
     plain = hoplab.run(_scenario(MOBILE, "duration_s=60")).to_dict()
     recorded = mobile.to_dict()
-    assert recorded.pop("recording")["format"] == 1
+    assert recorded.pop("recording")["format"] == 2
     assert "recording" not in plain
     for report in (plain, recorded):
         report.pop("wall_seconds")
     assert recorded == plain
+
+
+def test_the_hop_controls_counters_per_interval_add_up_to_the_report(mobile: hoplab.RunResult) -> None:
+    # Each counter the recording follows is the nodes' report key it names,
+    # sampled from time 0 to the end: its intervals sum to the run's total.
+    report = mobile.to_dict()
+    counters = report["recording"]["nodes"]["hop_control"]
+    assert [(c["key"], c["label"]) for c in counters] == [("rtsc_sent", "RTSCs sent")]
+    for counter in counters:
+        totals = [sum(row[i] for row in counter["per_interval"]) for i in range(len(report["nodes"]))]
+        assert totals == [node[counter["key"]] for node in report["nodes"]]
+        assert sum(totals) > 0  # semi-TCP's nodes sent RTSCs: the test sees counts, not zeros
+
+
+def test_a_format_1_recording_gives_the_same_page(mobile: hoplab.RunResult) -> None:
+    # Format 1 kept the RTSCs as nodes.rtsc_sent.
+    report = mobile.to_dict()
+    old = copy.deepcopy(report)
+    nodes = old["recording"]["nodes"]
+    nodes["rtsc_sent"] = nodes.pop("hop_control")[0]["per_interval"]
+    old["recording"]["format"] = 1
+    assert page_data(old) == page_data(report)
+    old["recording"]["format"] = 3
+    with pytest.raises(ViewError, match="formats 1 and 2 are known"):
+        page_data(old)
 
 
 def test_the_page_is_one_file_that_asks_for_nothing(mobile: hoplab.RunResult, tmp_path: Path) -> None:
@@ -205,6 +231,8 @@ def test_the_cursor_plays(mobile_page: Page) -> None:
 def test_every_quantity_colours_the_nodes(mobile_page: Page) -> None:
     names = mobile_page.page.evaluate("window.hoplabViewer.quantities()")
     assert {"queue_packets", "mac_state", "drops", "rx_errors", "frames_sent"} <= set(names)
+    # Semi-TCP's hop control counted RTSCs: the page shows them and the time congested.
+    assert {"rtsc_sent", "congested_permille"} <= set(names)
     for name in names:
         mobile_page.page.evaluate("q => window.hoplabViewer.setQuantity(q)", name)
         assert mobile_page.state()["quantity"] == name

@@ -27,16 +27,11 @@ const PROTOCOL_NAMES: &[&str] = &[
     "link_failure_by_channel_error",
 ];
 
-/// Known exceptions, each with its reason: (file below src/, name).
-const EXCEPTIONS: &[(&str, &str)] = &[
-    // A display label of `hoplab bench --profile-events` (issue 30), quoted
-    // by docs/performance.md's tables; not a type or a key.
-    ("world/profile.rs", "sinr"),
-    // The view's recording (issue 33) keeps each node's RTSCs per sample
-    // under its own key: moving it into the hop control's section changes
-    // the recording's format, which `hoplab view` reads.
-    ("stats/recording.rs", "rtsc"),
-];
+/// Known exceptions, each with its reason: (file below src/, name). None
+/// is left: the profile's labels name the reception step generically, and
+/// the recording keeps the hop control's counters under the keys the hop
+/// control gives them (`HopStats::PER_INTERVAL`).
+const EXCEPTIONS: &[(&str, &str)] = &[];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

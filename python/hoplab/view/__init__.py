@@ -22,12 +22,16 @@ from typing import Any
 from hoplab.paths import check_output_file, write_file
 from hoplab.run import RunResult
 
-__all__ = ["ViewError", "find_stalls", "load_run", "page", "view"]
+__all__ = ["FORMAT", "ViewError", "current_recording", "find_stalls", "load_run", "page", "page_data", "view"]
 
 #: A stall lasts longer than this many of the flow's median smoothed RTTs
 #: (the rule of `hoplab.papers.stalls`, applied to the recording's
 #: intervals), and at least two intervals.
 STALL_RTTS = 4.0
+
+#: The recording format this page reads (`Recording::format` in the core);
+#: format 1 is read through `current_recording`.
+FORMAT = 2
 
 
 class ViewError(ValueError):
@@ -69,8 +73,19 @@ def check_report(report: Any, key: str = "result") -> None:
     if recording is None:
         raise ViewError(key, "has no recording: run it with `hoplab run FILE --json --record` "
                              "(or `--view out.html`; Python: hoplab.run(..., record=True))")
-    if not isinstance(recording, Mapping) or recording.get("format") != 1:
-        raise ViewError(key, "has a recording this hoplab cannot read (format 1 is known)")
+    if not isinstance(recording, Mapping) or recording.get("format") not in (1, FORMAT):
+        raise ViewError(key, f"has a recording this hoplab cannot read (formats 1 and {FORMAT} are known)")
+
+
+def current_recording(recording: Mapping[str, Any]) -> dict[str, Any]:
+    """`recording` in format FORMAT. Format 1 kept semi-TCP's RTSCs as
+    `nodes.rtsc_sent`; format 2 keeps the hop control's counters as
+    `nodes.hop_control`, each with the key and label the core gives it."""
+    if recording["format"] == FORMAT:
+        return dict(recording)
+    nodes = dict(recording["nodes"])
+    nodes["hop_control"] = [{"key": "rtsc_sent", "label": "RTSCs sent", "per_interval": nodes.pop("rtsc_sent")}]
+    return {**recording, "format": FORMAT, "nodes": nodes}
 
 
 def find_stalls(recording: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -124,7 +139,7 @@ def page_data(report: Mapping[str, Any], start_s: float | None = None) -> dict[s
     """What the page's script reads: the recording, flow labels, stalls
     and the header's lines."""
     check_report(report)
-    recording = report["recording"]
+    recording = current_recording(report["recording"])
     routing = report.get("routing", {}).get("protocol", "?")
     summary = (f"seed {report['seed']} · {report['sim_seconds']:g} s simulated · {len(report['nodes'])} nodes · "
                f"{len(report['flows'])} flows · routing {routing} · hoplab {report['version']} · "

@@ -58,8 +58,13 @@
     rx_errors: { label: 'frames received in error (per interval)', kind: 'window', rows: R.nodes.rx_errors },
     frames_sent: { label: 'frames sent (per interval)', kind: 'window', rows: R.nodes.frames_sent },
   };
-  if (R.nodes.rtsc_sent.some((row) => row.some((v) => v > 0))) {
-    QUANTITIES.rtsc_sent = { label: 'RTSCs sent (per interval)', kind: 'window', rows: R.nodes.rtsc_sent };
+  // The hop-by-hop control's counters, named and labelled by the control
+  // (none counted anything: no control ran, and its quantities stay hidden).
+  const hopCounters = R.nodes.hop_control.filter((c) => c.per_interval.some((row) => row.some((v) => v > 0)));
+  for (const c of hopCounters) {
+    QUANTITIES[c.key] = { label: c.label + ' (per interval)', kind: 'window', rows: c.per_interval };
+  }
+  if (hopCounters.length > 0) {
     QUANTITIES.congested_permille = { label: 'congested (‰ of interval)', kind: 'window', rows: R.nodes.congested_permille };
   }
   const causesSeen = new Set(R.nodes.drops_by_cause.map((d) => d[2]));

@@ -37,7 +37,8 @@ pub const MAX_NODE_SAMPLES: u64 = 48 * 800;
 /// The most individual frames a run keeps.
 pub const MAX_FRAMES: u64 = 60_000;
 
-pub use crate::stats::recording::{FlowSamples, NodeSamples, Recording, RouteChange, TimelineEvent};
+use crate::mac::hop_control::HopStats;
+pub use crate::stats::recording::{CounterSamples, FlowSamples, NodeSamples, Recording, RouteChange, TimelineEvent};
 
 /// Cumulative counters of one flow at the last sample.
 #[derive(Debug, Clone, Copy, Default)]
@@ -56,7 +57,8 @@ struct FlowMarks {
 struct NodeMarks {
     drops: [u64; crate::loss::DropCause::ALL.len()],
     tx_time_ns: u64,
-    rtsc_sent: u64,
+    /// `HopStats::PER_INTERVAL`'s counters, in its order.
+    hop_counters: Vec<u64>,
     congested_ns: u64,
 }
 
@@ -87,8 +89,8 @@ impl Recorder {
         world.enable_trace();
         let radio = &world.channel.radio;
         let area_m = world.channel.is_mobile().then(|| scenario.mobility.area_m(scenario.topology.random_area_m()));
-        let recording = Recording {
-            format: 1,
+        let mut recording = Recording {
+            format: 2,
             interval_s: interval_ms / 1e3,
             duration_s: end_s,
             warmup_s: world.warmup.as_secs_f64(),
@@ -102,12 +104,17 @@ impl Recorder {
             drop_causes: crate::loss::DropCause::ALL.iter().map(|c| c.name().to_string()).collect(),
             ..Recording::default()
         };
+        recording.nodes.hop_control = HopStats::PER_INTERVAL
+            .iter()
+            .map(|c| CounterSamples { key: c.key.to_string(), label: c.label.to_string(), per_interval: Vec::new() })
+            .collect();
+        let marks = NodeMarks { hop_counters: vec![0; HopStats::PER_INTERVAL.len()], ..NodeMarks::default() };
         Recorder {
             interval,
             frames_per_interval,
             recording,
             flow_marks: vec![FlowMarks::default(); world.flows.len()],
-            node_marks: vec![NodeMarks::default(); world.nodes.len()],
+            node_marks: vec![marks; world.nodes.len()],
             last_routes: vec![None; world.flows.len()],
             last_sample: SimTime::ZERO,
         }

@@ -4,6 +4,7 @@
 
 use super::{FlowMarks, Recorder, RouteChange, TimelineEvent};
 use crate::loss::DropCause;
+use crate::mac::hop_control::HopStats;
 use crate::net::routing::Routing;
 use crate::time::SimTime;
 use crate::wire::NodeId;
@@ -51,7 +52,8 @@ impl Recorder {
         let sample = self.recording.times_s.len() as u32 - 1;
         let n = world.nodes.len();
         let (mut queue, mut state, mut drops) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
-        let (mut rtsc, mut tx, mut congested) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+        let (mut tx, mut congested) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        let mut counters = vec![Vec::with_capacity(n); HopStats::PER_INTERVAL.len()];
         for (i, node) in world.nodes.iter().enumerate() {
             let mac = &node.mac;
             queue.push(mac.queued_len() as u32);
@@ -75,16 +77,22 @@ impl Recorder {
             }
             drops.push(dropped as u32);
             let hop = mac.hop_stats(now);
-            rtsc.push((hop.rtsc_sent - marks.rtsc_sent) as u32);
+            for ((counter, series), mark) in HopStats::PER_INTERVAL.iter().zip(&mut counters).zip(&mut marks.hop_counters) {
+                let total = (counter.read)(&hop);
+                series.push((total - *mark) as u32);
+                *mark = total;
+            }
             congested.push(permille(hop.congested_ns - marks.congested_ns, interval_ns));
             tx.push(permille(mac.stats().tx_time_ns - marks.tx_time_ns, interval_ns));
-            (marks.rtsc_sent, marks.congested_ns, marks.tx_time_ns) = (hop.rtsc_sent, hop.congested_ns, mac.stats().tx_time_ns);
+            (marks.congested_ns, marks.tx_time_ns) = (hop.congested_ns, mac.stats().tx_time_ns);
         }
         let nodes = &mut self.recording.nodes;
         nodes.queue_packets.push(queue);
         nodes.mac_state.push(state);
         nodes.drops.push(drops);
-        nodes.rtsc_sent.push(rtsc);
+        for (samples, series) in nodes.hop_control.iter_mut().zip(counters) {
+            samples.per_interval.push(series);
+        }
         nodes.tx_permille.push(tx);
         nodes.congested_permille.push(congested);
     }

@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 /// `(times_s[i - 1], times_s[i]]`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
 pub struct Recording {
-    /// The format of this structure (1).
+    /// The format of this structure (2; 1 kept semi-TCP's RTSCs as
+    /// `nodes.rtsc_sent`, now one of `nodes.hop_control`).
     pub format: u32,
     pub interval_s: f64,
     pub duration_s: f64,
@@ -62,18 +63,33 @@ pub struct NodeSamples {
     /// in an exchange), 2 transmitting.
     pub mac_state: Vec<Vec<u8>>,
     /// In the interval: frames transmitted, frames received in error,
-    /// packets dropped (every cause), RTSCs sent (semi-TCP).
+    /// packets dropped (every cause).
     pub frames_sent: Vec<Vec<u32>>,
     pub rx_errors: Vec<Vec<u32>>,
     pub drops: Vec<Vec<u32>>,
-    pub rtsc_sent: Vec<Vec<u32>>,
+    /// In the interval: the hop-by-hop control's counters that a
+    /// recording follows, as the MAC's hop control names and describes
+    /// them (`mac::hop_control::HopStats::PER_INTERVAL`; zeros without a
+    /// hop control).
+    pub hop_control: Vec<CounterSamples>,
     /// Thousandths of the interval spent transmitting, and congested
-    /// (semi-TCP's hop-by-hop state).
+    /// (the hop-by-hop control's state).
     pub tx_permille: Vec<Vec<u32>>,
     pub congested_permille: Vec<Vec<u32>>,
     /// Drops in the interval by cause: `[sample, node, cause, count]`,
     /// `cause` indexing `Recording::drop_causes`.
     pub drops_by_cause: Vec<[u32; 4]>,
+}
+
+/// One counter per node, per sample.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Default)]
+pub struct CounterSamples {
+    /// Its key in the report's section that holds it.
+    pub key: String,
+    /// What it counts (the view's label).
+    pub label: String,
+    /// The count in each interval, `[sample][node]`.
+    pub per_interval: Vec<Vec<u32>>,
 }
 
 /// Per flow, per sample.

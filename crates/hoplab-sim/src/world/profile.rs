@@ -99,7 +99,7 @@ impl Kind {
             Kind::ArrivalIdleDecodable => "arrival: receiver idle, decodable",
             Kind::ArrivalIdleSenseOnly => "arrival: receiver idle, carrier sense only",
             Kind::ArrivalOutOfReach => "arrival: receiver moved out of reach",
-            Kind::PhyRxEnd => "phy: rx end (SINR: rx step)",
+            Kind::PhyRxEnd => "phy: rx end (reception step)",
             Kind::PhyTxEnd => "phy: tx end",
             Kind::PhyCcaEnd => "phy: energy carrier sense end",
             Kind::MacAccess => "mac timer: access (backoff / defer)",

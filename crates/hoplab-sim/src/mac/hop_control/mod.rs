@@ -182,6 +182,23 @@ impl HopStats {
     pub fn report_keys() -> Vec<String> {
         HopStats::default().section(0, 1.0).into_keys().collect()
     }
+
+    /// The counters a recorded run follows per interval (the run viewer's
+    /// node colours; `Recording`'s `nodes.hop_control`), each by its key
+    /// in [`HopStats::section`] and what it counts.
+    pub const PER_INTERVAL: &'static [IntervalCounter] =
+        &[IntervalCounter { key: "rtsc_sent", label: "RTSCs sent", read: |stats| stats.rtsc_sent }];
+}
+
+/// A cumulative counter of [`HopStats`] that a recording samples per
+/// interval ([`HopStats::PER_INTERVAL`]).
+#[derive(Debug, Clone, Copy)]
+pub struct IntervalCounter {
+    /// Its key in the nodes' report section.
+    pub key: &'static str,
+    /// What it counts, as the run viewer labels it.
+    pub label: &'static str,
+    pub read: fn(&HopStats) -> u64,
 }
 
 /// Plain 802.11 DCF: no hop-by-hop control (every hook's default).
