@@ -49,8 +49,10 @@ impl World {
 
     /// `errors.scope = "every_frame"`: the error model took the frame
     /// before the MAC. Ground truth as for a frame corrupted at its end: a
-    /// DATA attempt to this node lost to a channel error; traced as an
-    /// error (the MAC never hears of it).
+    /// DATA attempt to this node lost to a channel error; in the run's
+    /// trace an error at its first bit (the MAC never hears of it). No
+    /// receive record in the pcap trace: the node's radio never received
+    /// it (ns-2 hands it to a drop target, here an `Agent/Null`).
     fn frame_lost_on_arrival(&mut self, node: NodeId, at: FrameRef) {
         let frame = self.on_air.frame(at);
         if frame.receiver == node {
@@ -60,9 +62,6 @@ impl World {
         }
         if let Some(trace) = &mut self.trace {
             trace.push(TraceEntry::of(self.queue.now(), node, TraceWhat::RxError, frame));
-        }
-        if let Some(pcap) = &mut self.pcap {
-            pcap.received(self.queue.now(), node, frame, false);
         }
     }
 
