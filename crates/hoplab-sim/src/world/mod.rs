@@ -70,9 +70,11 @@ impl Layer {
 /// Cancellable timer slots of one node: the PHY's, then the MAC's.
 pub(crate) const NODE_TIMERS: usize = PhyTimer::COUNT + MacTimer::COUNT;
 
-/// PHY event ids from here on are RxEnd timer events kept in a frame's
-/// batch of ends (`World::frame_ends_from`): the id is this plus the
-/// frame's slot on the air.
+/// PHY event ids from here on are timer events kept in a frame's batch of
+/// ends (`World::frame_ends_from`): the transmitter's TxEnd, the
+/// receivers' RxEnd; the id is this plus the frame's slot on the air.
+/// (`timer_slot` gives the RxEnd slot; the profile tells the transmitter's
+/// entry apart by the frame.)
 pub(crate) const FRAME_ENDS: u32 = PhyTimer::COUNT as u32;
 
 pub(crate) fn timer_slot(layer: Layer, id: u32) -> usize {

@@ -309,7 +309,7 @@ fn kind_of(world: &World, event: Event) -> Kind {
             }
         }
         Layer::Mac if id == crate::world::ll::LL_EVENT => Kind::LinkLayer,
-        Layer::Phy => match PhyTimer::ALL[timer_slot(Layer::Phy, id)] {
+        Layer::Phy => match PhyTimer::ALL[batched_slot(world, event).unwrap_or(id as usize)] {
             PhyTimer::RxEnd => Kind::PhyRxEnd,
             PhyTimer::TxEnd => Kind::PhyTxEnd,
             PhyTimer::CcaEnd => Kind::PhyCcaEnd,
@@ -323,13 +323,28 @@ fn kind_of(world: &World, event: Event) -> Kind {
     }
 }
 
+/// The PHY timer of an event in a frame's batch of ends: the transmitter's
+/// TxEnd, or a receiver's RxEnd (None: not such an event).
+fn batched_slot(world: &World, event: Event) -> Option<usize> {
+    let id = event.id();
+    if event.layer() != Layer::Phy || id < crate::world::FRAME_ENDS {
+        return None;
+    }
+    let frame = world.on_air.frame(crate::phy::FrameRef(id - crate::world::FRAME_ENDS));
+    let timer = if frame.transmitter.0 == event.owner { PhyTimer::TxEnd } else { PhyTimer::RxEnd };
+    Some(timer as usize)
+}
+
 /// Whether `event` (of sequence `seq`) will run: false for the entry of a
 /// timer cancelled or re-armed since it was scheduled.
 fn is_live(world: &World, seq: u64, event: Event) -> bool {
     let (owner, id) = (event.owner as usize, event.id());
     match event.layer() {
         Layer::Mac if id == crate::world::ll::LL_EVENT => true,
-        layer @ (Layer::Phy | Layer::Mac) => world.nodes[owner].timers[timer_slot(layer, id)].is_live(seq),
+        layer @ (Layer::Phy | Layer::Mac) => {
+            let slot = batched_slot(world, event).unwrap_or_else(|| timer_slot(layer, id));
+            world.nodes[owner].timers[slot].is_live(seq)
+        }
         Layer::Transport => world.flows[owner].timers[id as usize].is_live(seq),
         _ => true,
     }

@@ -66,7 +66,8 @@ impl World {
     }
 
     /// The RxEnd timer event of `node`, of sequence `seq`, in frame `at`'s
-    /// batch of ends; then the batch's next ends for as long as each is the
+    /// batch of ends (the TxEnd timer event if `node` is the frame's
+    /// transmitter: its first end); then the batch's next ends for as long as each is the
     /// next event of the run anyway (as `frame_arrivals`). Each is handled
     /// as its own timer event would have been: nothing if the timer was
     /// re-armed since (the node locked onto a later frame that collided).
@@ -75,7 +76,12 @@ impl World {
             debug_assert_eq!(self.on_air.next_end(at).map(|e| (e.node, e.seq)), Some((node, seq)));
             self.on_air.end_happens(at);
             let next = self.on_air.next_end(at);
-            if self.nodes[node.index()].timers[PhyTimer::RxEnd as usize].fire(seq) {
+            // The transmitter's entry is the end of its transmission.
+            if node == self.on_air.frame(at).transmitter {
+                if self.nodes[node.index()].timers[PhyTimer::TxEnd as usize].fire(seq) {
+                    self.phy_input(node, PhyInput::TxEnd);
+                }
+            } else if self.nodes[node.index()].timers[PhyTimer::RxEnd as usize].fire(seq) {
                 self.frame_ends(node);
             }
             let Some(next) = next else { return };
@@ -199,7 +205,15 @@ impl World {
         if let Some(pcap) = &mut self.pcap {
             pcap.transmitted(now, node, frame);
         }
-        self.phy_input(node, PhyInput::Transmit { airtime });
+        // The end of the transmission joins the frame's batch of ends (its
+        // timer armed, with the sequence number its own event would have
+        // had, where phy_outputs would have armed it).
+        let mut out = self.nodes[node.index()].phy.handle(now, PhyInput::Transmit { airtime });
+        let tx_end = out.timer.take().map(|(timer, end)| {
+            debug_assert_eq!(timer, PhyTimer::TxEnd);
+            Arrival { node, start: end, seq: self.nodes[node.index()].timers[PhyTimer::TxEnd as usize].arm_in_batch(&mut self.queue, end) }
+        });
+        self.phy_outputs(node, out);
         // Moving nodes: the receivers and their links as of now, kept with
         // the frame for its receptions.
         let mobile = self.channel.is_mobile();
@@ -209,7 +223,7 @@ impl World {
         let weak_below_w = self.channel.weak_signal_below_w();
         let links = self.channel.neighbours_at(node, now);
         if links.is_empty() {
-            return;
+            return self.schedule_tx_end(tx_end);
         }
         let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), links.len() as u32);
         if mobile {
@@ -230,7 +244,23 @@ impl World {
         if receivers != links.len() as u32 {
             self.on_air.set_receivers(at, receivers);
         }
+        if receivers == 0 {
+            return self.schedule_tx_end(tx_end); // the frame is gone: no batch
+        }
+        if let Some(end) = tx_end {
+            // The first of the frame's ends (every reception ends after it).
+            self.on_air.add_end(at, end);
+            self.queue.schedule_reserved(end.start, end.seq, super::Event::new(node.0, Layer::Phy, super::FRAME_ENDS + at.0));
+        }
         self.schedule_next_arrival(at);
+    }
+
+    /// The transmission's end as its own timer event (a frame no node feels).
+    fn schedule_tx_end(&mut self, tx_end: Option<Arrival>) {
+        if let Some(end) = tx_end {
+            let event = super::Event::new(end.node.0, Layer::Phy, PhyTimer::TxEnd as u32);
+            self.queue.schedule_reserved(end.start, end.seq, event);
+        }
     }
 
     /// Put frame `at`'s next arrival in the queue, if it has one left.
