@@ -74,6 +74,11 @@ fn every_frame_scope_loses_an_rts_at_its_first_bit_before_the_mac() {
     let lost_at: Vec<u64> = log.iter().filter(|e| e.2 == TraceWhat::RxError && e.1 == 1).map(|e| e.0).collect();
     assert_eq!(lost_at, rts_at.iter().map(|t| t + D200).collect::<Vec<_>>());
     assert!(log.iter().all(|e| e.2 != TraceWhat::RxOk));
+    // Ground truth: the packet was lost to channel errors (its RTSs), not
+    // to contention at the retry limit.
+    let r = w.report(0.0, Default::default());
+    assert_eq!(r.flows[0].losses.get("channel_error"), Some(&1), "{:?}", r.flows[0].losses);
+    assert_eq!(r.flows[0].losses.get("retry_limit").copied().unwrap_or(0), 0);
 }
 
 #[test]

@@ -87,7 +87,8 @@ pub enum Response {
 pub enum AttemptLoss {
     /// No response: collision, hidden terminal, busy or refusing receiver.
     NoResponse,
-    /// The DATA frame was destroyed by the frame error model.
+    /// The DATA frame (with `errors.scope = "every_frame"`, any frame of
+    /// the exchange) was destroyed by the frame error model.
     ChannelError,
 }
 
@@ -430,6 +431,15 @@ impl Mac {
             if op.item.packet.uid == uid {
                 op.last_loss = AttemptLoss::ChannelError;
             }
+        }
+    }
+
+    /// Ground truth (`errors.scope = "every_frame"`): a control frame of
+    /// the attempt in service (its RTS at the receiver, or the CTS or ACK
+    /// back at this node) was destroyed by the frame error model.
+    pub fn note_attempt_channel_loss(&mut self) {
+        if let Some(op) = self.op.as_mut() {
+            op.last_loss = AttemptLoss::ChannelError;
         }
     }
 

@@ -11,7 +11,7 @@
 
 use super::{Layer, SlotTimers, TraceEntry, TraceWhat, World};
 use crate::loss::DropCause;
-use crate::mac::{AttemptLoss, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
+use crate::mac::{AttemptLoss, FrameKind, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
 use crate::net::routing::Routing;
 use crate::phy::air::Arrival;
 use crate::phy::{FrameRef, Neighbour, PhyIndication, PhyInput, PhyOutputs, PhyTimer, RxError};
@@ -49,15 +49,24 @@ impl World {
 
     /// `errors.scope = "every_frame"`: the error model took the frame
     /// before the MAC. Ground truth as for a frame corrupted at its end: a
-    /// DATA attempt to this node lost to a channel error; in the run's
+    /// DATA attempt to this node, or the attempt whose RTS, CTS or ACK it
+    /// was, lost to a channel error; in the run's
     /// trace an error at its first bit (the MAC never hears of it). No
     /// receive record in the pcap trace: the node's radio never received
     /// it (ns-2 hands it to a drop target, here an `Agent/Null`).
     fn frame_lost_on_arrival(&mut self, node: NodeId, at: FrameRef) {
         let frame = self.on_air.frame(at);
         if frame.receiver == node {
-            if let Some(uid) = frame.packet.map(|p| p.uid) {
-                self.nodes[frame.transmitter.index()].mac.note_channel_loss(uid);
+            match frame.kind {
+                FrameKind::Data => {
+                    if let Some(uid) = frame.packet.map(|p| p.uid) {
+                        self.nodes[frame.transmitter.index()].mac.note_channel_loss(uid);
+                    }
+                }
+                // The attempt's sender sent the RTS; the CTS and ACK answer
+                // this node's own attempt.
+                FrameKind::Rts => self.nodes[frame.transmitter.index()].mac.note_attempt_channel_loss(),
+                FrameKind::Cts | FrameKind::Ack => self.nodes[node.index()].mac.note_attempt_channel_loss(),
             }
         }
         if let Some(trace) = &mut self.trace {
