@@ -122,3 +122,34 @@ fn the_check_sees_names_in_code_and_not_in_comments() {
     assert!(protocol_names("/// AODV and DSR\n// semi-TCP\nlet y = 1;").is_empty());
     assert_eq!(protocol_names("let s = \"// not a comment: sinr\";"), ["sinr"]);
 }
+
+/// The engine enters a routing protocol in one shape, as it enters the
+/// MAC (`Mac::handle`): `Routing::handle` with one `RoutingInput` per
+/// event. world/ calls none of the protocol's per-event methods (which
+/// stay the protocols' internal structure); queries (`next_hop`,
+/// `buffered`, `counters` ...) are accessors.
+#[test]
+fn the_engine_enters_routing_only_through_handle() {
+    const PER_EVENT: &[&str] = &[
+        ".start(",
+        ".route_output(",
+        ".route_input(",
+        ".on_delivered(",
+        ".on_control(",
+        ".on_heard(",
+        ".on_overheard(",
+        ".on_link_failure(",
+        ".on_link_broken(",
+        ".on_control_dropped(",
+    ];
+    let mut found = Vec::new();
+    for file in rust_files(&src().join("world")) {
+        let code = without_comments(&std::fs::read_to_string(&file).unwrap());
+        for call in PER_EVENT.iter().filter(|call| code.contains(*call)) {
+            found.push(format!("{}: {call}", file.strip_prefix(src()).unwrap().display()));
+        }
+    }
+    let network = without_comments(&std::fs::read_to_string(src().join("world/network.rs")).unwrap());
+    assert!(network.contains(".handle(now, input,"), "world/network.rs enters routing through handle");
+    assert!(found.is_empty(), "world/ calls routing's per-event methods:\n{}", found.join("\n"));
+}

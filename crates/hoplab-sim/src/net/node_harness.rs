@@ -1,6 +1,6 @@
 //! What the frame-level node tests of the routing protocols share
 //! (`aodv/node_tests`, `dsr/node_tests`): a [`Node`] drives one protocol
-//! instance through the [`Routing`] trait as `world/network.rs` does (a
+//! instance through [`Routing::handle`] as `world/network.rs` does (a
 //! `RoutingContext` with its own uid counter, a clock that only goes
 //! forward) and hands back the [`RoutingOutput`]s of each step as a
 //! [`Trace`]. Each protocol's tests add their own steps and decoders to
@@ -8,7 +8,7 @@
 
 use crate::engine::Outputs;
 use crate::loss::DropCause;
-use crate::net::routing::{Routing, RoutingContext, RoutingOutput};
+use crate::net::routing::{Routing, RoutingContext, RoutingInput, RoutingOutput};
 use crate::time::SimTime;
 use crate::wire::{NodeId, Packet, PacketKind, RoutingHeader, TransportHeader, IP_HEADER_BYTES, UDP_HEADER_BYTES};
 use std::marker::PhantomData;
@@ -82,22 +82,22 @@ impl<P: TestedRouting> Node<P> {
 
     /// The transport hands down a packet this node originates.
     pub fn originate(&mut self, t: SimTime, packet: Packet) -> Trace<P> {
-        self.step(t, |r, ctx, out| r.route_output(t, packet, ctx, out))
+        self.step(t, |r, ctx, out| r.handle(t, RoutingInput::Originate(packet), ctx, out))
     }
 
     /// A data packet from neighbour `from` to forward.
     pub fn forward(&mut self, t: SimTime, packet: Packet, from: u32) -> Trace<P> {
-        self.step(t, |r, ctx, out| r.route_input(t, packet, n(from), ctx, out))
+        self.step(t, |r, ctx, out| r.handle(t, RoutingInput::Forward { packet, from: n(from) }, ctx, out))
     }
 
     /// A routing packet from neighbour `from`.
     pub fn receive(&mut self, t: SimTime, from: u32, packet: Packet) -> Trace<P> {
-        self.step(t, |r, ctx, out| r.on_control(t, packet, n(from), ctx, out))
+        self.step(t, |r, ctx, out| r.handle(t, RoutingInput::Control { packet, from: n(from) }, ctx, out))
     }
 
     /// The protocol's timer `id` fires.
     pub fn fire(&mut self, t: SimTime, id: u32) -> Trace<P> {
-        self.step(t, |r, ctx, out| r.on_timer(t, id, ctx, out))
+        self.step(t, |r, ctx, out| r.handle(t, RoutingInput::Timer(id), ctx, out))
     }
 }
 

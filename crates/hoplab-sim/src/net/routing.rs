@@ -1,5 +1,11 @@
 //! The routing interface every protocol answers (docs/architecture.md,
-//! "The traits"), one state machine per node:
+//! "The traits"), one state machine per node. The engine enters it in one
+//! shape, as it enters the MAC: [`Routing::handle`] takes one
+//! [`RoutingInput`] (an event) and writes [`RoutingOutput`]s; queries
+//! (`next_hop`, `peek_route`, `buffered`, `counters`) are accessors. A
+//! protocol implements the events as the trait's per-event methods, its
+//! internal structure (as ns-3's protocols have `RouteOutput`,
+//! `RouteInput`, `NotifyInterfaceUp` ...), which `handle` dispatches to:
 //!
 //! - `route_output`: a packet originated here; `route_input`: a packet to
 //!   forward; `on_delivered`: a packet for this node arrived (a route used);
@@ -12,7 +18,8 @@
 //!   `on_link_broken`: the protocol declared that link broken and the
 //!   interface handed back the packets it had queued toward it;
 //! - `on_timer`: one of the protocol's timers fired; `start`: the run
-//!   begins (periodic timers);
+//!   begins (periodic timers); `on_control_dropped`: a routing packet it
+//!   sent was lost below;
 //! - `buffered`: the data packets waiting for a route.
 //!
 //! A protocol writes [`RoutingOutput`]s (packets to send, drops, timers,
@@ -58,6 +65,39 @@ pub enum RoutingOutput {
     /// A packet this node originated was given up for want of a route: its
     /// source may send another (as when a packet enters service).
     SourceMayRefill { packet: Packet },
+}
+
+/// An event for a node's routing protocol: the input of
+/// [`Routing::handle`] (one variant per event, as `MacInput` is the
+/// MAC's). Packets the protocol only looks at are lent (`'p`).
+#[derive(Debug)]
+pub enum RoutingInput<'p> {
+    /// The run begins (`start`).
+    Start,
+    /// A packet originated here (`route_output`).
+    Originate(Packet),
+    /// A data packet from `from` to forward (`route_input`).
+    Forward { packet: Packet, from: NodeId },
+    /// A data packet for this node arrived from `from` (`on_delivered`).
+    Delivered { packet: &'p Packet, from: NodeId },
+    /// A routing packet arrived from `from` (`on_control`).
+    Control { packet: Packet, from: NodeId },
+    /// A frame was decoded from `from` (`on_heard`).
+    Heard { from: NodeId },
+    /// A unicast packet from `from` to another node was decoded
+    /// (`on_overheard`).
+    Overheard { packet: &'p Packet, from: NodeId },
+    /// The MAC gave up on `packet` toward `next_hop` (`on_link_failure`;
+    /// `lost` as there).
+    LinkFailure { packet: &'p Packet, next_hop: NodeId, lost: Option<DropCause> },
+    /// The interface handed back what it queued toward a neighbour the
+    /// protocol declared unreachable (`on_link_broken`).
+    LinkBroken { neighbour: NodeId, failed: Option<&'p Packet>, queued: Vec<Packet> },
+    /// The protocol's timer `id` fired (`on_timer`).
+    Timer(u32),
+    /// A routing packet this node sent was dropped below
+    /// (`on_control_dropped`).
+    ControlDropped,
 }
 
 /// What a protocol gets from its surroundings.
@@ -121,6 +161,25 @@ impl RoutingCounters {
 /// A routing protocol at one node.
 pub trait Routing {
     fn name(&self) -> &'static str;
+    /// One event in, its outputs written to `out`: the one entry the
+    /// engine uses (`world/network.rs`). It calls the per-event method the
+    /// input names, so a protocol implements those.
+    #[inline]
+    fn handle(&mut self, now: SimTime, input: RoutingInput<'_>, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        match input {
+            RoutingInput::Start => self.start(now, ctx, out),
+            RoutingInput::Originate(packet) => self.route_output(now, packet, ctx, out),
+            RoutingInput::Forward { packet, from } => self.route_input(now, packet, from, ctx, out),
+            RoutingInput::Delivered { packet, from } => self.on_delivered(now, packet, from),
+            RoutingInput::Control { packet, from } => self.on_control(now, packet, from, ctx, out),
+            RoutingInput::Heard { from } => self.on_heard(now, from),
+            RoutingInput::Overheard { packet, from } => self.on_overheard(now, packet, from, ctx, out),
+            RoutingInput::LinkFailure { packet, next_hop, lost } => self.on_link_failure(now, packet, next_hop, lost, ctx, out),
+            RoutingInput::LinkBroken { neighbour, failed, queued } => self.on_link_broken(now, neighbour, failed, queued, ctx, out),
+            RoutingInput::Timer(id) => self.on_timer(now, id, ctx, out),
+            RoutingInput::ControlDropped => self.on_control_dropped(),
+        }
+    }
     fn start(&mut self, now: SimTime, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
     fn route_output(&mut self, now: SimTime, packet: Packet, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
     fn route_input(&mut self, now: SimTime, packet: Packet, from: NodeId, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>);
@@ -341,6 +400,12 @@ routing_protocols! {
 impl Routing for RoutingProtocol {
     fn name(&self) -> &'static str {
         each!(self, r => r.name())
+    }
+    /// The protocol's own `handle`: one dispatch on the protocol, then on
+    /// the input inside it.
+    #[inline]
+    fn handle(&mut self, now: SimTime, input: RoutingInput<'_>, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
+        each!(self, r => r.handle(now, input, ctx, out))
     }
     fn start(&mut self, now: SimTime, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
         each!(self, r => r.start(now, ctx, out))

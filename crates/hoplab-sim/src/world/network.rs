@@ -7,32 +7,30 @@ use super::{Event, Layer, World};
 use crate::engine::Outputs;
 use crate::loss::DropCause;
 use crate::mac::MacInput;
-use crate::net::routing::{Routing, RoutingContext, RoutingOutput, RoutingProtocol};
+use crate::net::routing::{Routing, RoutingContext, RoutingInput, RoutingOutput, RoutingProtocol};
 use crate::queue::Queued;
 use crate::stack::Stack;
 use crate::stats::report::RoutingReport;
 use crate::wire::{NodeId, Packet};
 
 impl World {
-    /// Run one step of `node`'s routing protocol and carry out its outputs.
-    fn routing_step(&mut self, node: NodeId, step: impl FnOnce(&mut RoutingProtocol, &mut RoutingContext, &mut Outputs<RoutingOutput>)) {
-        self.routing_step_after(node, false, step);
+    /// Hand `node`'s routing protocol one event (its one entry,
+    /// `Routing::handle`, as the MAC's is `Mac::handle`) and carry out
+    /// its outputs.
+    fn routing_step(&mut self, node: NodeId, input: RoutingInput<'_>) {
+        self.routing_step_after(node, false, input);
     }
 
     /// [`World::routing_step`]; `channel_failure`: the step handles a link
     /// failure whose last attempt a channel error took, so that the
     /// packets it drops as `route_break` are wireless losses in the ground
     /// truth of loss differentiation (stats::classification).
-    fn routing_step_after(
-        &mut self,
-        node: NodeId,
-        channel_failure: bool,
-        step: impl FnOnce(&mut RoutingProtocol, &mut RoutingContext, &mut Outputs<RoutingOutput>),
-    ) {
+    fn routing_step_after(&mut self, node: NodeId, channel_failure: bool, input: RoutingInput<'_>) {
+        let now = self.now();
         let mut out = Outputs::new();
         {
             let mut ctx = RoutingContext { node, next_uid: &mut self.next_uid, warmup: self.warmup };
-            step(&mut self.routing[node.index()], &mut ctx, &mut out);
+            self.routing[node.index()].handle(now, input, &mut ctx, &mut out);
         }
         self.routing_outputs(node, out, channel_failure);
     }
@@ -51,9 +49,7 @@ impl World {
                     }
                     let now = self.now();
                     let queued = self.nodes[node.index()].mac.take_queued_toward(now, neighbour);
-                    self.routing_step_after(node, channel_failure, |r, ctx, out| {
-                        r.on_link_broken(now, neighbour, failed.as_ref(), queued, ctx, out)
-                    });
+                    self.routing_step_after(node, channel_failure, RoutingInput::LinkBroken { neighbour, failed: failed.as_ref(), queued });
                 }
                 RoutingOutput::BufferChanged => self.hop_update(node),
                 RoutingOutput::SourceMayRefill { packet } => Stack::source_gave_up(self, node, &packet.info()),
@@ -63,52 +59,46 @@ impl World {
 
     /// The run starts: each protocol arms its periodic timers.
     pub(crate) fn routing_start(&mut self) {
-        let now = self.now();
         for i in 0..self.nodes.len() {
-            self.routing_step(NodeId(i as u32), |r, ctx, out| r.start(now, ctx, out));
+            self.routing_step(NodeId(i as u32), RoutingInput::Start);
         }
     }
 
     /// A routing protocol's timer fired.
     pub(crate) fn routing_timer(&mut self, node: NodeId, id: u32) {
-        let now = self.now();
-        self.routing_step(node, |r, ctx, out| r.on_timer(now, id, ctx, out));
+        self.routing_step(node, RoutingInput::Timer(id));
     }
 
     /// A packet enters the network at its source (from a transport).
     pub(crate) fn net_originate(&mut self, node: NodeId, packet: Packet) {
-        let now = self.now();
-        self.routing_step(node, |r, ctx, out| r.route_output(now, packet, ctx, out));
+        self.routing_step(node, RoutingInput::Originate(packet));
     }
 
     /// An interface of `node` delivered a packet received from `from`.
     pub(crate) fn net_receive(&mut self, node: NodeId, mut packet: Packet, from: NodeId) {
-        let now = self.now();
         if packet.is_control() {
-            return self.routing_step(node, |r, ctx, out| r.on_control(now, packet, from, ctx, out));
+            return self.routing_step(node, RoutingInput::Control { packet, from });
         }
         if packet.dst == node {
-            self.routing[node.index()].on_delivered(now, &packet, from);
+            self.routing_step(node, RoutingInput::Delivered { packet: &packet, from });
             return Stack::deliver(self, packet);
         }
         packet.ttl = packet.ttl.saturating_sub(1);
         if packet.ttl == 0 {
             return self.drop_packet(node, &packet, DropCause::Ttl);
         }
-        self.routing_step(node, |r, ctx, out| r.route_input(now, packet, from, ctx, out));
+        self.routing_step(node, RoutingInput::Forward { packet, from });
     }
 
     /// `node` decoded a frame from `from` (any frame, for it or overheard).
     pub(crate) fn routing_heard(&mut self, node: NodeId, from: NodeId) {
-        let now = self.now();
-        self.routing[node.index()].on_heard(now, from);
+        self.routing_step(node, RoutingInput::Heard { from });
     }
 
     /// `node` overheard a unicast packet from `from` to another node
     /// (promiscuous listening, DSR).
     pub(crate) fn routing_overheard(&mut self, node: NodeId, packet: &Packet, from: NodeId) {
-        let now = self.now();
-        self.routing_step(node, |r, ctx, out| r.on_overheard(now, packet, from, ctx, out));
+        self.routing_step(node, RoutingInput::Overheard { packet, from });
     }
 
     /// The MAC gave up on `packet` toward `next_hop` (retry limit):
@@ -123,8 +113,7 @@ impl World {
         lost: Option<DropCause>,
         channel_failure: bool,
     ) {
-        let now = self.now();
-        self.routing_step_after(node, channel_failure, |r, ctx, out| r.on_link_failure(now, packet, next_hop, lost, ctx, out));
+        self.routing_step_after(node, channel_failure, RoutingInput::LinkFailure { packet, next_hop, lost });
     }
 
     /// Hand a packet to the interface toward `next_hop`: a wired link if
@@ -154,8 +143,7 @@ impl World {
     /// drop is then a wireless loss in the ground truth).
     fn drop_lost(&mut self, node: NodeId, packet: &Packet, cause: DropCause, channel_failure: bool) {
         if packet.is_control() {
-            self.routing[node.index()].on_control_dropped();
-            return;
+            return self.routing_step(node, RoutingInput::ControlDropped);
         }
         *self.nodes[node.index()].drops.entry(cause).or_default() += 1;
         let stats = &mut self.flows[packet.flow as usize].stats;
