@@ -164,7 +164,7 @@ pub trait Routing {
     /// One event in, its outputs written to `out`: the one entry the
     /// engine uses (`world/network.rs`). It calls the per-event method the
     /// input names, so a protocol implements those.
-    #[inline]
+    #[inline(always)]
     fn handle(&mut self, now: SimTime, input: RoutingInput<'_>, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
         match input {
             RoutingInput::Start => self.start(now, ctx, out),
@@ -403,7 +403,7 @@ impl Routing for RoutingProtocol {
     }
     /// The protocol's own `handle`: one dispatch on the protocol, then on
     /// the input inside it.
-    #[inline]
+    #[inline(always)]
     fn handle(&mut self, now: SimTime, input: RoutingInput<'_>, ctx: &mut RoutingContext, out: &mut Outputs<RoutingOutput>) {
         each!(self, r => r.handle(now, input, ctx, out))
     }
