@@ -124,6 +124,7 @@ def ns3_chain(hops: int) -> dict[str, Any]:
             "clock_granularity_ms": 1.0,
             "limited_transmit": True,
             "handshake": True,
+            "ssthresh_from": "pipe",
         },
         "topology": {"kind": "chain", "nodes": hops + 1, "spacing_m": 200.0},
         "flows": [{"src": 0, "dst": hops, "transport": "tcp", "cc": "newreno", "app": "bulk", "packet_bytes": 512}],

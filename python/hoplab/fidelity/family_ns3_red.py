@@ -11,8 +11,10 @@ min / max threshold 5 / 15 packets, `q_weight` 0.002, `linterm` 50, gentle,
 wait, mean packet 500 bytes for the idle decay at the link's 5 Mb/s) and a
 50-packet limit; ns-3's TCP defaults as hoplab.fidelity.checks.ns3_chain
 maps them (delayed ACKs every 2 segments or 200 ms, SACK, initial window
-10, minimum RTO 1 s, 1 ms clock, limited transmit, handshake), a receive
-window of 131 segments (131072 B / 1000 B). Known differences: ns-3's
+10, minimum RTO 1 s, 1 ms clock, limited transmit, handshake; ssthresh
+from RFC 6675's pipe, kept by a second timeout in the loss state:
+`tcp.ssthresh_from = "pipe"`, ns-3's `GetSsThresh(tcb, BytesInFlight())`),
+a receive window of 131 segments (131072 B / 1000 B). Known differences: ns-3's
 segments carry TCP timestamps (12 B more per segment) and its recovery is
 PRR (hoplab's RFC 6675); ns-3's RED sees its queue disc only, while the
 device queue (1 packet, the script's setting) holds one more waiting
@@ -47,7 +49,7 @@ RED_NS3: dict[str, Any] = {
 TCP_NS3: dict[str, Any] = {
     "delayed_ack": True, "delayed_ack_segments": 2, "delayed_ack_ms": 200.0, "sack": True, "rwnd_segments": 131,
     "initial_cwnd_segments": 10.0, "min_rto_ms": 1000.0, "clock_granularity_ms": 1.0, "limited_transmit": True,
-    "handshake": True,
+    "handshake": True, "ssthresh_from": "pipe",
 }
 
 

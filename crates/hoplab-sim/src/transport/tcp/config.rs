@@ -113,8 +113,14 @@ pub struct TcpConfig {
     /// min(cwnd_, wnd_) in whole segments (tcp/tcp.cc:903-918, 1265, 1300-1301),
     /// where NewReno's `cwnd_` leaves out fast recovery's inflation (that
     /// is `dupwnd_`, tcp/tcp-newreno.cc:148-152, 258-266): in recovery the
-    /// window is ssthresh. Controllers whose ssthresh reads cwnd already
-    /// are unchanged.
+    /// window is ssthresh. `"pipe"` (with `sack`): ns-3's, RFC 6675's pipe
+    /// (segments neither SACKed nor lost, plus those resent), and a timeout
+    /// while the sender is already in the timeout's loss state keeps
+    /// ssthresh (ns-3 3.44 src/internet/model/tcp-socket-base.cc:1715-1717
+    /// EnterRecovery, 3916, 3961-3964 ReTxTimeout: `GetSsThresh(tcb,
+    /// BytesInFlight())`, skipped in CA_LOSS once the head is resent;
+    /// tcp-tx-buffer.cc:1054-1073 BytesInFlight). Controllers whose
+    /// ssthresh reads cwnd already are unchanged.
     pub ssthresh_from: SsthreshFrom,
 }
 
@@ -127,6 +133,9 @@ pub enum SsthreshFrom {
     /// The congestion window without recovery's inflation, capped by the
     /// receiver's (ns-2).
     Cwnd,
+    /// RFC 6675's pipe, not lowered again by a timeout in the loss state
+    /// (ns-3).
+    Pipe,
 }
 
 /// `tcp.rtt_timing`: which RTT samples the RTO estimator takes.

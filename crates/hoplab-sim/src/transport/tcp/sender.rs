@@ -40,6 +40,12 @@
 //!   `tcp.sack_kept_after_rto` (a timeout keeps the SACKed marks) and
 //!   `tcp.rto_restart_on_every_ack` (ns-2.35 TCP-Linux: every ACK restarts
 //!   the timer).
+//! - ns-3's ssthresh (`tcp.ssthresh_from = "pipe"`, set by the ns-3
+//!   checks): a loss halves RFC 6675's pipe (ns-3's `BytesInFlight`), not
+//!   FlightSize, and a further timeout in the loss state, once go-back-N
+//!   resent the head, keeps ssthresh. After a recovery that sent new data
+//!   past many holes, FlightSize is several times the pipe: halving it
+//!   restarts slow start toward a window RED then cuts again (docs/fidelity.md).
 //! - cwnd grows only while it limits the sending (RFC 7661; Linux
 //!   `tcp_is_cwnd_limited`): not when the receiver's window or the
 //!   application holds the sender back, except in slow start while cwnd is
@@ -227,13 +233,19 @@ impl Sender {
     /// min(cwnd_, wnd_) in whole segments, NewReno's cwnd_ being ssthresh
     /// in recovery (tcp/tcp.cc:903-918, 1265; tcp/tcp-newreno.cc:148-152).
     fn loss_state(&self) -> std::borrow::Cow<'_, TcpState> {
-        if self.config.ssthresh_from == SsthreshFrom::FlightSize {
-            return std::borrow::Cow::Borrowed(&self.state);
-        }
-        let inflated = !self.config.sack && self.state.cong_state == CongState::Recovery;
-        let cwnd = if inflated { self.state.ssthresh } else { self.state.cwnd };
+        let segments_in_flight = match self.config.ssthresh_from {
+            SsthreshFrom::FlightSize => return std::borrow::Cow::Borrowed(&self.state),
+            // ns-3's BytesInFlight (tcp-tx-buffer.cc:1054-1073).
+            SsthreshFrom::Pipe if self.config.sack => self.scan_scoreboard().pipe,
+            SsthreshFrom::Pipe => return std::borrow::Cow::Borrowed(&self.state),
+            SsthreshFrom::Cwnd => {
+                let inflated = !self.config.sack && self.state.cong_state == CongState::Recovery;
+                let cwnd = if inflated { self.state.ssthresh } else { self.state.cwnd };
+                cwnd.min(self.state.rwnd).floor().max(0.0) as u32
+            }
+        };
         let mut state = self.state.clone();
-        state.segments_in_flight = cwnd.min(self.state.rwnd).floor().max(0.0) as u32;
+        state.segments_in_flight = segments_in_flight;
         std::borrow::Cow::Owned(state)
     }
 
@@ -637,8 +649,16 @@ impl Sender {
             self.state.cwnd = self.rh_floor;
         }
         self.sync_state(now);
+        // ns-3 (tcp-socket-base.cc:3961-3964): a further timeout in the
+        // loss state keeps ssthresh once the head was resent since the
+        // last one (go-back-N has passed it: snd_nxt rewound to snd_una).
+        let head_resent = self.state.cong_state == CongState::Loss && self.snd_nxt > self.snd_una;
+        let keep_ssthresh = self.config.ssthresh_from == SsthreshFrom::Pipe && head_resent;
         self.cc.cwnd_event(&mut self.state, CwndEvent::Timeout);
-        self.state.ssthresh = self.cc.ssthresh(&self.loss_state(), LossKind::Timeout);
+        let ssthresh = self.cc.ssthresh(&self.loss_state(), LossKind::Timeout);
+        if !keep_ssthresh {
+            self.state.ssthresh = ssthresh;
+        }
         self.state.cwnd = 1.0; // RFC 5681 3.1: loss window
         self.recover = Some(self.high_tx - 1);
         self.dupacks = 0;
@@ -845,6 +865,35 @@ mod tests {
         let _ = drain(&mut s, at(0.0));
         s.on_rto(at(1000.0));
         assert_eq!(s.state.ssthresh, 2.5);
+    }
+
+    #[test]
+    fn ssthresh_from_pipe_halves_ns3s_bytes_in_flight_once_per_timeout_episode() {
+        use super::super::config::SsthreshFrom;
+        // 0..9 sent, 2 lost; 10..13 released; SACKs of 3..5 start recovery:
+        // FlightSize 12, pipe 12 - 3 SACKed - 1 lost (2: IsLost) = 8.
+        // 2 is resent; 3..13 are SACKed, new segments go out (14..18 with
+        // cwnd 6, 14..16 with cwnd 4), 2's retransmission is lost and the
+        // timer expires: FlightSize 17, resp. pipe 4 (ns-3's BytesInFlight:
+        // 15 sent - 11 SACKed - 1 lost + 1 resent; FlightSize 15). After
+        // go-back-N resent 2, a second timeout: FlightSize 1 halves again
+        // (to the floor, 2), ns-3 keeps ssthresh (here set to 7).
+        for (from, at_recovery, at_timeout, at_second) in
+            [(SsthreshFrom::FlightSize, 6.0, 8.5, 2.0), (SsthreshFrom::Pipe, 4.0, 2.0, 7.0)]
+        {
+            let config = TcpConfig { initial_cwnd_segments: 10.0, sack: true, ssthresh_from: from, ..TcpConfig::default() };
+            let mut s = in_sack_recovery(config);
+            assert_eq!(s.state.ssthresh, at_recovery, "{from:?} at the third duplicate");
+            assert_eq!(drain(&mut s, at(101.0)), vec![(2, true)]);
+            sack_ack(&mut s, at(110.0), 2, &[(3, 14)]);
+            let _ = drain(&mut s, at(110.0));
+            s.on_rto(at(1200.0));
+            assert_eq!(s.state.ssthresh, at_timeout, "{from:?} at the timeout");
+            assert_eq!(drain(&mut s, at(1200.0)), vec![(2, true)]);
+            s.state.ssthresh = 7.0; // what a second halving would lower
+            s.on_rto(at(3200.0));
+            assert_eq!(s.state.ssthresh, at_second, "{from:?} at the second timeout");
+        }
     }
 
     fn sack_ack(s: &mut Sender, now: SimTime, next_expected: u64, blocks: &[(u64, u64)]) {
