@@ -41,9 +41,23 @@
 //! retransmit is that end point, max(ssthresh, bw_est x rtt_min). Linux's
 //! `CA_EVENT_COMPLETE_CWR` (cwnd = ssthresh = bw_est x rtt_min, 235-237)
 //! is never raised by ns-2.35's agent, and is not modelled.
+//!
+//! Its growth is `tcp_reno_cong_avoid` (tcp_westwood.c:283) with ns-2.35's
+//! `sysctl_tcp_abc = 1` (tcp/linux/ns-linux-param.c:20), Appropriate Byte
+//! Counting: above ssthresh cwnd grows by one segment each time the bytes
+//! acknowledged reach a window, `bytes_acked >= snd_cwnd * mss`, the
+//! window's worth taken off (tcp/linux/src/tcp_cong.c:345-353). The agent
+//! adds every ACK's newly acknowledged bytes to `bytes_acked`, in recovery
+//! too where the window does not grow (tcp/tcp-linux.cc:351-353, 397-398,
+//! 411-413), and clears it only when a loss is detected (496) or a timeout
+//! fires (533, 584) and in slow start (`tcp_slow_start`, tcp_cong.c:297-310,
+//! which also grows one segment per ACK at cwnd == ssthresh, 341). So the
+//! segments a recovery acknowledges, its closing cumulative ACK included,
+//! count toward the growth after it. Counted here in segments, a window
+//! being whole segments (ns-2's `snd_cwnd` is an integer).
 
 use super::westwood_linux::{AckPath, LinuxEstimator};
-use super::{CongState, CongestionControl, LossKind, TcpState};
+use super::{CongState, CongestionControl, CwndEvent, LossKind, TcpState};
 use crate::config::{Applies, PresetRule};
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
@@ -111,12 +125,14 @@ pub struct WestwoodPlus {
     window: Option<Window>,
     /// `variant = "linux"`: Linux's estimator (the fields above unused).
     linux: Option<LinuxEstimator>,
+    /// `variant = "linux"`: ns-2.35's `bytes_acked`, in segments (module docs).
+    acked_segments: u64,
 }
 
 impl From<Config> for WestwoodPlus {
     fn from(config: Config) -> Self {
         let linux = (config.variant == Variant::Linux).then(LinuxEstimator::default);
-        WestwoodPlus { config, bwe: 0.0, last_sample: 0.0, window: None, linux }
+        WestwoodPlus { config, bwe: 0.0, last_sample: 0.0, window: None, linux, acked_segments: 0 }
     }
 }
 
@@ -174,6 +190,36 @@ impl CongestionControl for WestwoodPlus {
         }
     }
 
+    /// Linux: Reno with ns-2.35's byte counting (module docs).
+    fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
+        if self.linux.is_none() {
+            return super::reno_increase(state, segments_acked);
+        }
+        if state.cwnd <= state.ssthresh {
+            // tcp_slow_start (tcp_cong.c:297-317): +1 per ACK, count cleared.
+            state.cwnd += 1.0;
+            self.acked_segments = 0;
+        } else if self.acked_segments >= state.cwnd.floor() as u64 {
+            // tcp_cong.c:349-352: once per window of acknowledged bytes.
+            self.acked_segments -= state.cwnd.floor() as u64;
+            state.cwnd += 1.0;
+        }
+    }
+
+    /// Linux: a loss clears `bytes_acked` (tcp/tcp-linux.cc:496 on entering
+    /// recovery, 533 and 584 on a timeout).
+    fn state_set(&mut self, _state: &TcpState, new_state: CongState) {
+        if matches!(new_state, CongState::Recovery | CongState::Loss) {
+            self.acked_segments = 0;
+        }
+    }
+
+    fn cwnd_event(&mut self, _state: &mut TcpState, event: CwndEvent) {
+        if event == CwndEvent::Timeout {
+            self.acked_segments = 0;
+        }
+    }
+
     fn dup_ack(&mut self, state: &TcpState) {
         if let Some(linux) = &mut self.linux {
             linux.on_ack(state.now, AckPath::Slow, 0, state.mss_bytes);
@@ -184,6 +230,8 @@ impl CongestionControl for WestwoodPlus {
         if let Some(linux) = &mut self.linux {
             // tcp/tcp-linux.cc:374-390: pkts_acked, then the fast or slow
             // ACK event (hoplab's Disorder is ns-2's Open with SACK news).
+            // tcp/tcp-linux.cc:351-353: every ACK of new data, any state.
+            self.acked_segments += u64::from(segments_acked);
             linux.on_pkts_acked(state.now, state.srtt);
             let path = if state.cong_state == CongState::Open { AckPath::Fast } else { AckPath::Slow };
             linux.on_ack(state.now, path, u64::from(segments_acked) * u64::from(state.mss_bytes), state.mss_bytes);
@@ -338,6 +386,44 @@ mod tests {
         s.advance(ms(101));
         s.cc.dup_ack(&s.state); // closes the window: 5000 B / 101 ms = 49
         assert_eq!(s.cc.bwe(), 49_000.0);
+    }
+
+    #[test]
+    fn linux_variant_grows_once_per_window_of_acked_segments_counting_the_recovery() {
+        // ns-2.35's bytes_acked with sysctl_tcp_abc = 1 (tcp_cong.c:345-353,
+        // tcp/tcp-linux.cc:351-353, 496): Reno's 1/cwnd per ACK would give
+        // 12 + 1/12 after the first ACK below.
+        use super::super::CongState;
+        let mut s = linux();
+        s.state.ssthresh = 10.0;
+        s.state.cwnd = 12.0;
+        s.set_cong_state(CongState::Recovery);
+        s.cc.pkts_acked(&s.state, 12, None); // the recovery's closing cumulative ACK
+        s.set_cong_state(CongState::Open);
+        s.ack_n(1); // 13 segments counted: one window of 12, one left
+        assert_eq!(s.state.cwnd, 13.0);
+        s.ack_n(11);
+        assert_eq!(s.state.cwnd, 13.0);
+        s.ack_n(1); // 13 again
+        assert_eq!(s.state.cwnd, 14.0);
+        // A loss clears the count (496): 10 counted, then a fast retransmit.
+        s.cc.pkts_acked(&s.state, 10, None);
+        s.lose(LossKind::FastRetransmit);
+        s.state.cwnd = 14.0;
+        s.set_cong_state(CongState::Open);
+        s.ack_n(13);
+        assert_eq!(s.state.cwnd, 14.0);
+        s.ack_n(1);
+        assert_eq!(s.state.cwnd, 15.0);
+        // At cwnd == ssthresh tcp_slow_start grows by one and clears it (341, 310).
+        s.cc.pkts_acked(&s.state, 5, None);
+        s.state.ssthresh = 15.0;
+        s.ack_n(1);
+        assert_eq!(s.state.cwnd, 16.0);
+        s.ack_n(15);
+        assert_eq!(s.state.cwnd, 16.0);
+        s.ack_n(1);
+        assert_eq!(s.state.cwnd, 17.0);
     }
 
     #[test]
