@@ -24,12 +24,15 @@
 #
 # key=value: nodes flows (count, flows 2i -> 2i+1) width_m height_m
 #   duration start (FTP start, s) seed (the default RNG: MAC backoff, AODV
-#   jitter) cs_m callrt trace (file; default mobile.tr)
+#   jitter) cs_m callrt trace (file; default mobile.tr) mac_trace (1: also
+#   the MAC level, ARP included, for diagnosis; the agent and routing lines
+#   stay the same)
 # Writes the trace (agent and routing levels; MAC off) for mobile_stats.py.
 
 array set opt {
     movement "" nodes 48 flows 10 width_m 1500.0 height_m 3000.0
     duration 100.0 start 0.0 seed 1 cs_m 500.0 callrt 1 trace mobile.tr
+    mac_trace 0
 }
 foreach arg $argv {
     set kv [split $arg =]
@@ -78,7 +81,8 @@ $ns_ node-config -adhocRouting AODV -llType LL -macType Mac/802_11 \
     -ifqType Queue/DropTail/PriQueue -ifqLen 50 -antType Antenna/OmniAntenna \
     -propType Propagation/TwoRayGround -phyType Phy/WirelessPhy \
     -topoInstance $topo -channel $chan \
-    -agentTrace ON -routerTrace ON -macTrace OFF -movementTrace OFF
+    -agentTrace ON -routerTrace ON -macTrace [expr {$opt(mac_trace) ? "ON" : "OFF"}] \
+    -movementTrace OFF
 
 for {set i 0} {$i < $nn} {incr i} {
     set node_($i) [$ns_ node]

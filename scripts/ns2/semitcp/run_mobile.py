@@ -2,7 +2,7 @@
 
     .venv/bin/python scripts/ns2/semitcp/run_mobile.py --ns /path/to/ns-semitcp
         [--seeds 1,2,3] [--speeds 20] [--duration 100] [--jobs 2] [--out FILE]
-        [--keep DIR] [--set KEY=VALUE ...]
+        [--keep DIR] [--mac-trace] [--set KEY=VALUE ...]
 
 For each seed and maximum speed: hoplab runs examples/semitcp-mobile-48.toml
 (48 nodes, random waypoint in 1500 x 3000 m, AODV, 10 semi-TCP flows 2i ->
@@ -144,7 +144,8 @@ def mobile_stats(trace: str, flows: int, warmup_s: float, duration_s: float) -> 
     return out
 
 
-def run_pair(ns: str, seed: int, speed: float, duration_s: float, overrides: dict, keep: str | None) -> dict:
+def run_pair(ns: str, seed: int, speed: float, duration_s: float, overrides: dict, keep: str | None,
+             mac_trace: bool = False) -> dict:
     sc = scenario(speed, duration_s, overrides)
     result = hoplab.run(sc, seed=seed, record=True).to_dict()
     rec = result["recording"]
@@ -154,6 +155,8 @@ def run_pair(ns: str, seed: int, speed: float, duration_s: float, overrides: dic
             for f in result["flows"]]
     args = ["mobile.tcl", "movement=movement.tcl", f"seed={seed}", f"duration={duration_s:g}",
             f"width_m={width:g}", f"height_m={height:g}", f"nodes={len(rec['has_radio'])}", f"flows={len(ours)}"]
+    if mac_trace:
+        args.append("mac_trace=1")
     with tempfile.TemporaryDirectory(prefix="semitcp-mobile-") as tmp:
         shutil.copy(HERE / "mobile.tcl", tmp)
         Path(tmp, "movement.tcl").write_text(movement_tcl(rec, width, height))
@@ -199,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--out", help="write the reference JSON here (python/hoplab/data/references/ns2-semitcp-mobile.json)")
     ap.add_argument("--keep", help="keep each run's movement file, ns-2 trace and hoplab report under this directory")
+    ap.add_argument("--mac-trace", action="store_true",
+                    help="ns-2's MAC-level trace too, ARP included (diagnosis, with --keep; the per-flow counts are unchanged, the drops gain the MAC's)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a hoplab override (diagnosis)")
     a = ap.parse_args(argv)
     overrides = {}
@@ -207,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         overrides[key] = json.loads(value) if value[:1] in "0123456789tf[{-\"" else value
     jobs = [(s, float(v)) for v in a.speeds.split(",") for s in (int(x) for x in a.seeds.split(","))]
     with ThreadPoolExecutor(max_workers=a.jobs) as ex:
-        runs = list(ex.map(lambda j: run_pair(a.ns, j[0], j[1], a.duration, overrides, a.keep), jobs))
+        runs = list(ex.map(lambda j: run_pair(a.ns, j[0], j[1], a.duration, overrides, a.keep, a.mac_trace), jobs))
     for run in runs:
         print(summary(run), flush=True)
     if a.out:
