@@ -81,14 +81,15 @@ def _fields(line: str) -> tuple[str, dict]:
 
 def mobile_stats(trace: str, flows: int, warmup_s: float, duration_s: float) -> list[dict]:
     """Per flow 2i -> 2i+1 from an ns-2 new-format trace (AGT and RTR levels):
-    the source's SYN apart, data segments (512 B payload) sent and delivered
+    the source's SYN apart (how often and when it was sent), data segments
+    (512 B payload) sent and delivered
     (all, as hoplab's `sent` and `delivered`, and distinct sequence numbers),
     the in-order payload delivered within [warmup, duration] (hoplab's
     goodput rule), ACKs, the RREQs each end originated toward the other
     (all of them: expanding-ring steps and retries), drops by trace reason."""
     st = [{"syn_sent": 0, "syn_delivered": 0, "sent": 0, "sent_distinct": set(), "delivered": 0, "delivered_distinct": set(), "in_order_bytes": 0,
            "next_seq": 0, "acks_sent": 0, "acks_received": 0, "rreq_src": 0, "rreq_dst": 0,
-           "first_sends_s": [], "drops": {}} for _ in range(flows)]
+           "first_sends_s": [], "syn_sends_s": [], "drops": {}} for _ in range(flows)]
     with open(trace, encoding="latin-1") as fh:  # noqa: PLR1702 (one pass over a large file)
         for line in fh:
             if len(line) < 3 or line[1] != " ":
@@ -112,6 +113,8 @@ def mobile_stats(trace: str, flows: int, warmup_s: float, duration_s: float) -> 
                     # ns-2.35's TcpAgent opens with a 40-byte SYN (syn_ true),
                     # seqno 0, before the first data segment.
                     s["syn_sent" if ev == "s" and node == src else "syn_delivered"] += node in (src, dst)
+                    if ev == "s" and node == src:
+                        s["syn_sends_s"].append(round(t, 3))
                 elif kind == "tcp" and ev == "s" and node == src:
                     s["sent"] += 1
                     s["sent_distinct"].add(seq)
@@ -140,7 +143,7 @@ def mobile_stats(trace: str, flows: int, warmup_s: float, duration_s: float) -> 
                     "goodput_kbps": round(s["in_order_bytes"] * 8 / 1000 / (duration_s - warmup_s), 3),
                     "acks_sent": s["acks_sent"], "acks_received": s["acks_received"],
                     "rreq_originated_src": s["rreq_src"], "rreq_originated_dst": s["rreq_dst"],
-                    "first_sends_s": s["first_sends_s"], "drops": s["drops"]})
+                    "first_sends_s": s["first_sends_s"], "syn_sends_s": s["syn_sends_s"], "drops": s["drops"]})
     return out
 
 
@@ -224,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
                      "(scripts/ns2/semitcp/mobile.tcl), on the node movements hoplab recorded for the same seed "
                      "(preset ns2); per flow: data packets the source sent (all / distinct), delivered (all / "
                      "distinct), in-order payload delivered over warmup-duration (goodput_kbps, hoplab's rule), "
+                     "the instants the source sent its 40-byte SYN (syn_sends_s), "
                      "AODV route requests the source (and the sink) originated toward the other end, drops by "
                      "trace reason; 'hoplab' holds hoplab's own values of the run the movements came from"),
             "script": "scripts/ns2/semitcp/mobile.tcl",
