@@ -20,14 +20,16 @@ from __future__ import annotations
 import base64
 import datetime
 import html
+import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from hoplab import _core
-from hoplab.campaign import ProgressCallback, SweepStats, build_build_id, sweep
+from hoplab.campaign import ProgressCallback, SweepPlan, SweepStats, build_build_id, sweep_many, task_cost
+from hoplab.executors import default_jobs
 from hoplab.papers import ExperimentData, Figure, FigureResult, NotReproduced, Paper
 from hoplab.papers.verdicts import NOT_REPRODUCED, VERDICT_RULE, enforce
 from hoplab.paths import remove_stale_temporaries
@@ -48,6 +50,14 @@ class ReproduceResult:
     wall_seconds: float = 0.0
     #: A view of one representative run per experiment (hoplab.view.reports).
     views: dict[str, Any] = field(default_factory=dict)
+
+
+#: How often a reproduction writes its finished runs (at most; and every
+#: 500 runs, and whenever it stops, Ctrl-C and SIGTERM included): a killed
+#: one loses at most this much of its workers' time. Every batch is a
+#: Parquet file each later read of the store opens, and a sweep's 2 s
+#: made a full reproduction's store 600-800 files (docs/timings.md).
+_FLUSH_SECONDS = 30.0
 
 
 def default_out_dir(paper_id: str, quick: bool) -> Path:
@@ -126,40 +136,113 @@ def reproduce(
 
         executor_obj = make_executor("dask", jobs, scheduler)
         own = True
+    plans: list[SweepPlan] = []
+    for experiment in paper.experiments:
+        if experiment.name not in needed:
+            continue
+        scenario_data, vary, n_runs = experiment.settings(quick, runs)
+        say(f"{experiment.name}: {experiment.description}")
+        plans.append(SweepPlan(f"{paper.id}/{experiment.name}", Scenario(scenario_data), dict(vary), n_runs,
+                               experiment.cases_for(quick), experiment.series))
+        ran.append((experiment, scenario_data, vary, n_runs))
     try:
-        for experiment in paper.experiments:
-            if experiment.name not in needed:
-                continue
-            scenario_data, vary, n_runs = experiment.settings(quick, runs)
-            say(f"{experiment.name}: {experiment.description}")
-            experiment_stats = SweepStats()
-            frame = sweep(
-                Scenario(scenario_data), vary=dict(vary), runs=n_runs, cases=experiment.cases_for(quick), store=store,
-                executor=executor_obj, jobs=jobs, scheduler=scheduler, series=experiment.series,
-                name=f"{paper.id}/{experiment.name}", progress=progress, check_parameters=False,
-                stats=experiment_stats, run_timeout_s=run_timeout_s,
-            )
-            stats[experiment.name] = experiment_stats
-            data[experiment.name] = _experiment_data(experiment, frame, store)
-            ran.append((experiment, scenario_data, vary, n_runs))
+        # Every experiment's runs in one pass: a run two experiments share
+        # executes once, and the workers stay busy until the last run.
+        frames = sweep_many(plans, store=store, executor=executor_obj, jobs=jobs, scheduler=scheduler,
+                            progress=progress, check_parameters=False, run_timeout_s=run_timeout_s,
+                            flush_seconds=_FLUSH_SECONDS)
     finally:
         if own:
             executor_obj.close()
+    for (experiment, *_), plan, frame in zip(ran, plans, frames, strict=True):
+        stats[experiment.name] = plan.stats
+        data[experiment.name] = _experiment_data(experiment, frame, store)
 
-    from hoplab.view.reports import write_views
+    from hoplab.view.reports import chosen_views
 
-    say("recording one run per experiment for its view")
-    views = write_views(ran, {name: d.runs for name, d in data.items()}, quick, out_dir, say)
-    results: dict[str, FigureResult] = {}
-    say(f"drawing {len(paper.figures)} figures and judging them")
-    for figure in paper.figures:
-        results[figure.id] = _make_figure(figure, data, figures_dir)
+    chosen = chosen_views(ran, {name: d.runs for name, d in data.items()}, quick, say)
+    say(f"recording one run per experiment for its view; drawing {len(paper.figures)} figures and judging them")
+    workers = (jobs or default_jobs()) if executor == "local" else 1
+    views, results = _views_and_figures(chosen, paper.figures, data, out_dir, workers)
     wall = time.perf_counter() - started
     result = ReproduceResult(paper, out_dir, out_dir / "report.md", out_dir / "report.html", results, stats, wall,
                              views)
     _write_markdown(result, quick, runs)
     _write_html(result, quick, runs)
     return result
+
+
+#: What the forked workers of `_views_and_figures` read: set in the parent
+#: just before they fork, so the experiments' data reach them without
+#: being pickled.
+_FORK_STATE: dict[str, Any] = {}
+
+
+def _views_and_figures(chosen: list[tuple[str, Any]], figures: Sequence[Figure],
+                       data: Mapping[str, ExperimentData], out_dir: Path,
+                       workers: int) -> tuple[dict[str, Any], dict[str, FigureResult]]:
+    """Record each chosen view and draw each figure: in `workers` forked
+    processes (a local reproduction: the views' runs first, the longest),
+    else one after another here. Each job writes its own files, and the
+    results are kept in the paper's order, so the report is the same either
+    way; a job a worker could not finish is done again here."""
+    import multiprocessing
+
+    from hoplab.view.reports import write_view
+
+    figures_dir = out_dir / "figures"
+    by_cost = sorted(range(len(chosen)), key=lambda i: -task_cost(chosen[i][1]))
+    jobs: list[tuple[str, int]] = [("view", i) for i in by_cost] + [("figure", i) for i in range(len(figures))]
+    done: dict[tuple[str, int], Any] = {}
+    if workers > 1 and len(jobs) > 1 and "fork" in multiprocessing.get_all_start_methods():
+        from concurrent.futures import ProcessPoolExecutor
+
+        from hoplab.executors import _worker_start
+
+        _preload_drawing()  # once here, not once per worker
+        _FORK_STATE.update(chosen=chosen, figures=figures, data=data, out_dir=out_dir)
+        fork = multiprocessing.get_context("fork")
+        pool = ProcessPoolExecutor(max_workers=min(workers, len(jobs)), mp_context=fork, initializer=_worker_start,
+                                   initargs=(os.getpid(),))
+        try:
+            futures = {job: pool.submit(_forked_job, job) for job in jobs}
+            for job, future in futures.items():
+                if future.exception() is None:
+                    done[job] = future.result()
+        except BaseException:  # Ctrl-C: the workers ignore it; stop them now
+            for process in list((getattr(pool, "_processes", None) or {}).values()):
+                process.kill()
+            raise
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+            _FORK_STATE.clear()
+    for kind, index in jobs:  # here: everything, or what a worker could not finish
+        if (kind, index) not in done:
+            done[(kind, index)] = (write_view(chosen[index][0], chosen[index][1], out_dir) if kind == "view"
+                                   else _make_figure(figures[index], data, figures_dir))
+    views = {name: done[("view", i)] for i, (name, _) in enumerate(chosen)}
+    return views, {figure.id: done[("figure", i)] for i, figure in enumerate(figures)}
+
+
+def _forked_job(job: tuple[str, int]) -> Any:
+    """One job of `_views_and_figures`, in a forked worker."""
+    from hoplab.view.reports import write_view
+
+    kind, index = job
+    state = _FORK_STATE
+    if kind == "view":
+        name, task = state["chosen"][index]
+        return write_view(name, task, state["out_dir"])
+    return _make_figure(state["figures"][index], state["data"], state["out_dir"] / "figures")
+
+
+def _preload_drawing() -> None:
+    """Import what drawing and judging need before the workers fork."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot  # noqa: F401
+    import scipy.stats  # noqa: F401
 
 
 def _experiment_data(experiment: Any, frame: Any, store: Store) -> ExperimentData:

@@ -301,6 +301,16 @@ class Store:
         finally:
             con.close()
 
+    def run_columns(self) -> list[str]:
+        """The columns of the `runs` view, in order ([] for an empty store)."""
+        if not self.files("runs"):
+            return []
+        con = self.connect()
+        try:
+            return [str(c[0]) for c in con.execute("DESCRIBE runs").fetchall()]
+        finally:
+            con.close()
+
     def done_ids(self, run_ids: Iterable[str] | None = None) -> set[str]:
         """run_ids that have an "ok" row (optionally only among `run_ids`)."""
         if not self.files("runs"):
@@ -325,16 +335,26 @@ class Store:
         """Long time series (run_id, time_s, entity, id, metric, value)."""
         return self._select("series", run_ids)
 
+    def runs_table(self, run_ids: Iterable[str]) -> pa.Table:
+        """The runs view's rows of `run_ids` as an Arrow table: one read
+        for several sweeps, each turned into its DataFrame (`to_pandas`) as
+        `runs` would give it."""
+        return self._select_table("runs", run_ids)
+
     def _select(self, view: str, run_ids: Iterable[str] | None) -> pd.DataFrame:
+        frame: pd.DataFrame = self._select_table(view, run_ids).to_pandas()
+        return frame
+
+    def _select_table(self, view: str, run_ids: Iterable[str] | None) -> pa.Table:
         con = self.connect()
         try:
             if run_ids is None:
-                return _frame(con, f"SELECT * FROM {view}")
+                return con.sql(f"SELECT * FROM {view}").to_arrow_table()
             import pandas as pd
 
             wanted = pd.DataFrame({"run_id": pd.Series(sorted(set(run_ids)), dtype="str")})
             con.register("wanted", wanted)
-            return _frame(con, f"SELECT v.* FROM {view} v SEMI JOIN wanted w ON v.run_id = w.run_id")
+            return con.sql(f"SELECT v.* FROM {view} v SEMI JOIN wanted w ON v.run_id = w.run_id").to_arrow_table()
         finally:
             con.close()
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["RunView", "write_views"]
+__all__ = ["RunView", "chosen_views", "write_view", "write_views"]
 
 
 @dataclass(frozen=True)
@@ -46,26 +46,39 @@ def _describe(task: Any) -> str:
             f"successful runs)")
 
 
-def write_views(experiments: list[tuple[Any, Mapping[str, Any], Mapping[str, list[Any]], int]],
-                runs: Mapping[str, Any], quick: bool, out_dir: Path, log: Callable[[str], None]) -> dict[str, RunView]:
-    """Write a view per experiment; `experiments`: (experiment, its
-    scenario, vary, runs per point) as the report ran them; `runs`: each
-    experiment's runs frame. An experiment with no successful run gets no
-    view (the log says so)."""
-    import hoplab
+def chosen_views(experiments: list[tuple[Any, Mapping[str, Any], Mapping[str, list[Any]], int]],
+                 runs: Mapping[str, Any], quick: bool, log: Callable[[str], None]) -> list[tuple[str, Any]]:
+    """(experiment name, task of its representative run) per experiment;
+    `experiments`: (experiment, its scenario, vary, runs per point) as the
+    report ran them; `runs`: each experiment's runs frame. An experiment
+    with no successful run has none (the log says so)."""
     from hoplab.scenario import Scenario
     from hoplab.tasks import expand
-    from hoplab.view import view
 
-    views: dict[str, RunView] = {}
+    chosen = []
     for experiment, scenario_data, vary, n_runs in experiments:
         tasks, _ = expand(Scenario(dict(scenario_data)), dict(vary), n_runs, cases=experiment.cases_for(quick))
         task = _representative(tasks, runs.get(experiment.name))
         if task is None:
             log(f"{experiment.name}: no successful run to view")
             continue
-        (out_dir / "views").mkdir(parents=True, exist_ok=True)
-        result = hoplab.run(Scenario(json.loads(task.scenario_json)), record=True)
-        path = view(result, out_dir / "views" / f"{experiment.name}.html")
-        views[experiment.name] = RunView(path.relative_to(out_dir).as_posix(), _describe(task))
-    return views
+        chosen.append((experiment.name, task))
+    return chosen
+
+
+def write_view(name: str, task: Any, out_dir: Path) -> RunView:
+    """Run `task` again, recorded, and write its page to `views/<name>.html`."""
+    import hoplab
+    from hoplab.scenario import Scenario
+    from hoplab.view import view
+
+    (out_dir / "views").mkdir(parents=True, exist_ok=True)
+    result = hoplab.run(Scenario(json.loads(task.scenario_json)), record=True)
+    path = view(result, out_dir / "views" / f"{name}.html")
+    return RunView(path.relative_to(out_dir).as_posix(), _describe(task))
+
+
+def write_views(experiments: list[tuple[Any, Mapping[str, Any], Mapping[str, list[Any]], int]],
+                runs: Mapping[str, Any], quick: bool, out_dir: Path, log: Callable[[str], None]) -> dict[str, RunView]:
+    """Write a view per experiment (`chosen_views`, then `write_view` each, in this process)."""
+    return {name: write_view(name, task, out_dir) for name, task in chosen_views(experiments, runs, quick, log)}
