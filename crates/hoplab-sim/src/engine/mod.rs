@@ -27,6 +27,17 @@ pub use section::Section;
 pub trait TimerRequests<T> {
     fn arm(&mut self, timer: T, at: crate::time::SimTime);
     fn cancel(&mut self, timer: T);
+    /// Arm `timer` for `at` with its event deferred: it takes its place
+    /// among simultaneous events now, but gets a queue entry only at
+    /// [`TimerRequests::queue_deferred`], which the layer requests as soon
+    /// as the timer's end may matter; one never queued does not fire (the
+    /// layer knows it would have changed nothing). By default an ordinary
+    /// arming.
+    fn arm_deferred(&mut self, timer: T, at: crate::time::SimTime) {
+        self.arm(timer, at);
+    }
+    /// Give the deferred `timer` (still armed) its queue entry.
+    fn queue_deferred(&mut self, _timer: T) {}
 }
 
 /// Timer requests written down in order (tests of a single layer).

@@ -73,6 +73,8 @@ pub struct EventQueue<E> {
     continued: u64,
     /// The horizon of the current `pop_until` (events after it wait).
     horizon: SimTime,
+    /// Of `popped`, deferred events never queued ([`EventQueue::reserve_deferred`]).
+    deferred: u64,
 }
 
 impl<E> Default for EventQueue<E> {
@@ -90,6 +92,7 @@ impl<E> EventQueue<E> {
             popped: 0,
             continued: 0,
             horizon: SimTime(u64::MAX),
+            deferred: 0,
         }
     }
 
@@ -109,6 +112,12 @@ impl<E> EventQueue<E> {
     /// a batch saved.
     pub fn continued(&self) -> u64 {
         self.continued
+    }
+
+    /// Of [`EventQueue::popped`], the deferred events that never needed a
+    /// queue entry ([`EventQueue::reserve_deferred`]).
+    pub fn deferred(&self) -> u64 {
+        self.deferred
     }
 
     pub fn len(&self) -> usize {
@@ -146,6 +155,32 @@ impl<E> EventQueue<E> {
         let first = self.next_seq;
         self.next_seq += n;
         first
+    }
+
+    /// Reserve a sequence number for an event at `time` that needs a queue
+    /// entry only if something happens before then (a timer whose end
+    /// usually finds nothing to do: the caller decides, and queues it with
+    /// [`EventQueue::schedule_deferred`]). Until then it counts as handled
+    /// if it falls within `end`, the last time the run will pop, as its
+    /// entry would have popped by then: the count of events at the run's
+    /// end is the one each event having its own entry gives.
+    pub fn reserve_deferred(&mut self, time: SimTime, end: SimTime) -> u64 {
+        if time <= end {
+            self.popped += 1;
+            self.deferred += 1;
+        }
+        self.reserve(1)
+    }
+
+    /// Queue a deferred event ([`EventQueue::reserve_deferred`], the same
+    /// `time` and `end`): it pops where it would have popped had it been
+    /// queued when its number was reserved, and counts when it pops.
+    pub fn schedule_deferred(&mut self, time: SimTime, seq: u64, event: E, end: SimTime) {
+        if time <= end {
+            self.popped -= 1;
+            self.deferred -= 1;
+        }
+        self.schedule_reserved(time, seq, event);
     }
 
     /// Schedule `event` at `time` with a sequence number reserved earlier
@@ -228,6 +263,22 @@ impl Timer {
         self.armed_seq = queue.reserve(1);
         self.at = at;
         self.armed_seq
+    }
+
+    /// Arm the timer for `at` without a queue entry
+    /// ([`EventQueue::reserve_deferred`]; `end`: the run's end):
+    /// [`Timer::queue_deferred`] gives it one, with the place among
+    /// simultaneous events it has now, if its end may matter after all.
+    pub fn arm_deferred<E>(&mut self, queue: &mut EventQueue<E>, at: SimTime, end: SimTime) {
+        self.armed_seq = queue.reserve_deferred(at, end);
+        self.at = at;
+    }
+
+    /// Queue the event of a timer armed with [`Timer::arm_deferred`] (once;
+    /// it must still be armed, the same `end`).
+    pub fn queue_deferred<E>(&self, queue: &mut EventQueue<E>, event: E, end: SimTime) {
+        debug_assert!(self.is_armed());
+        queue.schedule_deferred(self.at, self.armed_seq, event, end);
     }
 
     pub fn cancel(&mut self) {
@@ -337,6 +388,33 @@ mod tests {
         assert!(!q.continue_at(SimTime(11), first + 1), "past the horizon: it waits for the next pop_until");
         assert!(q.continue_at(SimTime(10), first + 1));
         assert_eq!(q.now(), SimTime(10));
+    }
+
+    #[test]
+    fn a_deferred_timer_pops_in_its_place_and_counts_once() {
+        let end = SimTime(100);
+        let mut q = EventQueue::new();
+        let mut t = Timer::default();
+        q.schedule(SimTime(50), "before");
+        t.arm_deferred(&mut q, SimTime(50), end);
+        q.schedule(SimTime(50), "after");
+        // Never queued: counted as the entry it would have had.
+        let mut never = Timer::default();
+        never.arm_deferred(&mut q, SimTime(60), end);
+        // Past the end: neither counted nor popped.
+        let mut late = Timer::default();
+        late.arm_deferred(&mut q, SimTime(200), end);
+        late.queue_deferred(&mut q, "late", end);
+        t.queue_deferred(&mut q, "deferred", end);
+        let mut order = vec![];
+        while let Some((_, seq, e)) = q.pop_until(end) {
+            order.push(e);
+            if e == "deferred" {
+                assert!(t.fire(seq));
+            }
+        }
+        assert_eq!(order, ["before", "deferred", "after"]);
+        assert_eq!((q.popped(), q.deferred()), (4, 1));
     }
 
     #[test]

@@ -21,13 +21,21 @@
 
 use super::hop_control::{DeferralPoint, HopControl};
 use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacOutputs, MacTimer, BROADCAST};
+use crate::phy::PhyIndication;
 use crate::time::{SimDuration, SimTime};
 
 impl Mac {
     /// Re-evaluate carrier sense: freeze the backoff when the medium turns
     /// busy, restart the countdown when it turns idle.
     pub(crate) fn update_medium(&mut self, now: SimTime, ctx: &mut MacContext) {
-        let busy = ctx.phy.is_busy() || self.nav_until > now;
+        let phy_busy = ctx.phy.is_busy();
+        if self.nav_end_deferred && !phy_busy && self.nav_until > now {
+            // The NAV outlasts physical carrier sense: its end may now turn
+            // the medium idle, so it needs its event (`set_nav`).
+            self.nav_end_deferred = false;
+            ctx.timers.queue_deferred(MacTimer::NavEnd);
+        }
+        let busy = phy_busy || self.nav_until > now;
         if busy == self.medium_busy {
             return;
         }
@@ -108,12 +116,39 @@ impl Mac {
         }
     }
 
+    /// Virtual carrier sense: the medium is reserved until `until`.
+    ///
+    /// The NAV's end changes the medium only if the PHY is idle then (a
+    /// busy PHY keeps it busy, and the PHY's own end re-reads the NAV). So
+    /// its timer is armed deferred, in its place among simultaneous
+    /// events, and queued only once the PHY is idle before it
+    /// (`update_medium`, which every change of physical carrier sense
+    /// reaches): a NAV end under a busy PHY, most of them, needs no event.
+    /// Every decision is as with the timer queued at once.
     pub(crate) fn set_nav(&mut self, now: SimTime, until: SimTime, ctx: &mut MacContext) {
         if until > self.nav_until {
             self.nav_until = until;
-            self.arm(MacTimer::NavEnd, until, ctx);
+            ctx.timers.arm_deferred(MacTimer::NavEnd, until);
+            self.nav_end_deferred = true;
             self.update_medium(now, ctx);
         }
+    }
+
+    /// A PHY indication that the medium turned busy (a reception or a
+    /// transmission starting) changes channel access only if a backoff is
+    /// counting down on an idle medium (it freezes, `update_medium`);
+    /// otherwise all it does is mark the medium busy. This does that at
+    /// once, sparing the world a MAC step: true if the indication is
+    /// handled so, exactly as `update_medium` would have (`phy_busy`:
+    /// the PHY's carrier sense now).
+    #[inline]
+    pub fn turns_medium_busy(&mut self, indication: &PhyIndication, phy_busy: bool) -> bool {
+        let freezes = !self.medium_busy && self.access_armed && !self.access_defers;
+        if freezes || !phy_busy || !matches!(indication, PhyIndication::RxStart | PhyIndication::TxStart) {
+            return false;
+        }
+        self.medium_busy = true;
+        true
     }
 
     /// The backoff counter is zero at a slot boundary: transmit.

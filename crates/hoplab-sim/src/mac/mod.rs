@@ -309,6 +309,9 @@ pub struct Mac {
     on_air: Option<Frame>,
     /// Duplicate detection: last sequence number received per transmitter.
     last_received_sequence: BTreeMap<NodeId, u16>,
+    /// The NavEnd timer is armed deferred, without a queue entry yet
+    /// (`set_nav`).
+    nav_end_deferred: bool,
     /// The access timer is armed (a backoff is counting down).
     access_armed: bool,
     /// The pending access is ns-2's defer (`mac.busy_doubles_cw`): not
@@ -344,6 +347,7 @@ impl Mac {
             pending_response: None,
             on_air: None,
             last_received_sequence: BTreeMap::new(),
+            nav_end_deferred: false,
             access_armed: false,
             access_defers: false,
             awaiting_data: None,

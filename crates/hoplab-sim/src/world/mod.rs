@@ -92,6 +92,11 @@ pub(crate) struct SlotTimers<'a> {
     pub queue: &'a mut EventQueue<Event>,
     pub slots: &'a mut [Timer; NODE_TIMERS],
     pub owner: u32,
+    /// The run's end (deferred timers count as events up to it).
+    pub end: SimTime,
+    /// Queue deferred timers at once (a profiled run counts every event
+    /// as its own entry).
+    pub eager: bool,
 }
 
 impl crate::engine::TimerRequests<MacTimer> for SlotTimers<'_> {
@@ -101,6 +106,19 @@ impl crate::engine::TimerRequests<MacTimer> for SlotTimers<'_> {
     }
     fn cancel(&mut self, timer: MacTimer) {
         self.slots[timer_slot(Layer::Mac, timer as u32)].cancel();
+    }
+    fn arm_deferred(&mut self, timer: MacTimer, at: SimTime) {
+        if self.eager {
+            return self.arm(timer, at);
+        }
+        self.slots[timer_slot(Layer::Mac, timer as u32)].arm_deferred(self.queue, at, self.end);
+    }
+    fn queue_deferred(&mut self, timer: MacTimer) {
+        if self.eager {
+            return;
+        }
+        let id = timer as u32;
+        self.slots[timer_slot(Layer::Mac, id)].queue_deferred(self.queue, Event::new(self.owner, Layer::Mac, id), self.end);
     }
 }
 

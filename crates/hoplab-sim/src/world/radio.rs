@@ -165,6 +165,11 @@ impl World {
                 pcap.received(self.queue.now(), node, frame, error.is_none());
             }
             received = Some(at);
+        } else if self.profile.is_none() && {
+            let n = &mut self.nodes[node.index()];
+            n.mac.turns_medium_busy(&indication, n.phy.is_busy())
+        } {
+            return; // the medium turned busy and nothing else (a profiled run takes the full step)
         }
         self.mac_step(node, MacInput::Phy(indication), received);
     }
@@ -180,7 +185,8 @@ impl World {
         let mut out = MacOutputs::default();
         {
             let n = &mut self.nodes[node.index()];
-            let mut timers = SlotTimers { queue: &mut self.queue, slots: &mut n.timers, owner: node.0 };
+            let eager = self.profile.is_some();
+            let mut timers = SlotTimers { queue: &mut self.queue, slots: &mut n.timers, owner: node.0, end: self.end, eager };
             let received = received.map(|at| self.on_air.frame(at));
             let before = self.profile.as_ref().map(|_| crate::profile::MacView::of(&n.mac, timers.slots));
             let mut ctx = MacContext { timing: &self.timing, phy: &n.phy, received, timers: &mut timers };
