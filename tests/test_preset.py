@@ -50,10 +50,12 @@ def test_ns2_sets_every_rule_and_validate_prints_it(workdir: Path) -> None:
     sack_resolved = json.loads(run_cli("validate", AODV_CHAIN, *sack, "--set", "preset=ns2", cwd=workdir).stdout)
     sack_standard = json.loads(run_cli("validate", AODV_CHAIN, *sack, cwd=workdir).stdout)
     # A flow rule applies to the flows of its controller: the TCP chain's
-    # flow made a Westwood+ flow (the only controller with a rule).
-    flow = (TCP_CHAIN, *sack, "--set", "flows.0.cc=westwood_plus")
-    flow_resolved = json.loads(run_cli("validate", *flow, "--set", "preset=ns2", cwd=workdir).stdout)
-    flow_standard = json.loads(run_cli("validate", *flow, cwd=workdir).stdout)
+    # flow made a flow of each controller with a rule.
+    flow_runs = {}
+    for cc in ("westwood_plus", "vegas"):
+        flow = (TCP_CHAIN, *sack, "--set", f"flows.0.cc={cc}")
+        flow_runs[cc] = (json.loads(run_cli("validate", *flow, "--set", "preset=ns2", cwd=workdir).stdout),
+                         json.loads(run_cli("validate", *flow, cwd=workdir).stdout))
     # The error model's rule applies with an [errors] model only.
     errors = ("--set", "errors.model=uniform", "--set", "errors.packet_error_rate=0.01")
     errors_resolved = json.loads(run_cli("validate", AODV_CHAIN, *errors, "--set", "preset=ns2", cwd=workdir).stdout)
@@ -66,9 +68,10 @@ def test_ns2_sets_every_rule_and_validate_prints_it(workdir: Path) -> None:
             assert rule["applies"] == 'errors.model set, radio.reception = "threshold"', rule
             ns2, std = errors_resolved, errors_standard
         elif key.startswith("flows[]."):
-            assert rule["applies"] == 'tcp.sack = true, in flows with cc = "westwood_plus"', rule
-            ns2, std, key = flow_resolved, flow_standard, key.replace("flows[].", "")
-            ns2, std = ns2["flows"][0], std["flows"][0]
+            cc = str(rule["applies"]).split('cc = "')[1].rstrip('"')
+            assert rule["applies"] == f'tcp.sack = true, in flows with cc = "{cc}"', rule
+            ns2, std = flow_runs[cc]
+            ns2, std, key = ns2["flows"][0], std["flows"][0], key.replace("flows[].", "")
         else:
             ns2, std = ((dsr_resolved, dsr_standard) if with_dsr else (sack_resolved, sack_standard) if with_sack
                         else (resolved, standard))

@@ -42,7 +42,7 @@ METRICS = ("goodput_kbps", "timeouts", "retransmissions", "cwnd_mean", "cwnd_cv"
 #: What ns-2.35's TCP-Linux runs, Linux 2.6.22's modules: Vegas' diff in the
 #: paper's form, Scalable's +1 per min(cwnd, 50) ACKs
 #: (crates/hoplab-sim/src/transport/tcp/congestion/{vegas,scalable}.rs).
-CC_PARAMS = {"vegas": {"diff": "brakmo"}, "scalable": {"increase": "linux"}}
+CC_PARAMS = {"vegas": {"diff": "brakmo"}, "scalable": {"increase": "linux", "decrease": "linux"}}
 
 
 def chain_scenario(hops: int, cc: str) -> dict:
@@ -143,12 +143,12 @@ def main() -> int:
     parser.add_argument("--vegas-diff", default="brakmo", choices=("brakmo", "linux"),
                         help="hoplab Vegas' cc_params.diff (ns-2.35's Linux 2.6.22: brakmo)")
     parser.add_argument("--scalable-increase", default="linux", choices=("linux", "kelly"),
-                        help="hoplab Scalable's cc_params.increase (ns-2.35's Linux 2.6.22: linux)")
+                        help="hoplab Scalable's cc_params.increase and decrease (ns-2.35's Linux 2.6.22: linux)")
     args = parser.parse_args()
     CHAIN_SEEDS = tuple(range(1, args.chain_seeds + 1))
     CCS = tuple(args.cc) if args.cc else CCS
     CC_PARAMS["vegas"] = {"diff": args.vegas_diff}
-    CC_PARAMS["scalable"] = {"increase": args.scalable_increase}
+    CC_PARAMS["scalable"] = {"increase": args.scalable_increase, "decrease": args.scalable_increase}
     overrides = {}
     for kv in args.set:
         key, value = kv.split("=", 1)

@@ -28,7 +28,10 @@ Tolerances, fixed before any row was run:
   tcp_cubic.c:236-249), Vegas's diff in Brakmo's
   form (tcp/linux/src/tcp_vegas.c:208-209, 257-268, Linux 2.6.22),
   Scalable's Linux increase (+1 per min(cwnd, 50) ACKs,
-  tcp/linux/src/tcp_scalable.c:19, 36-41). Not set: BIC's and CUBIC's
+  tcp/linux/src/tcp_scalable.c:19, 36-41) and decrease (7/8 in whole
+  segments, max(W - (W >> 3), 2), tcp_scalable.c:44-48). Vegas's Linux
+  2.6.22 rounds, Linux's slow start at cwnd == ssthresh and its whole-
+  segment ssthresh come from `preset = "ns2"` with SACK. Not set: BIC's and CUBIC's
   `delayed_ack_ratio` (Linux's packets-per-ACK scaling, which hoplab
   applies to a real-valued increase where Linux counts whole ACKs;
   docs/fidelity-wired.md).
@@ -70,7 +73,7 @@ PADHYE = "Padhye, Firoiu, Towsley, Kurose (SIGCOMM 1998) eq. 33, RTT 81.9 ms, T0
 # ns-2.35 module fixes otherwise.
 CONTROLLERS: dict[str, tuple[str, dict[str, Any]]] = {
     "newreno": ("newreno", {}),
-    "scalable": ("scalable", {"increase": "linux"}),
+    "scalable": ("scalable", {"increase": "linux", "decrease": "linux"}),
     "bic": ("bic", {}),
     "cubic": ("cubic", {"beta": 819 / 1024, "ssthresh_from": "cwnd", "reno_friendly_alpha": "linux"}),
     "vegas": ("vegas", {"diff": "brakmo"}),

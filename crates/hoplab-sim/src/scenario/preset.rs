@@ -59,9 +59,10 @@ const FLOW_KEY_PREFIX: &str = "flows[].";
 /// those of the files in GitHub musicinthedark/semitcp (ns-2.29 with
 /// semi-TCP) unless a rule names ns-2.35.
 pub static NS2_RULES: LazyLock<Vec<PresetRule>> = LazyLock::new(|| {
-    let sources: [&[PresetRule]; 5] = [
+    let sources: [&[PresetRule]; 6] = [
         crate::transport::tcp::config::NS2_RULES,
         crate::transport::tcp::congestion::westwood_plus::NS2_RULES,
+        crate::transport::tcp::congestion::vegas::NS2_RULES,
         crate::phy::error_model::NS2_RULES,
         super::semitcp::NS2_RULES,
         crate::mac::config::NS2_RULES,
@@ -207,7 +208,8 @@ mod tests {
         let base = json!({"routing": {"protocol": "aodv"}, "topology": {"kind": "chain", "nodes": 3, "spacing_m": 200},
             "tcp": {"sack": true}, "errors": {"model": "uniform", "packet_error_rate": 0.01},
             "flows": [{"src": 0, "dst": 2, "app": "bulk", "transport": "semitcp"},
-                {"src": 0, "dst": 2, "app": "bulk", "transport": "tcp", "cc": "westwood_plus"}]});
+                {"src": 0, "dst": 2, "app": "bulk", "transport": "tcp", "cc": "westwood_plus"},
+                {"src": 0, "dst": 2, "app": "bulk", "transport": "tcp", "cc": "vegas"}]});
         let resolve = |preset: &str| {
             let mut doc = base.clone();
             doc["preset"] = json!(preset);
@@ -227,8 +229,10 @@ mod tests {
         let (dsr_ns2, dsr_standard) = (resolve_dsr("ns2"), resolve_dsr("standard"));
         for rule in NS2_RULES.iter() {
             let (ns2, standard) = if rule.applies == Applies::WithRouting("dsr") { (&dsr_ns2, &dsr_standard) } else { (&ns2, &standard) };
-            // A flow rule's key is checked in the westwood_plus flow (flows[1]).
-            let key = rule.key.replace(FLOW_KEY_PREFIX, "flows.1.");
+            // A flow rule's key is checked in its controller's flow
+            // (westwood_plus flows[1], vegas flows[2]).
+            let flow = if rule.applies == Applies::WithTcpSackFlowCc("vegas") { "flows.2." } else { "flows.1." };
+            let key = rule.key.replace(FLOW_KEY_PREFIX, flow);
             let pointer = format!("/{}", key.replace('.', "/"));
             let value: Value = serde_json::from_str(rule.value).unwrap();
             assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);
@@ -258,6 +262,19 @@ mod tests {
         assert_eq!(doc.pointer("/flows/2/cc_params/variant"), Some(&json!("ns3")), "the scenario's own key wins");
         // Without SACK ns-2's agent is Agent/TCP/Newreno: no TCP-Linux module.
         let mut doc = json!({"preset": "ns2", "flows": [{"cc": "westwood_plus"}]});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/flows/0/cc_params"), None);
+    }
+
+    #[test]
+    fn linux_2_6_22_vegas_only_in_vegas_flows_with_sack() {
+        let flows = json!([{"cc": "vegas", "cc_params": {"diff": "brakmo"}}, {"cc": "westwood_plus"}, {"cc": "vegas", "cc_params": {"variant": "linux"}}]);
+        let mut doc = json!({"preset": "ns2", "tcp": {"sack": true}, "flows": flows});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/flows/0/cc_params"), Some(&json!({"diff": "brakmo", "variant": "linux_2_6_22"})));
+        assert_eq!(doc.pointer("/flows/1/cc_params/variant"), Some(&json!("linux")));
+        assert_eq!(doc.pointer("/flows/2/cc_params/variant"), Some(&json!("linux")), "the scenario's own key wins");
+        let mut doc = json!({"preset": "ns2", "flows": [{"cc": "vegas"}]});
         apply(&mut doc).unwrap();
         assert_eq!(doc.pointer("/flows/0/cc_params"), None);
     }

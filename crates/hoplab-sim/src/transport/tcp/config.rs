@@ -122,6 +122,28 @@ pub struct TcpConfig {
     /// tcp-tx-buffer.cc:1054-1073 BytesInFlight). Controllers whose
     /// ssthresh reads cwnd already are unchanged.
     pub ssthresh_from: SsthreshFrom,
+    /// Slow start also when cwnd equals ssthresh, one segment per ACK
+    /// while cwnd <= ssthresh, so it ends at ssthresh + 1: Linux 2.6.22's
+    /// modules, which ns-2.35's TCP-Linux runs, test `snd_cwnd <=
+    /// snd_ssthresh` (tcp/linux/src/tcp_cong.c:341 Reno, tcp_scalable.c:32,
+    /// tcp_bic.c:153, tcp_cubic.c:287, tcp_veno.c:151, tcp_vegas.c:270,
+    /// 335) and `tcp_slow_start` adds a segment per ACK with
+    /// `sysctl_tcp_abc = 1` (tcp_cong.c:286-318, ns-linux-param.c:20). After
+    /// every recovery, which ends at cwnd = ssthresh (tcp/tcp-linux.cc:
+    /// 464-468), the window so gains one segment more. Off: RFC 5681 3.1,
+    /// slow start while cwnd < ssthresh (at equality the RFC allows
+    /// either).
+    pub slow_start_at_ssthresh: bool,
+    /// ssthresh, and the rate-halving recovery's floor (`min_cwnd`), in
+    /// whole segments, computed from the whole segments of cwnd: Linux's
+    /// `snd_cwnd` and `snd_ssthresh` are u32 segment counts (ns-2.35
+    /// tcp/linux/ns-linux-util.h:271-272) and every 2.6.22 module's
+    /// ssthresh truncates (`tcp_reno_ssthresh` cwnd >> 1, tcp_cong.c:
+    /// 367-371; `tcp_reno_min_cwnd` ssthresh / 2, 375-379; tcp_bic.c:
+    /// 193-195; tcp_cubic.c:321; tcp_veno.c:202-205; tcp_westwood.c:222).
+    /// The controller's ssthresh is computed from floor(cwnd) and
+    /// truncated. Off: real-valued (RFC 5681 counts bytes).
+    pub whole_segment_ssthresh: bool,
 }
 
 /// `tcp.ssthresh_from`: which window a loss halves.
@@ -191,6 +213,8 @@ impl Default for TcpConfig {
             sack_rate_halving: false,
             rtt_timing: RttTiming::Karn,
             ssthresh_from: SsthreshFrom::FlightSize,
+            slow_start_at_ssthresh: false,
+            whole_segment_ssthresh: false,
         }
     }
 }
@@ -254,5 +278,17 @@ pub const NS2_RULES: &[PresetRule] = &[
         value: "\"ns2\"",
         applies: Applies::WithTcpSack,
         source: "tcp/tcp.cc:788-797 TcpAgent::output (a new highest segment is timed when none is), tcp/tcp-linux.cc:210-223 LinuxTcpAgent::time_processing (the first ACK at or beyond it ends the measurement, no Karn test), tcp/tcp.cc:983 reset_rtx_timer (a timeout cancels it; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.slow_start_at_ssthresh",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/linux/src/tcp_cong.c:341 tcp_reno_cong_avoid, tcp_scalable.c:32, tcp_bic.c:153, tcp_cubic.c:287, tcp_veno.c:151, tcp_vegas.c:270, 335 (slow start while snd_cwnd <= snd_ssthresh), tcp_cong.c:286-318 tcp_slow_start (one segment per ACK with sysctl_tcp_abc = 1, tcp/linux/ns-linux-param.c:20), after a recovery that ends at snd_cwnd = snd_ssthresh (tcp/tcp-linux.cc:464-468; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.whole_segment_ssthresh",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/linux/ns-linux-util.h:271-272 (u32 snd_ssthresh, snd_cwnd), tcp/linux/src/tcp_cong.c:367-379 tcp_reno_ssthresh (cwnd >> 1), tcp_reno_min_cwnd (ssthresh / 2), tcp_bic.c:193-195, tcp_cubic.c:321, tcp_veno.c:202-205, tcp_scalable.c:47, tcp_westwood.c:222, set at tcp/tcp-linux.cc:494-501, 529 (ns-2.35)",
     },
 ];

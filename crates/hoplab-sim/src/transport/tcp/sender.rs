@@ -163,7 +163,8 @@ impl Sender {
 
     pub fn new(cc: Box<dyn CongestionControl>, config: TcpConfig, mss_bytes: u32, total_segments: Option<u64>) -> Sender {
         let rtt = RttEstimator::new(config.initial_rto_ms, config.min_rto_ms, config.max_rto_ms, config.clock_granularity_ms);
-        let state = TcpState::new(config.initial_cwnd_segments, config.rwnd_segments as f64, mss_bytes, rtt.rto());
+        let mut state = TcpState::new(config.initial_cwnd_segments, config.rwnd_segments as f64, mss_bytes, rtt.rto());
+        state.slow_start_at_ssthresh = config.slow_start_at_ssthresh;
         Sender {
             state,
             cc,
@@ -234,19 +235,39 @@ impl Sender {
     /// in recovery (tcp/tcp.cc:903-918, 1265; tcp/tcp-newreno.cc:148-152).
     fn loss_state(&self) -> std::borrow::Cow<'_, TcpState> {
         let segments_in_flight = match self.config.ssthresh_from {
-            SsthreshFrom::FlightSize => return std::borrow::Cow::Borrowed(&self.state),
+            SsthreshFrom::FlightSize => None,
             // ns-3's BytesInFlight (tcp-tx-buffer.cc:1054-1073).
-            SsthreshFrom::Pipe if self.config.sack => self.scan_scoreboard().pipe,
-            SsthreshFrom::Pipe => return std::borrow::Cow::Borrowed(&self.state),
+            SsthreshFrom::Pipe if self.config.sack => Some(self.scan_scoreboard().pipe),
+            SsthreshFrom::Pipe => None,
             SsthreshFrom::Cwnd => {
                 let inflated = !self.config.sack && self.state.cong_state == CongState::Recovery;
                 let cwnd = if inflated { self.state.ssthresh } else { self.state.cwnd };
-                cwnd.min(self.state.rwnd).floor().max(0.0) as u32
+                Some(cwnd.min(self.state.rwnd).floor().max(0.0) as u32)
             }
         };
+        let whole = self.config.whole_segment_ssthresh;
+        if segments_in_flight.is_none() && !whole {
+            return std::borrow::Cow::Borrowed(&self.state);
+        }
         let mut state = self.state.clone();
-        state.segments_in_flight = segments_in_flight;
+        if let Some(segments) = segments_in_flight {
+            state.segments_in_flight = segments;
+        }
+        if whole {
+            // Linux's snd_cwnd is a whole number of segments.
+            state.cwnd = state.cwnd.floor();
+        }
         std::borrow::Cow::Owned(state)
+    }
+
+    /// `tcp.whole_segment_ssthresh`: Linux's u32 snd_ssthresh and
+    /// `min_cwnd` (ns-2.35 tcp/linux/ns-linux-util.h:271-272) truncate.
+    fn whole_segments(&self, segments: f64) -> f64 {
+        if self.config.whole_segment_ssthresh {
+            segments.floor()
+        } else {
+            segments
+        }
     }
 
     fn set_cong_state(&mut self, new_state: CongState) {
@@ -606,10 +627,10 @@ impl Sender {
         }
         self.counters.fast_retransmits += 1;
         self.recover = Some(self.high_tx - 1);
-        let ssthresh = self.cc.ssthresh(&self.loss_state(), LossKind::FastRetransmit);
+        let ssthresh = self.whole_segments(self.cc.ssthresh(&self.loss_state(), LossKind::FastRetransmit));
         self.state.ssthresh = ssthresh;
         let inflation = if self.config.sack { 0.0 } else { self.dupacks as f64 };
-        let (old_cwnd, floor) = (self.state.cwnd, self.cc.min_cwnd(&self.state, ssthresh));
+        let (old_cwnd, floor) = (self.state.cwnd, self.whole_segments(self.cc.min_cwnd(&self.state, ssthresh)));
         self.state.cwnd = self.cc.cwnd_after_fast_retransmit(&self.state, ssthresh) + inflation;
         if self.rate_halving() {
             // ns-2.35 tcp/tcp-linux.cc:487 next_pkts_in_flight_ = snd_cwnd,
@@ -655,7 +676,7 @@ impl Sender {
         let head_resent = self.state.cong_state == CongState::Loss && self.snd_nxt > self.snd_una;
         let keep_ssthresh = self.config.ssthresh_from == SsthreshFrom::Pipe && head_resent;
         self.cc.cwnd_event(&mut self.state, CwndEvent::Timeout);
-        let ssthresh = self.cc.ssthresh(&self.loss_state(), LossKind::Timeout);
+        let ssthresh = self.whole_segments(self.cc.ssthresh(&self.loss_state(), LossKind::Timeout));
         if !keep_ssthresh {
             self.state.ssthresh = ssthresh;
         }
@@ -1030,6 +1051,25 @@ mod tests {
         sack_ack(&mut s, at(150.0), 14, &[]);
         assert_eq!(s.state.cong_state, CongState::Open);
         assert_eq!(s.state.cwnd, 5.0);
+    }
+
+    #[test]
+    fn whole_segment_ssthresh_truncates_ssthresh_and_the_recovery_floor() {
+        // 0..10 sent, 2 lost; ACKs 1, 2 grow cwnd to 13 (FlightSize 13).
+        // Reno halves it: 6.5 real; Linux's u32 snd_ssthresh 6 and
+        // tcp_reno_min_cwnd 6 / 2 = 3 (the rate-halving floor).
+        for whole in [false, true] {
+            let config = TcpConfig {
+                initial_cwnd_segments: 11.0,
+                sack: true,
+                sack_rate_halving: true,
+                whole_segment_ssthresh: whole,
+                ..TcpConfig::default()
+            };
+            let s = in_sack_recovery(config);
+            assert_eq!(s.state.ssthresh, if whole { 6.0 } else { 6.5 }, "whole {whole}");
+            assert_eq!(s.rh_floor, if whole { 3.0 } else { 3.25 }, "whole {whole}");
+        }
     }
 
     #[test]

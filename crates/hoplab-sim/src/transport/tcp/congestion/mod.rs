@@ -103,6 +103,10 @@ pub struct TcpState {
     pub cong_state: CongState,
     /// The receiver's classification of the latest loss, if it gave one.
     pub loss_hint: Option<LossHint>,
+    /// `tcp.slow_start_at_ssthresh`: slow start also at cwnd == ssthresh,
+    /// one segment per ACK up to ssthresh + 1, as Linux 2.6.22's modules
+    /// (`snd_cwnd <= snd_ssthresh`) run in ns-2.35's TCP-Linux.
+    pub slow_start_at_ssthresh: bool,
 }
 
 impl TcpState {
@@ -122,11 +126,15 @@ impl TcpState {
             rto,
             cong_state: CongState::Open,
             loss_hint: None,
+            slow_start_at_ssthresh: false,
         }
     }
 
+    /// RFC 5681 3.1: slow start while cwnd < ssthresh (at cwnd ==
+    /// ssthresh either may be used: with `slow_start_at_ssthresh`, slow
+    /// start).
     pub fn in_slow_start(&self) -> bool {
-        self.cwnd < self.ssthresh
+        self.cwnd < self.ssthresh || (self.slow_start_at_ssthresh && self.cwnd <= self.ssthresh)
     }
 }
 
@@ -198,7 +206,23 @@ pub trait CongestionControl: Send {
 
 /// Reno's window growth (RFC 5681 3.1), shared by controllers that keep it
 /// in slow start. Returns the segments left after slow start used its share.
+///
+/// With `slow_start_at_ssthresh`, Linux 2.6.22's `tcp_slow_start` with
+/// ns-2.35's `sysctl_tcp_abc = 1` (tcp/linux/src/tcp_cong.c:286-318,
+/// tcp/linux/ns-linux-param.c:20): one segment per ACK while cwnd <=
+/// ssthresh, not capped at ssthresh, so it ends at ssthresh + 1 (every
+/// 2.6.22 module tests `snd_cwnd <= snd_ssthresh`: tcp_cong.c:341,
+/// tcp_scalable.c:32, tcp_bic.c:153, tcp_cubic.c:287, tcp_veno.c:151,
+/// tcp_vegas.c:270, 335).
 pub fn reno_slow_start(state: &mut TcpState, segments_acked: u32) -> u32 {
+    if state.slow_start_at_ssthresh {
+        let mut left = segments_acked;
+        while left > 0 && state.cwnd <= state.ssthresh {
+            state.cwnd += 1.0;
+            left -= 1;
+        }
+        return left;
+    }
     let room = (state.ssthresh - state.cwnd).max(0.0);
     let used = (segments_acked as f64).min(room.ceil());
     state.cwnd = (state.cwnd + used).min(state.ssthresh.max(state.cwnd));
@@ -333,6 +357,32 @@ impl std::str::FromStr for CcConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slow_start_at_ssthresh_grows_one_segment_per_ack_to_ssthresh_plus_one() {
+        // Linux 2.6.22 (ns-2.35's TCP-Linux): slow start while cwnd <=
+        // ssthresh, so a window at ssthresh (where a recovery ends) gains a
+        // whole segment on its next ACK, then grows as Reno above it.
+        let mut state = TcpState::new(10.0, 1e9, 1000, SimDuration::from_secs_f64(1.0));
+        state.ssthresh = 10.0;
+        state.slow_start_at_ssthresh = true;
+        assert!(state.in_slow_start());
+        reno_increase(&mut state, 1);
+        assert_eq!(state.cwnd, 11.0);
+        reno_increase(&mut state, 1);
+        assert!((state.cwnd - (11.0 + 1.0 / 11.0)).abs() < 1e-12, "{}", state.cwnd);
+        // Two segments covered at 9.5: +1 to 10.5 (> ssthresh), the second
+        // grows as Reno.
+        state.cwnd = 9.5;
+        reno_increase(&mut state, 2);
+        assert!((state.cwnd - (10.5 + 1.0 / 10.5)).abs() < 1e-12, "{}", state.cwnd);
+        // RFC 5681's default: at cwnd == ssthresh, congestion avoidance.
+        let mut rfc = TcpState::new(10.0, 1e9, 1000, SimDuration::from_secs_f64(1.0));
+        rfc.ssthresh = 10.0;
+        assert!(!rfc.in_slow_start());
+        reno_increase(&mut rfc, 1);
+        assert_eq!(rfc.cwnd, 10.1);
+    }
 
     #[test]
     fn every_name_builds_with_defaults_and_names_itself() {

@@ -20,9 +20,14 @@
 //! Multi-hop 802.11 windows rarely exceed 20 segments, so Linux's Scalable
 //! behaves as Reno there, while Kelly's rule (the default here) grows more
 //! slowly than Reno for cwnd < 100; `cc_params.increase = "linux"` runs
-//! Linux's rule (`ai_cnt` 50, the 2.6.22 file ns-2.35 carries). The
-//! decrease is the same: Linux returns `max(cwnd - (cwnd >> 3), 2)`
-//! (integer 7/8).
+//! Linux's rule (`ai_cnt` 50, the 2.6.22 file ns-2.35 carries). Linux's
+//! decrease is 7/8 in whole segments, `max(cwnd - (cwnd >> 3), 2)`
+//! (tcp/linux/src/tcp_scalable.c:44-48 in ns-2.35): the cut `cwnd >> 3`
+//! is truncated, so a window below 8 segments keeps its size, one of 8-15
+//! loses one segment, 16-23 two. Kelly's `b * cwnd` (the default) cuts
+//! 1/8 of any window; `cc_params.decrease = "linux"` runs Linux's
+//! integer rule, with `tcp_reno_min_cwnd`'s whole `ssthresh / 2`
+//! (tcp_cong.c:374-379) as the recovery's floor.
 //!
 //! Increments are per acknowledged segment, like this crate's Reno
 //! ([`super::reno_increase`]); with one segment per ACK that is Kelly's
@@ -55,6 +60,21 @@ pub struct Config {
     /// "50 instead of 100 to account for delayed ack"); 100 in current
     /// kernels.
     pub ai_cnt: f64,
+    /// Loss response: `"kelly"` (default): ssthresh = `b` x cwnd;
+    /// `"linux"`: `tcp_scalable_ssthresh`, max(W - (W >> 3), 2) with W the
+    /// whole segments of cwnd (tcp/linux/src/tcp_scalable.c:44-48,
+    /// ns-2.35), which leaves a window below 8 unchanged.
+    pub decrease: ScalableDecrease,
+}
+
+/// `cc_params.decrease` of Scalable TCP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ScalableDecrease {
+    /// Kelly 2003: ssthresh = b * cwnd.
+    Kelly,
+    /// Linux `tcp_scalable_ssthresh`: W - (W >> 3) in whole segments.
+    Linux,
 }
 
 /// `cc_params.increase` of Scalable TCP.
@@ -69,7 +89,7 @@ pub enum ScalableIncrease {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { a: 0.01, b: 0.875, increase: ScalableIncrease::Kelly, ai_cnt: 50.0 }
+        Config { a: 0.01, b: 0.875, increase: ScalableIncrease::Kelly, ai_cnt: 50.0, decrease: ScalableDecrease::Kelly }
     }
 }
 
@@ -89,14 +109,26 @@ impl CongestionControl for Scalable {
         "scalable"
     }
 
-    /// b * cwnd (the window, not FlightSize, as Kelly and Linux), at least 2.
+    /// b * cwnd (the window, not FlightSize, as Kelly and Linux), at least
+    /// 2; Linux's in whole segments with `decrease = "linux"`.
     fn ssthresh(&self, state: &TcpState, _loss: LossKind) -> f64 {
-        (state.cwnd * self.config.b).max(2.0)
+        match self.config.decrease {
+            ScalableDecrease::Kelly => (state.cwnd * self.config.b).max(2.0),
+            ScalableDecrease::Linux => {
+                // tcp_scalable.c:44-48: max(snd_cwnd - (snd_cwnd >> 3), 2U).
+                let window = state.cwnd.floor().max(0.0) as u64;
+                ((window - (window >> 3)) as f64).max(2.0)
+            }
+        }
     }
 
-    /// `tcp_reno_min_cwnd` (ns-2.35 tcp/linux/src/tcp_scalable.c:54).
+    /// `tcp_reno_min_cwnd` (ns-2.35 tcp/linux/src/tcp_scalable.c:54), in
+    /// whole segments with `decrease = "linux"` (tcp_cong.c:374-379).
     fn min_cwnd(&self, _state: &TcpState, new_ssthresh: f64) -> f64 {
-        new_ssthresh / 2.0
+        match self.config.decrease {
+            ScalableDecrease::Kelly => new_ssthresh / 2.0,
+            ScalableDecrease::Linux => (new_ssthresh / 2.0).floor(),
+        }
     }
 
     fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
@@ -125,6 +157,24 @@ mod tests {
 
     fn sender(cwnd: f64) -> TestSender<Scalable> {
         TestSender::new(Scalable::from(Config::default()), cwnd)
+    }
+
+    #[test]
+    fn the_linux_decrease_cuts_whole_eighths_so_small_windows_keep_their_size() {
+        // tcp_scalable.c:44-48: max(W - (W >> 3), 2) on W = floor(cwnd).
+        let linux = Scalable::from(Config { decrease: ScalableDecrease::Linux, ..Config::default() });
+        let kelly = Scalable::from(Config::default());
+        let mut state = TcpState::new(7.9, 1e9, 1000, crate::time::SimDuration::from_secs_f64(1.0));
+        for (cwnd, want) in [(7.9, 7.0), (12.5, 11.0), (16.0, 14.0), (23.99, 21.0), (2.5, 2.0)] {
+            state.cwnd = cwnd;
+            assert_eq!(linux.ssthresh(&state, LossKind::FastRetransmit), want, "cwnd {cwnd}");
+        }
+        // Kelly's 7/8: 12.5 -> 10.9375.
+        state.cwnd = 12.5;
+        assert_eq!(kelly.ssthresh(&state, LossKind::FastRetransmit), 10.9375);
+        // tcp_reno_min_cwnd: whole ssthresh / 2.
+        assert_eq!(linux.min_cwnd(&state, 11.0), 5.0);
+        assert_eq!(kelly.min_cwnd(&state, 11.0), 5.5);
     }
 
     #[test]

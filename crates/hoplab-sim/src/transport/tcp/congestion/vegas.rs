@@ -45,8 +45,38 @@
 //! half the window (3.3 against 5 segments on seed 004's MANET). Both are
 //! real-valued here (Linux truncates to integers); the `+ 1` on leaving
 //! slow start is kept as Linux has it.
+//!
+//! **`variant = "linux_2_6_22"`** ([`Variant`]; set by `preset = "ns2"`
+//! with `tcp.sack` in every `vegas` flow): the rules of Linux 2.6.22's
+//! `tcp_vegas_cong_avoid` that differ from the later module above
+//! (tcp/linux/src/tcp_vegas.c:170-337 in ns-2.35):
+//!
+//! - the window moves toward the window of the round before, not from its
+//!   own value: at a round end `next = old_snd_cwnd + 1` (diff < alpha),
+//!   `- 1` (diff > beta) or `old_snd_cwnd`, where `old_snd_cwnd` is cwnd
+//!   when the previous round ended, before that round's step (`beg_snd_cwnd`,
+//!   208-216); cwnd then steps by one toward `next` (306-312). On a path
+//!   where diff stays below alpha cwnd so grows by one segment every
+//!   second round;
+//! - diff is computed on `old_wnd`, the segments sent in the round before
+//!   (`beg_snd_nxt - beg_snd_una`, 208-209), read here as the segments
+//!   acknowledged since the previous round end; neither it nor
+//!   `old_snd_cwnd` is reset when Vegas restarts (`vegas_enable`, 73-85), so
+//!   the first round after a recovery compares with the window before the
+//!   loss;
+//! - leaving slow start sets ssthresh = 2 (276), then `tcp_slow_start`
+//!   still adds one segment (290); nothing raises ssthresh to 3/4 of cwnd;
+//! - slow start runs while cwnd <= ssthresh (270, 335), and the Reno
+//!   fallback (Vegas off, or 2 RTT samples or fewer, 173, 232) is
+//!   `tcp_reno_cong_avoid` with ns-2.35's `sysctl_tcp_abc = 1`: above
+//!   ssthresh one segment each time the segments acknowledged since the
+//!   last loss or slow-start step reach a window (tcp/linux/src/tcp_cong.c:
+//!   337-353, tcp/linux/ns-linux-param.c:20; counted on every ACK of new
+//!   data in any state, tcp/tcp-linux.cc:351-353, cleared at 496, 533,
+//!   584). Its window test `tcp_is_cwnd_limited` is the socket's.
 
-use super::{reno_increase, reno_slow_start, CongState, CongestionControl, LossKind, TcpState};
+use super::{reno_increase, reno_slow_start, CongState, CongestionControl, CwndEvent, LossKind, TcpState};
+use crate::config::{Applies, PresetRule};
 use crate::time::{SimDuration, SimTime};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -62,6 +92,20 @@ pub enum DiffFormula {
     /// `(Expected - Actual) * BaseRTT`, and Linux 2.6.22's `tcp_vegas.c`
     /// (ns-2.35's TCP-Linux, what seed 004 ran).
     Brakmo,
+}
+
+/// Which Linux `tcp_vegas.c` the window rules follow (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Variant {
+    /// Linux after 2.6.22: cwnd +- 1 from its own value, ssthresh kept at
+    /// 3/4 of cwnd or more (the default).
+    Linux,
+    /// Linux 2.6.22's module, which ns-2.35's TCP-Linux carries: cwnd
+    /// steps toward the previous round's window +- 1, diff on the
+    /// previous round's segments, ssthresh = 2 on leaving slow start.
+    #[serde(rename = "linux_2_6_22")]
+    Linux2622,
 }
 
 /// Vegas parameters (Linux `tcp_vegas.c` module parameters).
@@ -80,11 +124,14 @@ pub struct Config {
     pub gamma: f64,
     /// `"linux"` (default, `tcp_vegas.c`) or `"brakmo"` (the paper's).
     pub diff: DiffFormula,
+    /// `"linux"` (default) or `"linux_2_6_22"` (ns-2.35's TCP-Linux; module
+    /// docs).
+    pub variant: Variant,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { alpha: 2.0, beta: 4.0, gamma: 1.0, diff: DiffFormula::Linux }
+        Config { alpha: 2.0, beta: 4.0, gamma: 1.0, diff: DiffFormula::Linux, variant: Variant::Linux }
     }
 }
 
@@ -105,6 +152,14 @@ pub struct Vegas {
     enabled: bool,
     /// The diff of the last round end, for tracing.
     last_diff: f64,
+    /// `linux_2_6_22`: segments acknowledged since the last round end
+    /// (`old_wnd` when the next round ends).
+    round_acked: u64,
+    /// `linux_2_6_22`: cwnd when the last round ended, before its step
+    /// (`beg_snd_cwnd`, 0 until then as Linux's zeroed state).
+    round_cwnd: f64,
+    /// `linux_2_6_22`: ns-2.35's `bytes_acked`, in segments (module docs).
+    abc_acked: u64,
 }
 
 impl From<Config> for Vegas {
@@ -118,6 +173,9 @@ impl From<Config> for Vegas {
             round_start: SimTime::ZERO,
             enabled: true,
             last_diff: 0.0,
+            round_acked: 0,
+            round_cwnd: 0.0,
+            abc_acked: 0,
         }
     }
 }
@@ -164,6 +222,86 @@ impl Vegas {
     }
 }
 
+/// Linux 2.6.22 (`variant = "linux_2_6_22"`): the round-end step and
+/// the Reno fallback with byte counting (module docs).
+impl Vegas {
+    /// tcp_vegas.c:204-322 at a round end with more than 2 RTT samples:
+    /// `old_wnd` and `old_snd_cwnd` are the previous round's.
+    fn adjust_2_6_22(&mut self, state: &mut TcpState, old_wnd: f64, old_cwnd: f64, rtt: SimDuration, base: SimDuration) {
+        let c = &self.config;
+        let (rtt_ns, base_ns) = (rtt.as_nanos() as f64, base.as_nanos().max(1) as f64);
+        let target = old_wnd * base_ns / rtt_ns;
+        let diff = match c.diff {
+            DiffFormula::Linux => old_wnd * (rtt_ns - base_ns) / base_ns,
+            DiffFormula::Brakmo => old_wnd - target,
+        };
+        self.last_diff = diff;
+        if state.cwnd <= state.ssthresh {
+            if diff > c.gamma {
+                // 276-288: ssthresh 2, cwnd to the actual rate + 1.
+                state.ssthresh = 2.0;
+                state.cwnd = state.cwnd.min(target.floor() + 1.0);
+            }
+            self.slow_start_2_6_22(state); // 290
+        } else {
+            let next = if diff > c.beta {
+                old_cwnd - 1.0
+            } else if diff < c.alpha {
+                old_cwnd + 1.0
+            } else {
+                old_cwnd
+            };
+            if next > state.cwnd {
+                state.cwnd += 1.0;
+            } else if next < state.cwnd {
+                state.cwnd -= 1.0;
+            }
+        }
+        state.cwnd = state.cwnd.max(2.0); // 315-316
+    }
+
+    /// `tcp_slow_start` with `sysctl_tcp_abc = 1` (tcp_cong.c:286-318): one
+    /// segment per ACK of new data, the byte count cleared.
+    fn slow_start_2_6_22(&mut self, state: &mut TcpState) {
+        state.cwnd += 1.0;
+        self.abc_acked = 0;
+    }
+
+    /// `tcp_reno_cong_avoid` with `sysctl_tcp_abc = 1` (tcp_cong.c:329-353).
+    fn reno_2_6_22(&mut self, state: &mut TcpState) {
+        if state.cwnd <= state.ssthresh {
+            self.slow_start_2_6_22(state);
+        } else if self.abc_acked >= state.cwnd.floor() as u64 {
+            self.abc_acked -= state.cwnd.floor() as u64;
+            state.cwnd += 1.0;
+        }
+    }
+
+    /// `tcp_vegas_cong_avoid` of 2.6.22 (tcp_vegas.c:170-337).
+    fn increase_2_6_22(&mut self, state: &mut TcpState) {
+        if !self.enabled {
+            return self.reno_2_6_22(state);
+        }
+        let round_over = self.ack_rtt.is_some_and(|rtt| state.now >= self.round_start + rtt);
+        if !round_over {
+            if state.cwnd <= state.ssthresh {
+                self.slow_start_2_6_22(state); // 335-336
+            }
+            return;
+        }
+        self.round_start = state.now;
+        let (old_wnd, old_cwnd) = (self.round_acked as f64, self.round_cwnd);
+        self.round_acked = 0;
+        self.round_cwnd = state.cwnd;
+        match (self.samples, self.min_rtt, self.base_rtt) {
+            (n, Some(rtt), Some(base)) if n > 2 => self.adjust_2_6_22(state, old_wnd, old_cwnd, rtt, base),
+            _ => self.reno_2_6_22(state),
+        }
+        self.samples = 0;
+        self.min_rtt = None;
+    }
+}
+
 impl CongestionControl for Vegas {
     fn name(&self) -> &'static str {
         "vegas"
@@ -184,7 +322,10 @@ impl CongestionControl for Vegas {
         (state.cwnd / 2.0).max(2.0)
     }
 
-    fn pkts_acked(&mut self, _state: &TcpState, _segments_acked: u32, rtt: Option<SimDuration>) {
+    fn pkts_acked(&mut self, _state: &TcpState, segments_acked: u32, rtt: Option<SimDuration>) {
+        // linux_2_6_22: tcp/tcp-linux.cc:351-353, every ACK of new data.
+        self.round_acked += u64::from(segments_acked);
+        self.abc_acked += u64::from(segments_acked);
         self.ack_rtt = rtt;
         let Some(rtt) = rtt else { return };
         self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
@@ -193,6 +334,9 @@ impl CongestionControl for Vegas {
     }
 
     fn state_set(&mut self, state: &TcpState, new_state: CongState) {
+        if matches!(new_state, CongState::Recovery | CongState::Loss) {
+            self.abc_acked = 0; // tcp/tcp-linux.cc:496, 533
+        }
         if new_state == CongState::Open {
             self.enable(state.now);
         } else {
@@ -200,7 +344,16 @@ impl CongestionControl for Vegas {
         }
     }
 
+    fn cwnd_event(&mut self, _state: &mut TcpState, event: CwndEvent) {
+        if event == CwndEvent::Timeout {
+            self.abc_acked = 0; // tcp/tcp-linux.cc:584
+        }
+    }
+
     fn increase_window(&mut self, state: &mut TcpState, segments_acked: u32) {
+        if self.config.variant == Variant::Linux2622 {
+            return self.increase_2_6_22(state);
+        }
         if !self.enabled {
             reno_increase(state, segments_acked);
             return;
@@ -223,6 +376,16 @@ impl CongestionControl for Vegas {
         vec![("vegas_diff", self.last_diff), ("vegas_base_rtt_s", self.base_rtt.map_or(0.0, |b| b.as_secs_f64()))]
     }
 }
+
+/// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
+/// (gathered in `scenario::preset::NS2_RULES`). Each cites the ns-2 file
+/// and line it mirrors.
+pub const NS2_RULES: &[PresetRule] = &[PresetRule {
+    key: "flows[].cc_params.variant",
+    value: "\"linux_2_6_22\"",
+    applies: Applies::WithTcpSackFlowCc("vegas"),
+    source: "tcp/linux/src/tcp_vegas.c:204-216 (old_wnd, old_snd_cwnd: the previous round's), 270-290 (slow start while snd_cwnd <= snd_ssthresh; leaving it sets snd_ssthresh = 2), 292-312 (cwnd steps toward old_snd_cwnd +- 1), 173, 232 (tcp_reno_cong_avoid with sysctl_tcp_abc = 1, tcp/linux/ns-linux-param.c:20): Linux 2.6.22's module, run by select_ca vegas through tcp/tcp-linux.cc:400-420 (ns-2.35)",
+}];
 
 #[cfg(test)]
 mod tests {
@@ -335,6 +498,63 @@ mod tests {
         assert!((s.state.cwnd - 6.333_333_333_3).abs() < 1e-9, "{}", s.state.cwnd);
         assert!((s.state.ssthresh - 6.333_333_333_3).abs() < 1e-9, "{}", s.state.ssthresh);
         assert!(!s.state.in_slow_start());
+    }
+
+    fn linux_2_6_22() -> Config {
+        Config { diff: DiffFormula::Brakmo, variant: Variant::Linux2622, ..Config::default() }
+    }
+
+    #[test]
+    fn linux_2_6_22_steps_toward_the_previous_rounds_window_so_grows_every_second_round() {
+        // Congestion avoidance at cwnd 10 (ssthresh 5), RTT = BaseRTT = 100
+        // ms: diff 0 < alpha at every round end, so next = old_snd_cwnd + 1
+        // (tcp_vegas.c:296-312). Rounds end at 100, 200, ... ms (3 samples
+        // each). The first round's old_snd_cwnd is Linux's zeroed 0: next
+        // 1 < 10, cwnd 9.
+        let mut s = TestSender::new(Vegas::from(linux_2_6_22()), 10.0);
+        s.state.ssthresh = 5.0;
+        let mut windows = Vec::new();
+        for round in 1..=6u64 {
+            s.ack_n_with_rtt(2, ms(100));
+            at(&mut s, 100 * round);
+            s.ack_n_with_rtt(1, ms(100));
+            windows.push(s.state.cwnd);
+        }
+        // 9 (next 0 + 1), then old 10 -> next 11 > 9: 10; old 9 -> 10 =
+        // 10: hold; old 10 -> 11: 11; old 10 -> 11 = 11: hold; 12.
+        assert_eq!(windows, vec![9.0, 10.0, 10.0, 11.0, 11.0, 12.0]);
+        assert_eq!(s.cc.last_diff(), 0.0);
+        // The later module grows every round from its own window.
+        let mut later = TestSender::new(Vegas::from(Config { diff: DiffFormula::Brakmo, ..Config::default() }), 10.0);
+        later.state.ssthresh = 5.0;
+        for round in 1..=6u64 {
+            later.ack_n_with_rtt(2, ms(100));
+            at(&mut later, 100 * round);
+            later.ack_n_with_rtt(1, ms(100));
+        }
+        assert_eq!(later.state.cwnd, 16.0);
+    }
+
+    #[test]
+    fn linux_2_6_22_leaves_slow_start_with_ssthresh_2_and_one_more_segment() {
+        // Slow start (cwnd 8 <= ssthresh), a round of 8 segments with RTT
+        // 200 ms against BaseRTT 100: target = 8 * 100 / 200 = 4, diff = 4
+        // > gamma: ssthresh 2, cwnd min(cwnd, 4 + 1), then tcp_slow_start's
+        // +1 (tcp_vegas.c:270-290): 6.
+        let mut s = TestSender::new(Vegas::from(linux_2_6_22()), 8.0);
+        s.ack_n_with_rtt(1, ms(100)); // BaseRTT 100 ms; slow start 9
+        at(&mut s, 100);
+        s.ack_n_with_rtt(1, ms(100)); // round 1 ends (2 samples: Reno, +1)
+        assert_eq!(s.state.cwnd, 10.0);
+        s.state.cwnd = 8.0;
+        at(&mut s, 200);
+        s.ack_n_with_rtt(7, ms(200)); // sent before the round: slow start
+        assert_eq!(s.state.cwnd, 15.0);
+        at(&mut s, 300);
+        s.ack_n_with_rtt(1, ms(200)); // ends round 2: 8 segments acked, 8 samples
+        assert_eq!(s.cc.last_diff(), 4.0);
+        assert_eq!(s.state.ssthresh, 2.0);
+        assert_eq!(s.state.cwnd, 6.0);
     }
 
     #[test]
