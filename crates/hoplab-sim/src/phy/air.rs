@@ -54,9 +54,24 @@ pub struct OnAir {
     /// Per slot, the frame's arrivals in the order they happen ((start,
     /// seq) ascending).
     arrivals: Vec<Batch>,
-    /// Per slot, the ends of the frame's receptions (the RxEnd timers of
-    /// the receivers that locked onto it), in the order they happen.
-    ends: Vec<Batch>,
+    /// Per slot, the frame's timer events at its transmitter and
+    /// receivers, in the order they happen, in two lists ([`Timers`]).
+    timers: [Vec<Batch>; 2],
+}
+
+/// A frame's two lists of timer events, each walked in the order its
+/// events happen ((time, seq) ascending), each holding one queue entry
+/// for all its events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timers {
+    /// The end of its transmission (the transmitter's TxEnd timer), then
+    /// the ends of its receptions (the RxEnd timers of the receivers that
+    /// locked onto it until its end), and any later step of a reception.
+    Ends = 0,
+    /// The steps of its receptions that come before its transmission
+    /// ends: the SINR receiver's preamble detection, 4 us after each
+    /// arrival.
+    Steps = 1,
 }
 
 impl OnAir {
@@ -97,16 +112,20 @@ impl OnAir {
         let slot = frame.0 as usize;
         if self.arrivals.len() <= slot {
             self.arrivals.resize_with(slot + 1, Default::default);
-            self.ends.resize_with(slot + 1, Default::default);
+            for list in &mut self.timers {
+                list.resize_with(slot + 1, Default::default);
+            }
         }
         let batch = &mut self.arrivals[slot];
         batch.list.clear();
         batch.list.extend(arrivals);
         batch.list.sort_unstable_by_key(|a| (a.start, a.seq));
         batch.next = 0;
-        let ends = &mut self.ends[slot];
-        ends.list.clear();
-        ends.next = 0;
+        for list in &mut self.timers {
+            let timers = &mut list[slot];
+            timers.list.clear();
+            timers.next = 0;
+        }
     }
 
     /// How many arrivals the frame has (set by [`OnAir::set_arrivals`]).
@@ -130,29 +149,53 @@ impl OnAir {
     /// (no earlier than any end added before). True if the frame had no
     /// end pending: the caller then schedules this one, and the frame is
     /// kept (one reference more) until its last pending end has happened
-    /// ([`OnAir::end_happens`]), even if every receiver lets it go first.
+    /// ([`OnAir::timer_happens`]), even if every receiver lets it go first.
     pub fn add_end(&mut self, frame: FrameRef, end: Arrival) -> bool {
-        let batch = &mut self.ends[frame.0 as usize];
-        debug_assert!(batch.list.last().is_none_or(|last| (last.start, last.seq) < (end.start, end.seq)));
+        self.add_timer(frame, Timers::Ends, end)
+    }
+
+    /// Whether a timer event at `t` (its sequence number reserved now, so
+    /// above every one before it) can join the frame's list `which`: the
+    /// list's pending events all come before it.
+    #[inline]
+    pub fn timer_fits(&self, frame: FrameRef, which: Timers, t: SimTime) -> bool {
+        let batch = &self.timers[which as usize][frame.0 as usize];
+        batch.next == batch.list.len() || batch.list.last().is_some_and(|last| last.start <= t)
+    }
+
+    /// Add a timer event to the frame's list `which`, after every pending
+    /// one ([`OnAir::timer_fits`]). True if the list had none pending: the
+    /// caller then schedules this one, and the frame is kept (one
+    /// reference more) until the list's last pending event has happened.
+    pub fn add_timer(&mut self, frame: FrameRef, which: Timers, event: Arrival) -> bool {
+        let batch = &mut self.timers[which as usize][frame.0 as usize];
+        debug_assert!(batch.next == batch.list.len() || batch.list.last().is_none_or(|last| (last.start, last.seq) < (event.start, event.seq)));
         let first = batch.next == batch.list.len();
-        batch.list.push(end);
+        batch.list.push(event);
         if first {
             self.frames[frame.0 as usize].1 += 1;
         }
         first
     }
 
-    /// The frame's next pending end, if any.
+    /// The frame's next pending event of list `which`, if any.
     #[inline]
-    pub fn next_end(&self, frame: FrameRef) -> Option<Arrival> {
-        self.ends[frame.0 as usize].next()
+    pub fn next_timer(&self, frame: FrameRef, which: Timers) -> Option<Arrival> {
+        self.timers[which as usize][frame.0 as usize].next()
     }
 
-    /// The frame's next end happens (it is handled now); after its last
-    /// pending end the frame's extra reference goes ([`OnAir::add_end`]).
+    /// The frame's next end, if any (list [`Timers::Ends`]).
     #[inline]
-    pub fn end_happens(&mut self, frame: FrameRef) {
-        let batch = &mut self.ends[frame.0 as usize];
+    pub fn next_end(&self, frame: FrameRef) -> Option<Arrival> {
+        self.next_timer(frame, Timers::Ends)
+    }
+
+    /// The next event of the frame's list `which` happens (it is handled
+    /// now); after the list's last pending event the frame's extra
+    /// reference goes ([`OnAir::add_timer`]).
+    #[inline]
+    pub fn timer_happens(&mut self, frame: FrameRef, which: Timers) {
+        let batch = &mut self.timers[which as usize][frame.0 as usize];
         batch.next += 1;
         if batch.next == batch.list.len() {
             self.release(frame);

@@ -71,11 +71,37 @@ impl Layer {
 pub(crate) const NODE_TIMERS: usize = PhyTimer::COUNT + MacTimer::COUNT;
 
 /// PHY event ids from here on are timer events kept in a frame's batch of
-/// ends (`World::frame_ends_from`): the transmitter's TxEnd, the
+/// ends (`World::frame_timers_from`): the transmitter's TxEnd, the
 /// receivers' RxEnd; the id is this plus the frame's slot on the air.
 /// (`timer_slot` gives the RxEnd slot; the profile tells the transmitter's
 /// entry apart by the frame.)
 pub(crate) const FRAME_ENDS: u32 = PhyTimer::COUNT as u32;
+
+/// PHY event ids from here on are RxEnd timer events kept in a frame's
+/// list of reception steps (`OnAir`'s `Timers::Steps`: the SINR
+/// receiver's preamble detections); the id is this plus the frame's slot.
+pub(crate) const FRAME_STEPS: u32 = FRAME_ENDS + (1 << 27);
+
+/// The frame and the list of its timer events that a PHY event id at or
+/// above [`FRAME_ENDS`] names.
+#[inline]
+pub(crate) fn frame_timers_of(id: u32) -> (crate::phy::FrameRef, crate::phy::air::Timers) {
+    use crate::phy::air::Timers;
+    if id >= FRAME_STEPS {
+        (crate::phy::FrameRef(id - FRAME_STEPS), Timers::Steps)
+    } else {
+        (crate::phy::FrameRef(id - FRAME_ENDS), Timers::Ends)
+    }
+}
+
+/// The PHY event id of frame `at`'s list `which` ([`frame_timers_of`]).
+#[inline]
+pub(crate) fn frame_timers_id(at: crate::phy::FrameRef, which: crate::phy::air::Timers) -> u32 {
+    match which {
+        crate::phy::air::Timers::Ends => FRAME_ENDS + at.0,
+        crate::phy::air::Timers::Steps => FRAME_STEPS + at.0,
+    }
+}
 
 pub(crate) fn timer_slot(layer: Layer, id: u32) -> usize {
     match layer {
@@ -330,7 +356,8 @@ impl World {
             Layer::Channel => self.frame_arrivals(NodeId(owner), crate::phy::FrameRef(id)),
             Layer::Mac if id == ll::LL_EVENT => self.ll_exit(),
             Layer::Phy if id >= FRAME_ENDS => {
-                self.frame_ends_from(NodeId(owner), crate::phy::FrameRef(id - FRAME_ENDS), seq);
+                let (at, which) = frame_timers_of(id);
+                self.frame_timers_from(NodeId(owner), at, which, seq);
             }
             layer @ (Layer::Phy | Layer::Mac) => {
                 let node = NodeId(owner);

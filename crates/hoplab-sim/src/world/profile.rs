@@ -330,7 +330,7 @@ fn batched_slot(world: &World, event: Event) -> Option<usize> {
     if event.layer() != Layer::Phy || id < crate::world::FRAME_ENDS {
         return None;
     }
-    let frame = world.on_air.frame(crate::phy::FrameRef(id - crate::world::FRAME_ENDS));
+    let frame = world.on_air.frame(crate::world::frame_timers_of(id).0);
     let timer = if frame.transmitter.0 == event.owner { PhyTimer::TxEnd } else { PhyTimer::RxEnd };
     Some(timer as usize)
 }

@@ -13,7 +13,7 @@ use super::{Layer, SlotTimers, TraceEntry, TraceWhat, World};
 use crate::loss::DropCause;
 use crate::mac::{AttemptLoss, FrameKind, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
 use crate::net::routing::Routing;
-use crate::phy::air::Arrival;
+use crate::phy::air::{Arrival, Timers};
 use crate::phy::{FrameRef, Neighbour, PhyIndication, PhyInput, PhyOutputs, PhyTimer, RxError};
 use crate::time::SimTime;
 use crate::stack::Stack;
@@ -27,24 +27,41 @@ impl World {
         let link = self.on_air.link(at, node).or_else(|| self.channel.static_link(frame.transmitter, node));
         // A relocated receiver may have left since the frame went out.
         let Some(link) = link else { return self.on_air.release(at) };
-        let end = now + frame.airtime;
         let input = PhyInput::Arrival { at, frame, power_w: link.rx_power_w, decodable: link.decodable };
         let mut out = self.nodes[node.index()].phy.handle(now, input);
         if out.lost_on_arrival {
             self.frame_lost_on_arrival(node, at);
         }
-        if out.timer == Some((PhyTimer::RxEnd, end)) && self.nodes[node.index()].phy.locked() == Some(at) {
-            // The PHY locked onto the frame until its end: that end joins
-            // the frame's batch of ends (one event in the queue for all of
-            // them, `frame_ends_from`), with the sequence number the
-            // timer's own event would have had.
-            out.timer = None;
-            let seq = self.nodes[node.index()].timers[PhyTimer::RxEnd as usize].arm_in_batch(&mut self.queue, end);
-            if self.on_air.add_end(at, Arrival { node, start: end, seq }) {
-                self.queue.schedule_reserved(end, seq, super::Event::new(node.0, Layer::Phy, super::FRAME_ENDS + at.0));
-            }
-        }
+        self.batch_rx_timer(node, at, &mut out);
         self.phy_outputs(node, out);
+    }
+
+    /// If the PHY of `node` arms its RxEnd timer for frame `at`, the one it
+    /// follows (until the frame's end, or to its next step: the SINR
+    /// receiver's preamble detection), the timer's event joins one of the
+    /// frame's lists of timer events (one queue entry for each list,
+    /// `frame_timers_from`) where it comes after every pending one, with
+    /// the sequence number its own event would have had (reserved here,
+    /// where `phy_outputs` would have armed it). Otherwise it stays in
+    /// `out`, for its own event.
+    #[inline(always)]
+    fn batch_rx_timer(&mut self, node: NodeId, at: FrameRef, out: &mut PhyOutputs) {
+        let Some((PhyTimer::RxEnd, t)) = out.timer else { return };
+        if self.nodes[node.index()].phy.locked() != Some(at) {
+            return;
+        }
+        let which = if self.on_air.timer_fits(at, Timers::Ends, t) {
+            Timers::Ends
+        } else if self.on_air.timer_fits(at, Timers::Steps, t) {
+            Timers::Steps
+        } else {
+            return;
+        };
+        out.timer = None;
+        let seq = self.nodes[node.index()].timers[PhyTimer::RxEnd as usize].arm_in_batch(&mut self.queue, t);
+        if self.on_air.add_timer(at, which, Arrival { node, start: t, seq }) {
+            self.queue.schedule_reserved(t, seq, super::Event::new(node.0, Layer::Phy, super::frame_timers_id(at, which)));
+        }
     }
 
     /// `errors.scope = "every_frame"`: the error model took the frame
@@ -74,19 +91,21 @@ impl World {
         }
     }
 
-    /// The RxEnd timer event of `node`, of sequence `seq`, in frame `at`'s
-    /// batch of ends (the TxEnd timer event if `node` is the frame's
-    /// transmitter: its first end); then the batch's next ends for as long as each is the
-    /// next event of the run anyway (as `frame_arrivals`). Each is handled
-    /// as its own timer event would have been: nothing if the timer was
-    /// re-armed since (the node locked onto a later frame that collided).
-    pub(crate) fn frame_ends_from(&mut self, mut node: NodeId, at: FrameRef, mut seq: u64) {
+    /// The timer event of `node`, of sequence `seq`, in frame `at`'s list
+    /// `which`: in its list of ends the TxEnd timer event if `node` is the
+    /// frame's transmitter (its first end), else an RxEnd timer event (the
+    /// end of a reception, or a step of it); then the list's next events
+    /// for as long as each is the next event of the run anyway (as
+    /// `frame_arrivals`). Each is handled as its own timer event would have
+    /// been: nothing if the timer was re-armed since (the node locked onto
+    /// a later frame that collided).
+    pub(crate) fn frame_timers_from(&mut self, mut node: NodeId, at: FrameRef, which: Timers, mut seq: u64) {
         loop {
-            debug_assert_eq!(self.on_air.next_end(at).map(|e| (e.node, e.seq)), Some((node, seq)));
-            self.on_air.end_happens(at);
-            let next = self.on_air.next_end(at);
+            debug_assert_eq!(self.on_air.next_timer(at, which).map(|e| (e.node, e.seq)), Some((node, seq)));
+            self.on_air.timer_happens(at, which);
+            let next = self.on_air.next_timer(at, which);
             // The transmitter's entry is the end of its transmission.
-            if node == self.on_air.frame(at).transmitter {
+            if which == Timers::Ends && node == self.on_air.frame(at).transmitter {
                 if self.nodes[node.index()].timers[PhyTimer::TxEnd as usize].fire(seq) {
                     self.phy_input(node, PhyInput::TxEnd);
                 }
@@ -98,7 +117,7 @@ impl World {
                 self.hop_flush();
             }
             if self.profile.is_some() || !self.queue.continue_at(next.start, next.seq) {
-                let event = super::Event::new(next.node.0, Layer::Phy, super::FRAME_ENDS + at.0);
+                let event = super::Event::new(next.node.0, Layer::Phy, super::frame_timers_id(at, which));
                 return self.queue.schedule_reserved(next.start, next.seq, event);
             }
             (node, seq) = (next.node, next.seq);
@@ -107,14 +126,16 @@ impl World {
 
     /// The frame `node`'s PHY is locked onto ends.
     /// (A model that follows a frame in steps: the frame's next step,
-    /// which may not end it.)
+    /// which may not end it; the timer of its step after that joins the
+    /// frame's lists of timer events where it can, `batch_rx_timer`.)
     #[inline(always)]
     pub(crate) fn frame_ends(&mut self, node: NodeId) {
         let now = self.now();
         // A step of a frame the PHY gave up silently finds none.
         let Some(at) = self.nodes[node.index()].phy.locked() else { return };
-        let out = self.nodes[node.index()].phy.handle(now, PhyInput::RxEnd { frame: self.on_air.frame(at) });
+        let mut out = self.nodes[node.index()].phy.handle(now, PhyInput::RxEnd { frame: self.on_air.frame(at) });
         let ended = matches!(out.indication, Some(PhyIndication::RxEnd { .. }));
+        self.batch_rx_timer(node, at, &mut out);
         self.phy_outputs(node, out);
         // The MAC and what it delivered are done with the frame.
         if ended {
@@ -265,7 +286,7 @@ impl World {
         if let Some(end) = tx_end {
             // The first of the frame's ends (every reception ends after it).
             self.on_air.add_end(at, end);
-            self.queue.schedule_reserved(end.start, end.seq, super::Event::new(node.0, Layer::Phy, super::FRAME_ENDS + at.0));
+            self.queue.schedule_reserved(end.start, end.seq, super::Event::new(node.0, Layer::Phy, super::frame_timers_id(at, Timers::Ends)));
         }
         self.schedule_next_arrival(at);
     }
