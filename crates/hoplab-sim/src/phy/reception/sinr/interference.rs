@@ -55,19 +55,20 @@ impl Interference {
     pub fn before(&self, t: SimTime, except: u64) -> f64 {
         // Branch-free (`&`, a 0.0 term): the sum is the same, bit for bit,
         // and no mispredicted branch per signal.
-        self.signals.iter().map(|s| masked(s.power_w, (s.id != except) & (s.start < t) & (s.end >= t))).sum()
+        self.signals.iter().map(|s| masked(s.power_w, differ(s.id, except) & lt(s.start, t) & le(t, s.end))).sum()
     }
 
     /// Power of the signals other than `except` present during `[t, t + dt)`
     /// for a small dt (started at or before `t`, ending after it).
     fn during(&self, t: SimTime, except: u64) -> f64 {
-        self.signals.iter().map(|s| masked(s.power_w, (s.id != except) & (s.start <= t) & (s.end > t))).sum()
+        self.signals.iter().map(|s| masked(s.power_w, differ(s.id, except) & le(s.start, t) & lt(t, s.end))).sum()
     }
 
     /// Total power of the signals present during `[t, t + dt)` that are
     /// each weaker than `below_w`.
     pub fn total_below_at(&self, t: SimTime, below_w: f64) -> f64 {
-        self.signals.iter().map(|s| masked(s.power_w, (s.start <= t) & (s.end > t) & (s.power_w < below_w))).sum()
+        let below_bits = below_w.to_bits();
+        self.signals.iter().map(|s| masked(s.power_w, le(s.start, t) & lt(t, s.end) & lt_u64(s.power_w.to_bits(), below_bits))).sum()
     }
 
     /// Total power of every signal present during `[t, t + dt)`.
@@ -86,14 +87,21 @@ impl Interference {
         // The other signals overlapping the stretch: usually none or few.
         let overlaps = |s: &&Signal| s.id != frame.id && s.start < to && s.end > from;
         let bits = |a: SimTime, b: SimTime| (rate.bps() * b.since(a).as_secs_f64()) as u64;
-        if !self.signals.iter().any(|s| overlaps(&s)) {
+        // One branch-free pass: how many overlap, and their powers' sum in
+        // list order (the others add 0.0: the same sum, bit for bit).
+        let (mut overlapping, mut all_w) = (0u64, 0.0f64);
+        for s in &self.signals {
+            let m = differ(s.id, frame.id) & lt(s.start, to) & lt(from, s.end);
+            overlapping += m;
+            all_w += masked(s.power_w, m);
+        }
+        if overlapping == 0 {
             return rate.chunk_success(frame.power_w / noise_w, bits(from, to));
         }
         // Every chunk's interference is a part of the overlapping signals'
         // sum (added in the same order, so never above it after rounding):
         // if the frame is perfect against the whole sum, each chunk's
         // success is exactly 1, and so is their product.
-        let all_w: f64 = self.signals.iter().filter(overlaps).map(|s| s.power_w).sum();
         if frame.power_w / (noise_w + all_w) >= rate.perfect_sinr() {
             return 1.0;
         }
@@ -127,15 +135,20 @@ impl Interference {
     /// is below already.
     pub fn energy_end(&self, now: SimTime, threshold_w: f64) -> SimTime {
         let present = || self.signals.iter().filter(|s| s.start <= now && s.end > now);
-        // One pass: the total (summed in list order, as below) and the
-        // signal that ends last.
+        // One branch-free pass: the total (summed in list order, as below;
+        // a signal not present adds 0.0, bit for bit the same) and the
+        // signal that ends last (one not present counts as ending now with
+        // no power, which changes neither).
         let (mut total, mut last_end, mut last_power_w) = (0.0, now, 0.0f64);
-        for s in present() {
-            total += s.power_w;
-            if s.end > last_end {
-                (last_end, last_power_w) = (s.end, s.power_w);
-            } else if s.end == last_end {
-                last_power_w = last_power_w.max(s.power_w);
+        for s in &self.signals {
+            let m = le(s.start, now) & lt(now, s.end);
+            let power_w = masked(s.power_w, m);
+            let end = SimTime(now.0.wrapping_add(s.end.0.wrapping_sub(now.0) & m.wrapping_neg()));
+            total += power_w;
+            if end > last_end {
+                (last_end, last_power_w) = (end, power_w);
+            } else if end == last_end {
+                last_power_w = last_power_w.max(power_w);
             }
         }
         if total < threshold_w {
@@ -147,7 +160,9 @@ impl Interference {
         if last_power_w >= threshold_w {
             return last_end;
         }
-        let mut ends: smallvec::SmallVec<[(SimTime, f64); 32]> = present().map(|s| (s.end, s.power_w)).collect();
+        // Built in place (a returned SmallVec is copied whole, 0.5 kB).
+        let mut ends: smallvec::SmallVec<[(SimTime, f64); 32]> = smallvec::SmallVec::new();
+        ends.extend(present().map(|s| (s.end, s.power_w)));
         ends.sort_unstable_by_key(|e| e.0);
         let mut i = 0;
         while i < ends.len() {
@@ -168,13 +183,39 @@ impl Interference {
     }
 }
 
-/// `power_w` where `keep`, else 0.0, by a mask on its bits rather than a
-/// branch (an `if` here compiles to branches on the times, mispredicted
-/// per signal): the same term, so the sums above add the same numbers in
-/// the same order, bit for bit.
+/// `power_w` where `keep` is 1, 0.0 where it is 0, by a mask on its bits
+/// rather than a branch (an `if`, or `&` of comparisons, compiles to
+/// branches on the times, mispredicted per signal): the same term, so the
+/// sums above add the same numbers in the same order, bit for bit.
 #[inline(always)]
-fn masked(power_w: f64, keep: bool) -> f64 {
-    f64::from_bits(power_w.to_bits() & (keep as u64).wrapping_neg())
+fn masked(power_w: f64, keep: u64) -> f64 {
+    f64::from_bits(power_w.to_bits() & keep.wrapping_neg())
+}
+
+/// 1 if `a < b`, else 0, by the sign of the difference (both below 2^63:
+/// times in ns, the bits of positive powers), which compiles to no branch.
+#[inline(always)]
+fn lt_u64(a: u64, b: u64) -> u64 {
+    a.wrapping_sub(b) >> 63
+}
+
+/// 1 if `a < b`, else 0 ([`lt_u64`]).
+#[inline(always)]
+fn lt(a: SimTime, b: SimTime) -> u64 {
+    lt_u64(a.0, b.0)
+}
+
+/// 1 if `a <= b`, else 0 ([`lt_u64`]).
+#[inline(always)]
+fn le(a: SimTime, b: SimTime) -> u64 {
+    lt_u64(b.0, a.0) ^ 1
+}
+
+/// 1 if `a != b`, else 0: the top bit of `x | -x` is set for any `x` but 0.
+#[inline(always)]
+fn differ(a: u64, b: u64) -> u64 {
+    let x = a ^ b;
+    (x | x.wrapping_neg()) >> 63
 }
 
 /// A duration in whole nanoseconds from microseconds.
@@ -218,6 +259,118 @@ mod tests {
         assert_eq!(air.energy_end(SimTime(20_000), 1e-10), SimTime(20_000));
         air.forget_before(SimTime(100_000));
         assert_eq!(air.len(), 1);
+    }
+
+    /// The sums as written before they were made branch-free (filters and
+    /// `if`s over the same list): the reference for bit-for-bit equality.
+    mod reference {
+        use super::*;
+
+        pub fn before(air: &Interference, t: SimTime, except: u64) -> f64 {
+            air.signals.iter().map(|s| if s.id != except && s.start < t && s.end >= t { s.power_w } else { 0.0 }).sum()
+        }
+
+        pub fn total_below_at(air: &Interference, t: SimTime, below_w: f64) -> f64 {
+            air.signals.iter().map(|s| if s.start <= t && s.end > t && s.power_w < below_w { s.power_w } else { 0.0 }).sum()
+        }
+
+        pub fn overlapping_sum(air: &Interference, frame: &Signal, from: SimTime, to: SimTime) -> Option<f64> {
+            let overlaps = |s: &&Signal| s.id != frame.id && s.start < to && s.end > from;
+            air.signals.iter().any(|s| overlaps(&s)).then(|| air.signals.iter().filter(overlaps).map(|s| s.power_w).sum())
+        }
+
+        pub fn energy_end(air: &Interference, now: SimTime, threshold_w: f64) -> SimTime {
+            let present = || air.signals.iter().filter(|s| s.start <= now && s.end > now);
+            let (mut total, mut last_end, mut last_power_w) = (0.0, now, 0.0f64);
+            for s in present() {
+                total += s.power_w;
+                if s.end > last_end {
+                    (last_end, last_power_w) = (s.end, s.power_w);
+                } else if s.end == last_end {
+                    last_power_w = last_power_w.max(s.power_w);
+                }
+            }
+            if total < threshold_w {
+                return now;
+            }
+            if last_power_w >= threshold_w {
+                return last_end;
+            }
+            let mut ends: smallvec::SmallVec<[(SimTime, f64); 32]> = present().map(|s| (s.end, s.power_w)).collect();
+            ends.sort_unstable_by_key(|e| e.0);
+            let mut i = 0;
+            while i < ends.len() {
+                let t = ends[i].0;
+                while i < ends.len() && ends[i].0 == t {
+                    total -= ends[i].1;
+                    i += 1;
+                }
+                if total < threshold_w * (1.0 + 1e-9) {
+                    let exact: f64 = ends[i..].iter().map(|e| e.1).sum();
+                    if exact < threshold_w {
+                        return t;
+                    }
+                }
+            }
+            ends.last().map_or(now, |e| e.0)
+        }
+    }
+
+    /// Random lists of overlapping signals (times on a coarse grid, so
+    /// that starts and ends often coincide with the instants asked about):
+    /// every branch-free sum is bit for bit the reference's, and so are
+    /// energy_end's and success's answers that depend on them.
+    #[test]
+    fn branch_free_sums_equal_the_plain_ones_bit_for_bit() {
+        let mut x = 0x9e3779b97f4a7c15u64;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let threshold_w = 1.56e-11;
+        for _ in 0..3000 {
+            let mut air = Interference::default();
+            for id in 0..next(20) {
+                let start = next(40) * 50;
+                let power_w = threshold_w * (0.01 + next(1000) as f64 / 400.0);
+                air.add(Signal { id, start: SimTime(start), end: SimTime(start + 50 + next(40) * 50), power_w });
+            }
+            let t = SimTime(next(45) * 50);
+            let except = next(22);
+            assert_eq!(air.before(t, except).to_bits(), reference::before(&air, t, except).to_bits());
+            assert_eq!(air.total_below_at(t, threshold_w).to_bits(), reference::total_below_at(&air, t, threshold_w).to_bits());
+            for threshold_w in [threshold_w, 2.0 * threshold_w, 5.0 * threshold_w] {
+                assert_eq!(air.energy_end(t, threshold_w), reference::energy_end(&air, t, threshold_w));
+            }
+            let frame = Signal { id: 99, start: SimTime(0), end: SimTime(2000), power_w: threshold_w * (1.0 + next(20) as f64) };
+            let (from, to) = (SimTime(next(20) * 50), SimTime(1000 + next(20) * 50));
+            let rate = DsssRate::Dqpsk2;
+            let got = air.success(&frame, from, to, rate, 1e-13);
+            match reference::overlapping_sum(&air, &frame, from, to) {
+                None => assert_eq!(got.to_bits(), rate.chunk_success(frame.power_w / 1e-13, (rate.bps() * to.since(from).as_secs_f64()) as u64).to_bits()),
+                Some(all_w) if frame.power_w / (1e-13 + all_w) >= rate.perfect_sinr() => assert_eq!(got, 1.0),
+                Some(_) => assert!(got <= 1.0),
+            }
+        }
+    }
+
+    #[test]
+    fn the_branch_free_comparisons_compare() {
+        for (a, b) in [(0u64, 0u64), (0, 1), (1, 0), (5_000_000_000, 5_000_000_001), (u64::MAX >> 1, 0), (0, u64::MAX >> 1)] {
+            assert_eq!(lt_u64(a, b), (a < b) as u64, "{a} < {b}");
+            assert_eq!(le(SimTime(a), SimTime(b)), (a <= b) as u64, "{a} <= {b}");
+            assert_eq!(differ(a, b), (a != b) as u64, "{a} != {b}");
+        }
+        assert_eq!(differ(0, 1 << 63), 1);
+        assert_eq!(differ(u64::MAX, u64::MAX), 0);
+        // Positive powers compare as their bits do.
+        for (p, q) in [(1e-12, 1.56e-11), (1.56e-11, 1.56e-11), (2e-11, 1.56e-11), (f64::MIN_POSITIVE, 1.0)] {
+            assert_eq!(lt_u64(f64::to_bits(p), f64::to_bits(q)), (p < q) as u64, "{p} < {q}");
+        }
+        assert_eq!(masked(3.5, 1).to_bits(), 3.5f64.to_bits());
+        assert_eq!(masked(3.5, 0).to_bits(), 0.0f64.to_bits());
     }
 
     #[test]
