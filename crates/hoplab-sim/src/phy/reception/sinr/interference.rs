@@ -117,8 +117,9 @@ impl Interference {
         cuts.dedup();
         let mut psr = 1.0;
         for w in cuts.windows(2) {
-            let interference_w: f64 =
-                self.signals.iter().filter(overlaps).filter(|s| s.start <= w[0] && s.end > w[0]).map(|s| s.power_w).sum();
+            // Branch-free: the signals present at the chunk's start are all
+            // among the overlapping ones (the chunk lies inside the stretch).
+            let interference_w = self.during(w[0], frame.id);
             psr *= rate.chunk_success(frame.power_w / (noise_w + interference_w), bits(w[0], w[1]));
         }
         psr
@@ -274,6 +275,38 @@ mod tests {
             air.signals.iter().map(|s| if s.start <= t && s.end > t && s.power_w < below_w { s.power_w } else { 0.0 }).sum()
         }
 
+        pub fn success(air: &Interference, frame: &Signal, from: SimTime, to: SimTime, rate: DsssRate, noise_w: f64) -> f64 {
+            if to <= from {
+                return 1.0;
+            }
+            let overlaps = |s: &&Signal| s.id != frame.id && s.start < to && s.end > from;
+            let bits = |a: SimTime, b: SimTime| (rate.bps() * b.since(a).as_secs_f64()) as u64;
+            if !air.signals.iter().any(|s| overlaps(&s)) {
+                return rate.chunk_success(frame.power_w / noise_w, bits(from, to));
+            }
+            let all_w: f64 = air.signals.iter().filter(overlaps).map(|s| s.power_w).sum();
+            if frame.power_w / (noise_w + all_w) >= rate.perfect_sinr() {
+                return 1.0;
+            }
+            let mut cuts: smallvec::SmallVec<[SimTime; 32]> = smallvec::smallvec![from, to];
+            for s in air.signals.iter().filter(overlaps) {
+                for t in [s.start, s.end] {
+                    if t > from && t < to {
+                        cuts.push(t);
+                    }
+                }
+            }
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut psr = 1.0;
+            for w in cuts.windows(2) {
+                let interference_w: f64 =
+                    air.signals.iter().filter(overlaps).filter(|s| s.start <= w[0] && s.end > w[0]).map(|s| s.power_w).sum();
+                psr *= rate.chunk_success(frame.power_w / (noise_w + interference_w), bits(w[0], w[1]));
+            }
+            psr
+        }
+
         pub fn overlapping_sum(air: &Interference, frame: &Signal, from: SimTime, to: SimTime) -> Option<f64> {
             let overlaps = |s: &&Signal| s.id != frame.id && s.start < to && s.end > from;
             air.signals.iter().any(|s| overlaps(&s)).then(|| air.signals.iter().filter(overlaps).map(|s| s.power_w).sum())
@@ -348,6 +381,10 @@ mod tests {
             let (from, to) = (SimTime(next(20) * 50), SimTime(1000 + next(20) * 50));
             let rate = DsssRate::Dqpsk2;
             let got = air.success(&frame, from, to, rate, 1e-13);
+            assert_eq!(got.to_bits(), reference::success(&air, &frame, from, to, rate, 1e-13).to_bits());
+            // Noise near the signal: the chunks are walked, not skipped.
+            let noisy = air.success(&frame, from, to, rate, frame.power_w / 4.0);
+            assert_eq!(noisy.to_bits(), reference::success(&air, &frame, from, to, rate, frame.power_w / 4.0).to_bits());
             match reference::overlapping_sum(&air, &frame, from, to) {
                 None => assert_eq!(got.to_bits(), rate.chunk_success(frame.power_w / 1e-13, (rate.bps() * to.since(from).as_secs_f64()) as u64).to_bits()),
                 Some(all_w) if frame.power_w / (1e-13 + all_w) >= rate.perfect_sinr() => assert_eq!(got, 1.0),
