@@ -158,14 +158,18 @@ def expand(
                 normalised: dict[str, Any] | None = point.validate()
             except (ScenarioError, SimulationError):
                 normalised = None
+            # One hash per point: the config hash leaves the seed out.
+            if normalised is not None:
+                chash = config_hash(normalised)
+            else:  # invalid: identify it by its raw form; the worker reports why
+                raw = point.to_json()
+                chash = "invalid-" + hashlib.sha256(raw.encode()).hexdigest()[:8]
             for run_number in range(runs):
                 seed = first_seed + run_number
                 if normalised is not None:
-                    chash = config_hash(normalised)
                     scenario_json = json.dumps({**normalised, "seed": seed}, allow_nan=False)
-                else:  # invalid: identify it by its raw form; the worker reports why
-                    chash = "invalid-" + hashlib.sha256(point.to_json().encode()).hexdigest()[:8]
-                    scenario_json = point.to_json()
+                else:
+                    scenario_json = raw
                 run_id = run_identity(version, build, chash, seed)
                 tasks.append(Task(run_id, scenario_json, seed, run_number, params, chash, series, wall_limit_s,
                                   memory_limit_bytes))
