@@ -162,3 +162,23 @@ fn sinr_reception_steps_share_queue_entries_and_change_no_reception() {
         assert!(per_event > 0.4, "{name}: {:.3} of the events continued in place", per_event);
     }
 }
+
+/// NAV ends that find the PHY busy never get a queue entry (`set_nav`
+/// arms them deferred): on the chain some are deferred for good, and the
+/// run's events are still those a profiled run, which queues every one,
+/// pops one by one.
+#[test]
+fn nav_ends_under_a_busy_phy_need_no_queue_entry() {
+    let json = bench_json("bench-chain15-udp", 5.0);
+    let profile = profile_events("bench-chain15-udp", &json).unwrap();
+    let scenario = hoplab_sim::scenario::Scenario::from_json(&json).unwrap();
+    let mut world = hoplab_sim::world::World::build(&scenario, scenario.seed).unwrap();
+    world.drop_series();
+    let end = world.end;
+    world.run_until(end);
+    assert_eq!(world.queue.popped(), profile.events, "the same events");
+    let nav_ends: u64 = profile.rows.iter().filter(|r| r.kind.starts_with("mac timer: NAV end")).map(row_total).sum();
+    let deferred = world.queue.deferred();
+    println!("{deferred} of {nav_ends} NAV ends without a queue entry");
+    assert!(deferred > 0 && deferred < nav_ends, "{deferred} of {nav_ends}");
+}

@@ -261,6 +261,43 @@ fn backoff_freezes_while_the_medium_is_busy() {
     n.expect(&[Tx(rts(A, B, RTS_NAV))]);
 }
 
+/// What the world spares the MAC (`Mac::turns_medium_busy`: no step for a
+/// reception or transmission starting) is exactly what `update_medium`
+/// would have done: only a backoff counting down on an idle medium needs
+/// the full step, to freeze.
+#[test]
+fn a_medium_turning_busy_needs_a_step_only_to_freeze_a_backoff() {
+    use crate::phy::PhyIndication::{RxEnd, RxStart, TxStart};
+    let mut quiet = Station::new();
+    assert!(quiet.mac.turns_medium_busy(&RxStart, true));
+    assert!(quiet.mac.medium().0, "marked busy, as update_medium marks it");
+
+    let mut n = Station::new();
+    let p = packet(1);
+    n.frame_arrives(us(0), ack(C, D), true);
+    n.enqueue(us(100), p, B);
+    n.expect(&[started(&p), Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued))]);
+    let k = n.backoff();
+    assert!(k >= 3, "this test needs a backoff of at least 3 slots; the seed drew {k}");
+    n.rx_end(us(248));
+    n.expect(&[Arm(NavEnd, us(248)), Arm(Access, us(298) + SLOT * k), heard(C)]);
+    n.fire(us(248), NavEnd);
+    // Counting down on an idle medium: a start must freeze it.
+    assert!(!n.mac.turns_medium_busy(&RxStart, true));
+    assert!(!n.mac.turns_medium_busy(&TxStart, true));
+    n.frame_arrives(us(345), ack(C, D), true);
+    n.expect(&[Cancel(Access)]);
+    // Frozen, the medium busy: another start changes nothing.
+    let before = (n.mac.medium(), n.mac.backoff_slots());
+    assert!(n.mac.turns_medium_busy(&RxStart, true));
+    assert_eq!((n.mac.medium(), n.mac.backoff_slots()), before);
+    // Only a start, and only with the PHY busy.
+    assert!(!n.mac.turns_medium_busy(&RxEnd { error: None }, true));
+    let mut idle = Station::new();
+    assert!(!idle.mac.turns_medium_busy(&RxStart, false));
+    assert!(!idle.mac.medium().0);
+}
+
 // ---------------------------------------------------------------------------
 // Retries (10.3.4.4)
 
