@@ -113,7 +113,7 @@ fn neighbour_lists_equal_a_brute_force_recomputation_at_random_instants() {
         for _ in 0..3 {
             let node = rng.uniform_inclusive(149);
             let fast: Vec<(u32, bool, u64)> =
-                w.channel.neighbours_at(NodeId(node), t).iter().map(|n| (n.node.0, n.decodable, n.delay.as_nanos())).collect();
+                w.channel.neighbours_at(NodeId(node), t).list.iter().map(|n| (n.node.0, n.decodable, n.delay.as_nanos())).collect();
             assert_eq!(fast, brute_force(&mut w, node, t), "node {node} at {s} s");
             compared += fast.len();
         }
@@ -127,7 +127,7 @@ fn static_scenarios_keep_their_precomputed_lists() {
     assert!(!w.channel.is_mobile());
     for node in 0..16 {
         let before: Vec<_> = w.channel.neighbours(NodeId(node)).to_vec();
-        assert_eq!(w.channel.neighbours_at(NodeId(node), SimTime::from_secs_f64(50.0)), &before[..]);
+        assert_eq!(w.channel.neighbours_at(NodeId(node), SimTime::from_secs_f64(50.0)).list, &before[..]);
         assert_eq!(w.channel.position_at(NodeId(node), SimTime::from_secs_f64(50.0)), w.channel.position(NodeId(node)));
     }
 }

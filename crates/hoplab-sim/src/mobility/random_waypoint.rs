@@ -140,7 +140,9 @@ impl RandomWaypoint {
     }
 
     /// Node `node`'s position at `t`. Time may only move forward per node
-    /// (legs already passed are forgotten).
+    /// (legs already passed are forgotten). Inlined: the channel asks for
+    /// every candidate receiver's position at each transmission.
+    #[inline]
     pub fn position(&mut self, node: usize, t: SimTime) -> [f64; 2] {
         let params = &self.params;
         let w = &mut self.walkers[node];

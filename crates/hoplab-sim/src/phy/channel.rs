@@ -7,15 +7,15 @@
 //! wide, so building it costs O(n k) for n nodes with k neighbours each,
 //! not O(n^2).
 //!
-//! Static nodes keep these precomputed lists. When nodes move (a mobility
-//! model is attached), a transmitter's list is recomputed at each
+//! Static nodes keep these precomputed lists, and the order each
+//! transmitter's frame reaches its receivers. When nodes move (a mobility
+//! model is attached), a transmitter's list is computed at each
 //! transmission from the positions at that instant (evaluated lazily,
-//! piecewise linear), looking only at the 3 x 3 grid cells around it. The
-//! grid is re-binned every `refresh` period and its cells are conservative:
-//! `cs_range + max_speed * refresh` wide, so a node that was binned up to
-//! one period ago and is now within carrier-sense range of the transmitter
-//! is always in one of those cells.
+//! piecewise linear), from candidates it keeps for a while: the nodes
+//! that cannot have come within reach since it gathered them, by the
+//! mobility model's maximum speed ([`super::neighbours`]).
 
+use super::neighbours::{arrival_order, Links, Motion};
 use super::propagation::{RadioModel, SPEED_OF_LIGHT_MPS};
 use crate::mobility::RandomWaypoint;
 use crate::time::{SimDuration, SimTime};
@@ -43,6 +43,8 @@ pub struct Channel {
     relocated: bool,
     /// Precomputed lists (static nodes).
     neighbours: Vec<Vec<Neighbour>>,
+    /// Per precomputed list, its order of arrival ([`arrival_order`]).
+    arrival_orders: Vec<Vec<u32>>,
     motion: Option<Box<Motion>>,
     /// The reception model's channel hook: signals received below this
     /// power are offered to the receiver when sent and get an arrival event
@@ -50,59 +52,35 @@ pub struct Channel {
     weak_signal_below_w: f64,
 }
 
-/// Moving nodes: the mobility model and a lazily re-binned grid.
-#[derive(Debug, Clone)]
-struct Motion {
-    model: RandomWaypoint,
-    has_radio: Vec<bool>,
-    /// A cell's width and height: each at least one carrier-sense range
-    /// (plus the distance a node covers between re-binnings).
-    cell_m: [f64; 2],
-    columns: usize,
-    rows: usize,
-    /// Node ids per cell, row-major; each cell ascending.
-    cells: Vec<Vec<u32>>,
-    refresh: SimDuration,
-    /// The grid must be re-binned at or after this time.
-    rebin_at: SimTime,
-    /// The list handed out by the last `neighbours_at`.
-    scratch: Vec<Neighbour>,
-}
-
-impl Motion {
-    fn cell_of(&self, p: [f64; 2]) -> (usize, usize) {
-        let cx = (p[0] / self.cell_m[0]).floor().clamp(0.0, (self.columns - 1) as f64) as usize;
-        let cy = (p[1] / self.cell_m[1]).floor().clamp(0.0, (self.rows - 1) as f64) as usize;
-        (cx, cy)
-    }
-
-    fn rebin(&mut self, t: SimTime) {
-        for cell in &mut self.cells {
-            cell.clear();
-        }
-        for i in 0..self.model.node_count() {
-            if self.has_radio[i] {
-                let p = self.model.position(i, t);
-                let (cx, cy) = self.cell_of(p);
-                self.cells[cy * self.columns + cx].push(i as u32);
-            }
-        }
-        self.rebin_at = t + self.refresh;
-    }
-}
-
-fn link(radio: &RadioModel, node: u32, distance_m: f64) -> Option<Neighbour> {
+/// The link to `node` at `distance_m`, if a frame reaches it.
+pub(super) fn link(radio: &RadioModel, node: u32, distance_m: f64) -> Option<Neighbour> {
     let rx_power_w = radio.received_power_w(distance_m);
     (rx_power_w >= radio.reach_threshold_w).then(|| Neighbour {
         node: NodeId(node),
         distance_m,
         rx_power_w,
-        delay: SimDuration::from_nanos((distance_m / SPEED_OF_LIGHT_MPS * 1e9).round() as u64),
+        delay: SimDuration::from_nanos(round_to_u64(distance_m / SPEED_OF_LIGHT_MPS * 1e9)),
         decodable: rx_power_w >= radio.rx_threshold_w,
     })
 }
 
-fn distance_m(p: [f64; 2], q: [f64; 2]) -> f64 {
+/// `x.round() as u64` (halves away from zero; saturating; NaN and
+/// negatives give 0), without `f64::round`, which is a libm call on x86-64
+/// without SSE4.1 (2 % of a 150-moving-node run, one per link). For
+/// 0 <= x < 2^53, `x - trunc(x)` is exact (Sterbenz's lemma when x >= 1),
+/// so comparing it with 0.5 decides as `round` does; above, every f64 is
+/// an integer and the fraction is 0 (or the cast saturates).
+#[inline]
+fn round_to_u64(x: f64) -> u64 {
+    let whole = x as u64;
+    if x - whole as f64 >= 0.5 {
+        whole.saturating_add(1)
+    } else {
+        whole
+    }
+}
+
+pub(super) fn distance_m(p: [f64; 2], q: [f64; 2]) -> f64 {
     ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2)).sqrt()
 }
 
@@ -111,7 +89,8 @@ impl Channel {
     /// neither send nor feel frames).
     pub fn new(positions: Vec<[f64; 2]>, has_radio: Vec<bool>, radio: RadioModel) -> Channel {
         let neighbours = neighbour_lists(&positions, &has_radio, &radio);
-        Channel { radio, positions, has_radio, relocated: false, neighbours, motion: None, weak_signal_below_w: 0.0 }
+        let arrival_orders = neighbours.iter().map(|list| arrival_order(list)).collect();
+        Channel { radio, positions, has_radio, relocated: false, neighbours, arrival_orders, motion: None, weak_signal_below_w: 0.0 }
     }
 
     /// Set the reception model's channel hook (see
@@ -128,41 +107,9 @@ impl Channel {
     }
 
     /// Let the nodes move with `model` (positions at time 0 must be the
-    /// channel's). The grid covers `width_m` x `height_m`, where moving
-    /// nodes stay; it is re-binned every `refresh` (derived from the
-    /// maximum speed: a tenth of the carrier-sense range per period,
-    /// within [0.1 s, 10 s]).
+    /// channel's; the area is its parameters').
     pub fn set_motion(&mut self, model: RandomWaypoint) {
-        let cs_range = self.radio.reach_range_m().max(1.0);
-        let speed = model.max_speed_mps().max(1e-9);
-        let refresh_s = (0.1 * cs_range / speed).clamp(0.1, 10.0);
-        let params = model.params().clone();
-        // Cells wider than needed stay correct (the 3 x 3 search still
-        // covers the range), so a vast, sparse area gets fewer, larger
-        // cells: at most 4 per node (and 1024), never one per 600 m of a
-        // 10^12 m wide area.
-        let max_cells = (4 * model.node_count()).max(1024) as f64;
-        let mut cell_m = [cs_range + speed * refresh_s; 2];
-        let count = |size: f64, cell: f64| (size / cell).floor() + 1.0;
-        while count(params.width_m, cell_m[0]) * count(params.height_m, cell_m[1]) > max_cells {
-            let axis = usize::from(count(params.width_m, cell_m[0]) < count(params.height_m, cell_m[1]));
-            cell_m[axis] *= 2.0;
-        }
-        let columns = count(params.width_m, cell_m[0]) as usize;
-        let rows = count(params.height_m, cell_m[1]) as usize;
-        let mut motion = Motion {
-            model,
-            has_radio: self.has_radio.clone(),
-            cell_m,
-            columns,
-            rows,
-            cells: vec![Vec::new(); columns * rows],
-            refresh: SimDuration::from_secs_f64(refresh_s),
-            rebin_at: SimTime::ZERO,
-            scratch: Vec::new(),
-        };
-        motion.rebin(SimTime::ZERO);
-        self.motion = Some(Box::new(motion));
+        self.motion = Some(Box::new(Motion::new(model, self.has_radio.clone(), self.radio.reach_range_m())));
     }
 
     /// Whether nodes move (neighbour lists are computed per transmission).
@@ -179,35 +126,13 @@ impl Channel {
     }
 
     /// The nodes that feel a transmission of `node` starting at `t`, in
-    /// ascending id: the precomputed list for static nodes, else computed
-    /// from the positions at `t`.
-    pub fn neighbours_at(&mut self, node: NodeId, t: SimTime) -> &[Neighbour] {
-        let Some(m) = self.motion.as_deref_mut() else { return &self.neighbours[node.index()] };
-        m.scratch.clear();
-        if !m.has_radio[node.index()] {
-            return &m.scratch;
+    /// ascending id, and the order the frame reaches them: the precomputed
+    /// list for static nodes, else from the positions at `t`.
+    pub fn neighbours_at(&mut self, node: NodeId, t: SimTime) -> Links<'_> {
+        match self.motion.as_deref_mut() {
+            Some(m) => m.links_at(&self.radio, node, t),
+            None => Links { list: &self.neighbours[node.index()], by_arrival: &self.arrival_orders[node.index()] },
         }
-        if t >= m.rebin_at {
-            m.rebin(t);
-        }
-        let p = m.model.position(node.index(), t);
-        let (cx, cy) = m.cell_of(p);
-        for y in cy.saturating_sub(1)..=(cy + 1).min(m.rows - 1) {
-            for x in cx.saturating_sub(1)..=(cx + 1).min(m.columns - 1) {
-                for k in 0..m.cells[y * m.columns + x].len() {
-                    let j = m.cells[y * m.columns + x][k];
-                    if j == node.0 {
-                        continue;
-                    }
-                    let q = m.model.position(j as usize, t);
-                    if let Some(l) = link(&self.radio, j, distance_m(p, q)) {
-                        m.scratch.push(l);
-                    }
-                }
-            }
-        }
-        m.scratch.sort_unstable_by_key(|n| n.node);
-        &m.scratch
     }
 
     /// The precomputed link from `from` to `to` (static nodes), if `to` is
@@ -226,6 +151,7 @@ impl Channel {
         }
         self.positions[node.index()] = to;
         self.neighbours = neighbour_lists(&self.positions, &self.has_radio, &self.radio);
+        self.arrival_orders = self.neighbours.iter().map(|list| arrival_order(list)).collect();
         self.relocated = true;
     }
 
@@ -324,6 +250,34 @@ mod tests {
         assert_eq!(n2, vec![(0, false), (1, true), (3, true), (4, false)]);
         let d = ch.neighbours(NodeId(2))[1].delay;
         assert_eq!(d, SimDuration::from_nanos(667)); // 200 m / c
+    }
+
+    #[test]
+    fn delay_rounding_is_f64_rounds() {
+        let mut values = vec![
+            0.0,
+            0.5,
+            1.5,
+            2.5,
+            0.499_999_999_999_999_94,
+            1e15 + 0.5,
+            2f64.powi(52) + 1.0,
+            2f64.powi(53),
+            1.8e19,
+            2e19,
+            -0.5,
+            -3.0,
+            f64::NAN,
+            f64::INFINITY,
+        ];
+        let mut x = 0.123_456_789_f64;
+        for _ in 0..200_000 {
+            x = (x * 7.919 + 0.311).fract();
+            values.extend([x * 2000.0, (x * 4000.0).floor() / 2.0, f64::from_bits((x * 1e6) as u64 + 0x3FE0_0000_0000_0000)]);
+        }
+        for v in values {
+            assert_eq!(round_to_u64(v), v.round() as u64, "{v:e}");
+        }
     }
 
     #[test]

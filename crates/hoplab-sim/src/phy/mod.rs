@@ -17,6 +17,7 @@ pub mod air;
 pub mod channel;
 pub mod config;
 pub mod error_model;
+pub mod neighbours;
 pub mod propagation;
 pub mod reception;
 

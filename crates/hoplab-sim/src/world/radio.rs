@@ -258,26 +258,34 @@ impl World {
         // only) and want no arrival event (0 W: every signal arrives).
         let weak_below_w = self.channel.weak_signal_below_w();
         let links = self.channel.neighbours_at(node, now);
-        if links.is_empty() {
+        if links.list.is_empty() {
             return self.schedule_tx_end(tx_end);
         }
-        let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), links.len() as u32);
+        let at = self.on_air.insert(self.nodes[node.index()].mac.frame_on_air(), links.list.len() as u32);
         if mobile {
-            self.on_air.store_links(at, links);
+            self.on_air.store_links(at, links.list);
         }
         // One event in the queue for the frame's arrivals at all its
         // receivers (`frame_arrivals`), each with the sequence number its
         // own event would have had.
-        let first_seq = self.queue.reserve(links.len() as u64);
-        let nodes = &mut self.nodes;
-        let heard = links.iter().filter(|link| {
-            let start = now + link.delay;
-            link.rx_power_w >= weak_below_w
-                || nodes[link.node.index()].phy.take_weak_signal(now, start, start + airtime, link.rx_power_w)
-        });
-        self.on_air.set_arrivals(at, heard.enumerate().map(|(j, l)| arrival(l, now, first_seq + j as u64)));
+        let first_seq = self.queue.reserve(links.list.len() as u64);
+        if weak_below_w == 0.0 {
+            // Every signal arrives: the channel's order of arrival is the
+            // events' (the sort in `set_arrivals` then only checks it).
+            let list = links.list;
+            let arrivals = links.by_arrival.iter().map(|&k| arrival(&list[k as usize], now, first_seq + u64::from(k)));
+            self.on_air.set_arrivals(at, arrivals);
+        } else {
+            let nodes = &mut self.nodes;
+            let heard = links.list.iter().filter(|link| {
+                let start = now + link.delay;
+                link.rx_power_w >= weak_below_w
+                    || nodes[link.node.index()].phy.take_weak_signal(now, start, start + airtime, link.rx_power_w)
+            });
+            self.on_air.set_arrivals(at, heard.enumerate().map(|(j, l)| arrival(l, now, first_seq + j as u64)));
+        }
         let receivers = self.on_air.arrival_count(at) as u32;
-        if receivers != links.len() as u32 {
+        if receivers != links.list.len() as u32 {
             self.on_air.set_receivers(at, receivers);
         }
         if receivers == 0 {
