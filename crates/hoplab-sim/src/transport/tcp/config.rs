@@ -144,6 +144,29 @@ pub struct TcpConfig {
     /// The controller's ssthresh is computed from floor(cwnd) and
     /// truncated. Off: real-valued (RFC 5681 counts bytes).
     pub whole_segment_ssthresh: bool,
+    /// With `sack`: FACK loss marking, ns-2.35 TCP-Linux's scoreboard. A
+    /// segment not SACKed is lost once a segment DupThresh + 1 (4) above it
+    /// is SACKed, whatever lies between (`lost_seq_threshold = fack_ -
+    /// (dupack_threshold + 1)`, tcp/scoreboard1.cc:168, 223-235), and
+    /// recovery starts when the scoreboard marks a loss, on a duplicate ACK
+    /// or on a new one that SACKs data (`FLAG_DATA_LOST` in
+    /// `tcp_fastretrans_alert`, tcp/tcp-linux.cc:360, 411-415, 483;
+    /// `FLAG_CA_ALERT`, tcp/linux/ns-linux-util.h:363); duplicates are not
+    /// counted. A single loss so waits for the fourth duplicate, a burst of
+    /// k losses for the 4 - k-th, and segments overtaken by 4 are resent.
+    /// Off: RFC 6675, IsLost (DupThresh segments SACKed above) or DupThresh
+    /// duplicate ACKs.
+    pub fack_loss_marking: bool,
+    /// With `sack`: outside recovery too, the window bounds the segments
+    /// in flight counted from the scoreboard (neither SACKed nor lost), not
+    /// all those sent and unacknowledged, so each SACKed segment lets a new
+    /// one out before recovery starts: ns-2.35 TCP-Linux's `send_much`
+    /// sends while `packets_in_flight() < max(win, next_pkts_in_flight_)`
+    /// in every state (tcp/tcp-linux.cc:607-627), with `packets_in_flight
+    /// = snd_nxt - snd_una - fack_out_ - sack_out_` (tcp/scoreboard1.h:162).
+    /// Off: RFC 5681, new data only within cwnd of snd_una until recovery
+    /// (RFC 3042's two segments with `limited_transmit`).
+    pub sack_pipe_outside_recovery: bool,
 }
 
 /// `tcp.ssthresh_from`: which window a loss halves.
@@ -215,6 +238,8 @@ impl Default for TcpConfig {
             ssthresh_from: SsthreshFrom::FlightSize,
             slow_start_at_ssthresh: false,
             whole_segment_ssthresh: false,
+            fack_loss_marking: false,
+            sack_pipe_outside_recovery: false,
         }
     }
 }
@@ -290,5 +315,17 @@ pub const NS2_RULES: &[PresetRule] = &[
         value: "true",
         applies: Applies::WithTcpSack,
         source: "tcp/linux/ns-linux-util.h:271-272 (u32 snd_ssthresh, snd_cwnd), tcp/linux/src/tcp_cong.c:367-379 tcp_reno_ssthresh (cwnd >> 1), tcp_reno_min_cwnd (ssthresh / 2), tcp_bic.c:193-195, tcp_cubic.c:321, tcp_veno.c:202-205, tcp_scalable.c:47, tcp_westwood.c:222, set at tcp/tcp-linux.cc:494-501, 529 (ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.fack_loss_marking",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/scoreboard1.cc:168, 223-235 ScoreBoard1::UpdateScoreBoard (a segment in flight at or below fack_ - (dupack_threshold + 1) is LOST), tcp/tcp-linux.cc:360, 411-415, 479-483 (recovery on FLAG_DATA_LOST from an ACK that is a duplicate or SACKs data, no duplicate count; ns-2.35)",
+    },
+    PresetRule {
+        key: "tcp.sack_pipe_outside_recovery",
+        value: "true",
+        applies: Applies::WithTcpSack,
+        source: "tcp/tcp-linux.cc:607-627 LinuxTcpAgent::send_much (sends while packets_in_flight() < max(window(), next_pkts_in_flight_) in every state), tcp/scoreboard1.h:162 (packets_in_flight = snd_nxt - snd_una - fack_out_ - sack_out_; ns-2.35)",
     },
 ];

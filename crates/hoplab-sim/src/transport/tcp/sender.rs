@@ -39,7 +39,10 @@
 //!   the first unacknowledged segment restarts the timer),
 //!   `tcp.sack_kept_after_rto` (a timeout keeps the SACKed marks) and
 //!   `tcp.rto_restart_on_every_ack` (ns-2.35 TCP-Linux: every ACK restarts
-//!   the timer).
+//!   the timer), `tcp.fack_loss_marking` (FACK: a segment is lost once one
+//!   4 above it is SACKed, and only such a loss starts recovery) and
+//!   `tcp.sack_pipe_outside_recovery` (the window bounds the scoreboard's
+//!   flight in every state).
 //! - ns-3's ssthresh (`tcp.ssthresh_from = "pipe"`, set by the ns-3
 //!   checks): a loss halves RFC 6675's pipe (ns-3's `BytesInFlight`), not
 //!   FlightSize, and a further timeout in the loss state, once go-back-N
@@ -317,7 +320,12 @@ impl Sender {
             // within the receiver's window.
             window = (window + self.dupacks.min(2) as u64).min(self.state.rwnd as u64);
         }
-        let within_window = self.snd_nxt < self.snd_una + window;
+        let within_window = if self.pipe_outside_recovery() {
+            // ns-2.35 tcp/tcp-linux.cc:624: the scoreboard's flight.
+            (self.scan_scoreboard().pipe as u64) < window
+        } else {
+            self.snd_nxt < self.snd_una + window
+        };
         let has_data = self.total_segments.is_none_or(|t| self.snd_nxt < t);
         if within_window && has_data {
             let seq = self.snd_nxt;
@@ -330,6 +338,20 @@ impl Sender {
 
     fn sack_recovery(&self) -> bool {
         self.config.sack && self.state.cong_state == CongState::Recovery
+    }
+
+    /// `tcp.sack_pipe_outside_recovery` with SACK, in Open or Disorder
+    /// (where snd_nxt is the highest segment sent).
+    fn pipe_outside_recovery(&self) -> bool {
+        self.config.sack
+            && self.config.sack_pipe_outside_recovery
+            && matches!(self.state.cong_state, CongState::Open | CongState::Disorder)
+            && self.snd_nxt == self.high_tx
+    }
+
+    /// `tcp.fack_loss_marking` with SACK.
+    fn fack(&self) -> bool {
+        self.config.sack && self.config.fack_loss_marking
     }
 
     fn rate_halving(&self) -> bool {
@@ -376,13 +398,17 @@ impl Sender {
     fn scan_scoreboard(&self) -> ScoreboardScan {
         let mut scan = ScoreboardScan { pipe: 0, lost: None, sacked_above: None };
         let mut sacked_above = 0u32;
+        let fack_lost_below = self.fack_lost_below();
         for (i, r) in self.records.iter().enumerate().rev() {
             let seq = self.snd_una + i as u64;
             if r.sacked {
                 sacked_above += 1;
                 continue;
             }
-            let lost = sacked_above >= DUP_THRESH || r.lost_again; // IsLost
+            let lost = match fack_lost_below {
+                Some(bound) => seq < bound,
+                None => sacked_above >= DUP_THRESH, // IsLost
+            } || r.lost_again;
             scan.pipe += (!lost) as u32 + r.resent_in_recovery as u32;
             if !r.resent_in_recovery {
                 if lost {
@@ -401,21 +427,41 @@ impl Sender {
         self.scan_scoreboard().pipe
     }
 
+    /// `tcp.fack_loss_marking`: segments below this one are lost when not
+    /// SACKed: the highest SACKed segment less DupThresh + 1, exclusive
+    /// (ns-2.35 tcp/scoreboard1.cc:168, 225 `GetStart() <=
+    /// lost_seq_threshold`). None under RFC 6675's IsLost.
+    fn fack_lost_below(&self) -> Option<u64> {
+        if !self.config.fack_loss_marking {
+            return None;
+        }
+        let fack_end = self.records.iter().rposition(|r| r.sacked).map_or(0, |i| self.snd_una + i as u64 + 1);
+        Some(fack_end.saturating_sub(DUP_THRESH as u64 + 1))
+    }
+
     fn is_lost(&self, seq: u64) -> bool {
+        if let Some(bound) = self.fack_lost_below() {
+            return seq < bound;
+        }
         let from = (seq.saturating_sub(self.snd_una)) as usize + 1;
         self.records.iter().skip(from).filter(|r| r.sacked).count() as u32 >= DUP_THRESH
     }
 
-    /// Mark the segments an ACK's SACK blocks report.
-    fn apply_sack(&mut self, ack: &TcpHeader) {
+    /// Mark the segments an ACK's SACK blocks report; whether any was not
+    /// SACKed before (ns-2.35's `FLAG_DATA_SACKED`, tcp/scoreboard1.cc:204).
+    fn apply_sack(&mut self, ack: &TcpHeader) -> bool {
+        let mut newly_sacked = false;
         for (start, end) in ack.sack.iter() {
             for seq in start.max(self.snd_una)..end.min(self.high_tx) {
-                self.records[(seq - self.snd_una) as usize].sacked = true;
+                let record = &mut self.records[(seq - self.snd_una) as usize];
+                newly_sacked |= !record.sacked;
+                record.sacked = true;
             }
         }
         if self.config.sack_lost_retransmit && self.sack_recovery() {
             self.mark_lost_retransmissions();
         }
+        newly_sacked
     }
 
     /// `tcp.sack_lost_retransmit`: a segment resent in this recovery and
@@ -492,11 +538,18 @@ impl Sender {
         // The receiver repeats its verdict in every ACK while the hole is
         // open (receiver.rs), so the latest ACK's is the current one.
         self.state.loss_hint = ack.loss_hint;
+        let mut newly_sacked = false;
         if self.config.sack && ack.ack >= self.snd_una && ack.ack <= self.high_tx {
-            self.apply_sack(ack);
+            newly_sacked = self.apply_sack(ack);
         }
         if ack.ack > self.snd_una && ack.ack <= self.high_tx {
+            let was_open = matches!(self.state.cong_state, CongState::Open | CongState::Disorder);
             self.on_new_ack(now, ack.ack);
+            if self.fack() && was_open && newly_sacked && self.is_lost(self.snd_una) {
+                // ns-2.35 tcp/tcp-linux.cc:411-415, 483: an ACK of new data
+                // that SACKs data is dubious; a loss marked starts recovery.
+                self.enter_fast_recovery();
+            }
         } else if ack.ack == self.snd_una && self.high_tx > self.snd_una {
             self.on_duplicate_ack(now);
         } else {
@@ -615,12 +668,19 @@ impl Sender {
             }
             return;
         }
-        // RFC 6675 section 5: DupThresh duplicates, or IsLost(HighACK + 1).
+        // RFC 6675 section 5: DupThresh duplicates, or IsLost(HighACK + 1);
+        // `tcp.fack_loss_marking`: only a loss the scoreboard marks.
         let sack_lost = self.config.sack && self.is_lost(self.snd_una);
-        if self.dupacks < self.cc.dupack_threshold(&self.state) && !sack_lost {
+        let enough_dupacks = !self.fack() && self.dupacks >= self.cc.dupack_threshold(&self.state);
+        if !enough_dupacks && !sack_lost {
             self.set_cong_state(CongState::Disorder);
             return;
         }
+        self.enter_fast_recovery();
+    }
+
+    /// Fast retransmit and recovery (RFC 6582 3.2 step 2, RFC 6675 section 5).
+    fn enter_fast_recovery(&mut self) {
         // RFC 6582 4.1: only if the cumulative ACK passed `recover`.
         if self.recover.is_some_and(|r| self.snd_una <= r) {
             return;
@@ -1098,6 +1158,77 @@ mod tests {
         sack_ack(&mut s, at(1100.0), 1, &[(1, 2)]);
         assert_eq!(drain(&mut s, at(1100.0)), vec![(2, true)]);
         assert_eq!(s.counters.retransmissions, 2);
+    }
+
+    #[test]
+    fn fack_loss_marking_counts_distance_to_the_highest_sack_not_duplicates() {
+        // ns-2.35 tcp/scoreboard1.cc:168, 225: a segment is lost once one 4
+        // above it is SACKed; recovery starts on the loss, not on a count.
+        for fack in [false, true] {
+            let config = TcpConfig { initial_cwnd_segments: 10.0, sack: true, fack_loss_marking: fack, ..TcpConfig::default() };
+            // One loss (0), three duplicates SACK 1..3: RFC 6675 recovers,
+            // FACK waits for the fourth.
+            let mut s = sender(config.clone());
+            let _ = drain(&mut s, at(0.0));
+            for end in 2..=4 {
+                sack_ack(&mut s, at(100.0), 0, &[(1, end)]);
+            }
+            assert_eq!(s.state.cong_state == CongState::Recovery, !fack, "fack {fack}");
+            sack_ack(&mut s, at(100.0), 0, &[(1, 5)]);
+            assert_eq!(s.state.cong_state, CongState::Recovery);
+            assert_eq!(drain(&mut s, at(100.0)).first(), Some(&(0, true)));
+            // A burst (0..3 lost): the first duplicate, SACKing 4, marks 0.
+            let mut s = sender(config.clone());
+            let _ = drain(&mut s, at(0.0));
+            sack_ack(&mut s, at(100.0), 0, &[(4, 5)]);
+            assert_eq!(s.state.cong_state == CongState::Recovery, fack, "fack {fack}");
+            if fack {
+                // Only 0 is 4 below the highest SACK: one retransmission.
+                assert_eq!(drain(&mut s, at(100.0)), vec![(0, true)]);
+                assert!(!s.is_lost(1));
+                sack_ack(&mut s, at(101.0), 0, &[(4, 6)]);
+                assert!(s.is_lost(1) && !s.is_lost(2));
+            }
+            // An ACK of new data that SACKs data (0 arrives, 1..4 lost, 5
+            // SACKed) starts recovery under FACK (tcp/tcp-linux.cc:411-415).
+            let mut s = sender(config);
+            let _ = drain(&mut s, at(0.0));
+            sack_ack(&mut s, at(100.0), 1, &[(5, 6)]);
+            assert_eq!(s.state.cong_state == CongState::Recovery, fack, "fack {fack}");
+            assert_eq!(s.counters.fast_retransmits, fack as u64);
+        }
+    }
+
+    #[test]
+    fn sack_pipe_outside_recovery_lets_a_new_segment_out_per_sacked_one() {
+        // ns-2.35 tcp/tcp-linux.cc:624, scoreboard1.h:162: the flight is
+        // snd_nxt - snd_una - lost - SACKed in every state. A window of 4,
+        // 0 lost: each duplicate SACKing one more segment sends a new one,
+        // so FACK's fourth duplicate comes and recovery starts.
+        for pipe in [false, true] {
+            let config = TcpConfig {
+                initial_cwnd_segments: 4.0,
+                sack: true,
+                fack_loss_marking: true,
+                sack_pipe_outside_recovery: pipe,
+                ..TcpConfig::default()
+            };
+            let mut s = sender(config);
+            assert_eq!(drain(&mut s, at(0.0)).len(), 4);
+            let mut sent = Vec::new();
+            for end in 2..=4 {
+                sack_ack(&mut s, at(100.0), 0, &[(1, end)]);
+                sent.extend(drain(&mut s, at(100.0)));
+            }
+            let expected: Vec<(u64, bool)> = if pipe { vec![(4, false), (5, false), (6, false)] } else { vec![] };
+            assert_eq!(sent, expected, "pipe {pipe}");
+            assert_eq!(s.state.cong_state, CongState::Disorder);
+            if pipe {
+                sack_ack(&mut s, at(101.0), 0, &[(1, 5)]);
+                assert_eq!(s.state.cong_state, CongState::Recovery);
+                assert_eq!(drain(&mut s, at(101.0)).first(), Some(&(0, true)));
+            }
+        }
     }
 
     #[test]
