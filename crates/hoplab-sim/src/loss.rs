@@ -31,11 +31,17 @@ pub enum DropCause {
     /// Active queue management (RED, REM, PI, BLUE) dropped the packet
     /// early, before the queue was full: a congestion signal.
     AqmDrop,
+    /// ARP (`mac.arp = "ns2"`) had not resolved the next hop: the packet
+    /// it held for that hop was replaced by a newer one (mac/arp.cc:185-186),
+    /// or it gave up after `ARP_MAX_REQUEST_COUNT` requests and the packet
+    /// had no transmit-failure callback (mac/arp.cc:145-181). ns-2's
+    /// `DROP_IFQ_ARP_FULL` ("ARP").
+    ArpUnresolved,
 }
 
 impl DropCause {
     /// Every cause, in report order.
-    pub const ALL: [DropCause; 8] = [
+    pub const ALL: [DropCause; 9] = [
         DropCause::QueueOverflow,
         DropCause::RetryLimit,
         DropCause::ChannelError,
@@ -44,6 +50,7 @@ impl DropCause {
         DropCause::Ttl,
         DropCause::AckQueueOverflow,
         DropCause::AqmDrop,
+        DropCause::ArpUnresolved,
     ];
 
     /// The name in reports (`losses`, `drops`).
@@ -57,6 +64,7 @@ impl DropCause {
             DropCause::Ttl => "ttl",
             DropCause::AckQueueOverflow => "ack_queue_overflow",
             DropCause::AqmDrop => "aqm_drop",
+            DropCause::ArpUnresolved => "arp_unresolved",
         }
     }
 }

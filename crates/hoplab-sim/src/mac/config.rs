@@ -76,6 +76,38 @@ pub struct MacConfig {
     /// 25 us by default (`LL set delay_ 25us`, tcl/lib/ns-default.tcl).
     /// Default 0: the standard has no such delay.
     pub ll_delay_us: f64,
+    /// Address resolution between the link layer and the interface queue.
+    /// `"off"` (default): next hops are known, as in the standard's
+    /// simulators with a filled neighbour cache. `"ns2"`: ns-2.35's
+    /// `ARPTable` (mac/arp.cc, `net/arp.rs`): every unicast packet is
+    /// resolved against its next hop (mac/ll.cc:190-205); the first to an
+    /// unknown neighbour is held while a 28-byte broadcast request goes
+    /// out; one packet is held per neighbour (a newer one replaces it,
+    /// dropped `arp_unresolved`); after 3 requests the next packet ends the
+    /// attempt (the held and new packets go to routing's link-failure
+    /// handler, or are dropped); entries never expire. `preset = "ns2"` does
+    /// not set it yet ([`NS2_ARP_RULE`]).
+    #[serde(skip_serializing_if = "ArpMode::is_off")]
+    pub arp: ArpMode,
+}
+
+/// `mac.arp`: whether next hops are resolved by ARP, and whose.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum ArpMode {
+    /// No address resolution: a packet goes to the interface queue at once.
+    #[default]
+    Off,
+    /// ns-2.35's `ARPTable` (mac/arp.cc:121-346).
+    Ns2,
+}
+
+impl ArpMode {
+    /// Left out of the normalised scenario when off, so that scenarios
+    /// without it keep their `config_hash`.
+    pub fn is_off(&self) -> bool {
+        *self == ArpMode::Off
+    }
 }
 
 impl Default for MacConfig {
@@ -95,6 +127,7 @@ impl Default for MacConfig {
             immediate_access: true,
             busy_doubles_cw: false,
             ll_delay_us: 0.0,
+            arp: ArpMode::Off,
         }
     }
 }
@@ -119,6 +152,17 @@ impl MacConfig {
         Ok(())
     }
 }
+
+/// ns-2's ARP, the rule `preset = "ns2"` would add to [`NS2_RULES`]: kept
+/// out of it until its effect on every ns-2 result has been measured
+/// (issue 29; docs/fidelity.md), so that the preset's results and the
+/// golden set do not move with it. Set `mac.arp = "ns2"` to run it.
+pub const NS2_ARP_RULE: PresetRule = PresetRule {
+    key: "mac.arp",
+    value: "\"ns2\"",
+    applies: Applies::Always,
+    source: "mac/ll.cc:190-205 LL::sendDown (arptable_->arpresolve for every unicast next hop), mac/arp.cc:121-346 ARPTable::arpresolve / arprequest / arpinput (ns-2.35)",
+};
 
 /// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
 /// (gathered in `scenario::preset::NS2_RULES`, in the order of its

@@ -1,4 +1,5 @@
-//! The network layer: routing.
+//! The network layer: routing, and ns-2's ARP between routing and the
+//! interface queue ([`arp`], `mac.arp = "ns2"`).
 //!
 //! Owns: the choice of next hop, per node, behind the [`Routing`] trait
 //! ([`routing`]): static shortest paths ([`static_routes`]), AODV
@@ -7,6 +8,7 @@
 //! packet itself is a [`wire`](crate::wire) type.
 
 pub mod aodv;
+pub mod arp;
 pub mod config;
 pub mod dsr;
 pub mod jitter;

@@ -107,8 +107,8 @@ impl Blue {
 impl QueueDisc for Blue {
     fn enqueue(&mut self, now: SimTime, item: Queued, rng: &mut Stream) -> Admission {
         let full = self.fifo.len() >= self.capacity;
-        if item.packet.is_control() && self.priority_control {
-            if full && self.fifo.iter().all(|q| q.packet.is_control()) {
+        if item.packet.is_routing_control() && self.priority_control {
+            if full && self.fifo.iter().all(|q| q.packet.is_routing_control()) {
                 self.step(now, self.config.increment);
             }
             return self.fifo.admit(item, full, true);

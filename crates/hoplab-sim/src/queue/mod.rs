@@ -113,7 +113,7 @@ impl Fifo {
     /// Packets held of `packet`'s class: routing packets, TCP ACKs (with
     /// `acks_first`) or data.
     pub fn class_len(&self, packet: &Packet) -> usize {
-        if packet.is_control() {
+        if packet.is_routing_control() {
             self.control.len()
         } else if self.acks_first && packet.is_reverse() {
             self.acks.len()
@@ -184,7 +184,7 @@ impl Fifo {
     /// capacity, pushes out the last data packet, `PriQueue::recvHighPriority`;
     /// it is dropped only if the queue holds nothing but routing packets).
     pub fn admit(&mut self, item: Queued, full: bool, priority_control: bool) -> Admission {
-        if item.packet.is_control() && priority_control {
+        if item.packet.is_routing_control() && priority_control {
             let evicted = if full {
                 match self.pop_last_data() {
                     Some(last) => Some(last),
@@ -202,7 +202,7 @@ impl Fifo {
         if full {
             return Admission::Dropped { item, cause: DropCause::QueueOverflow };
         }
-        if item.packet.is_control() {
+        if item.packet.is_routing_control() {
             self.push_control(item);
         } else {
             self.push_data(item);

@@ -163,7 +163,7 @@ impl QueueDisc for Pi {
     fn enqueue(&mut self, now: SimTime, item: Queued, rng: &mut Stream) -> Admission {
         self.catch_up(now);
         let full = self.qlen() >= self.limit;
-        if item.packet.is_control() && self.priority_control {
+        if item.packet.is_routing_control() && self.priority_control {
             return self.fifo.admit(item, full, true);
         }
         if full {

@@ -261,7 +261,7 @@ impl Red {
 
 impl QueueDisc for Red {
     fn enqueue(&mut self, now: SimTime, item: Queued, rng: &mut Stream) -> Admission {
-        if item.packet.is_control() && self.priority_control {
+        if item.packet.is_routing_control() && self.priority_control {
             let full = self.qlen() >= self.limit;
             return self.fifo.admit(item, full, true);
         }

@@ -184,7 +184,7 @@ impl QueueDisc for Rem {
     fn enqueue(&mut self, now: SimTime, item: Queued, rng: &mut Stream) -> Admission {
         self.catch_up(now);
         let full = self.fifo.len() >= self.capacity;
-        if item.packet.is_control() && self.priority_control {
+        if item.packet.is_routing_control() && self.priority_control {
             return self.fifo.admit(item, full, true);
         }
         let size = item.packet.size_bytes();

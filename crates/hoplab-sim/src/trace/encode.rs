@@ -16,6 +16,8 @@
 //! - DSR: routing packets are IPv4 protocol 48 with their DSR options
 //!   (RFC 4728 section 6); a data packet's source route is counted in its
 //!   size but not written (its TCP or UDP header follows IPv4 directly).
+//! - ARP (`mac.arp = "ns2"`): LLC/SNAP with EtherType 0x0806 and the
+//!   28-byte RFC 826 packet (`wire/arp.rs`), addresses as above.
 //! - Lengths are the simulator's sizes plus what it does not count: the
 //!   8-byte LLC/SNAP header (ns-2 does not count it either), and the 8
 //!   bytes of the TCP-RA option when an ACK carries a loss hint.
@@ -25,6 +27,7 @@ use super::inet::{self, Ipv4Repr, TcpRepr, PROTOCOL_TCP, PROTOCOL_UDP, TCP_ACK, 
 use super::radiotap::{self, Radiotap};
 use crate::time::SimDuration;
 use crate::wire::aodv::AODV_PORT;
+use crate::wire::arp::{ArpOperation, ArpRepr, ARP_PACKET_BYTES, ETHERTYPE_ARP};
 use crate::wire::tcp::{SegmentKind, TcpHeader};
 use crate::wire::{Frame, FrameKind, Packet, RoutingHeader, TransportHeader};
 
@@ -79,8 +82,12 @@ pub fn encode(frame: &Frame, tsft_us: u64, bad_fcs: bool, params: &EncodeParams,
     ieee80211::emit_header(frame, buf);
     let mut payload = 0usize;
     if let (FrameKind::Data, Some(packet)) = (frame.kind, &frame.packet) {
-        buf.extend_from_slice(&LLC_SNAP_IPV4);
-        payload = emit_packet(packet, params, buf);
+        if let Some(operation) = packet.arp() {
+            emit_arp(packet, operation, buf);
+        } else {
+            buf.extend_from_slice(&LLC_SNAP_IPV4);
+            payload = emit_packet(packet, params, buf);
+        }
     }
     let original_len = (buf.len() + payload + ieee80211::FCS_LEN) as u32;
     if params.payload || payload == 0 {
@@ -146,6 +153,28 @@ fn emit_packet(packet: &Packet, params: &EncodeParams, buf: &mut Vec<u8>) -> usi
             payload
         }
     }
+}
+
+/// Append an ARP packet after its LLC/SNAP header (EtherType 0x0806,
+/// RFC 1042): a request's target hardware address is zero (mac/arp.cc:246).
+fn emit_arp(packet: &Packet, operation: ArpOperation, buf: &mut Vec<u8>) {
+    let mut llc = LLC_SNAP_IPV4;
+    llc[6..8].copy_from_slice(&ETHERTYPE_ARP.to_be_bytes());
+    buf.extend_from_slice(&llc);
+    let target_hardware_addr = match operation {
+        ArpOperation::Request => [0; 6],
+        ArpOperation::Reply => ieee80211::mac_address(packet.dst),
+    };
+    let repr = ArpRepr {
+        operation,
+        sender_hardware_addr: ieee80211::mac_address(packet.src),
+        sender_protocol_addr: inet::ipv4_address(packet.src),
+        target_hardware_addr,
+        target_protocol_addr: inet::ipv4_address(packet.dst),
+    };
+    let start = buf.len();
+    buf.resize(start + ARP_PACKET_BYTES as usize, 0);
+    repr.emit(&mut buf[start..]);
 }
 
 fn ip_len(bytes: usize) -> u16 {
@@ -251,6 +280,33 @@ mod tests {
             0x00, 0x00, 0x00, 0x03, // originator sequence number
         ];
         assert_eq!(buf[body + 28..body + 52], expected);
+    }
+
+    #[test]
+    fn arp_request_and_reply_go_whole_after_llc_snap_0806() {
+        use crate::wire::arp::ArpOperation;
+        // Node 1 (02:00:00:00:00:02, 10.0.0.2) asks for node 4 (10.0.0.5).
+        let request = Packet {
+            kind: PacketKind::Arp(ArpOperation::Request),
+            dst: NodeId(4),
+            ..packet(TransportHeader::Udp, RoutingHeader::None, 0, 28)
+        };
+        let mut buf = Vec::new();
+        let e = encode(&data_frame(request, NodeId::BROADCAST), 0, false, &params(false), &mut buf);
+        let llc = radiotap::LEN + ieee80211::DATA_HEADER;
+        assert_eq!(e.original_len as usize, buf.len(), "nothing is cut");
+        assert_eq!(buf.len(), llc + 8 + 28 + 4);
+        assert_eq!(buf[llc..llc + 8], [0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x06]);
+        let repr = ArpRepr::parse(&buf[llc + 8..]).unwrap();
+        assert_eq!(repr.operation, ArpOperation::Request);
+        assert_eq!((repr.sender_hardware_addr, repr.sender_protocol_addr), ([2, 0, 0, 0, 0, 2], [10, 0, 0, 2]));
+        assert_eq!((repr.target_hardware_addr, repr.target_protocol_addr), ([0; 6], [10, 0, 0, 5]));
+        // Node 4's reply, unicast to node 1.
+        let reply = Packet { kind: PacketKind::Arp(ArpOperation::Reply), src: NodeId(4), dst: NodeId(1), ..request };
+        encode(&data_frame(reply, NodeId(1)), 0, false, &params(false), &mut buf);
+        let repr = ArpRepr::parse(&buf[llc + 8..]).unwrap();
+        assert_eq!(repr.operation, ArpOperation::Reply);
+        assert_eq!((repr.sender_hardware_addr, repr.target_hardware_addr), ([2, 0, 0, 0, 0, 5], [2, 0, 0, 0, 0, 2]));
     }
 
     #[test]

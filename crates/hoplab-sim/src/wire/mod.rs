@@ -9,6 +9,7 @@
 //! the transport never looks at it either).
 
 pub mod aodv;
+pub mod arp;
 pub mod dsr;
 pub mod ieee80211;
 pub mod packet;

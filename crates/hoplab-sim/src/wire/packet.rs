@@ -4,6 +4,7 @@
 //! layers below routing without knowing AODV.
 
 use super::aodv::AodvMessage;
+use super::arp::ArpOperation;
 use super::dsr::DsrHeader;
 use super::tcp::{SegmentKind, TcpHeader};
 use super::NodeId;
@@ -22,6 +23,11 @@ pub enum PacketKind {
     Data,
     /// Routing control (jumps the interface queue).
     Control,
+    /// An ARP request or reply (`mac.arp = "ns2"`, `wire/arp.rs`): no
+    /// flow's, and not routing control (it waits its turn in the interface
+    /// queue: ns-2's PriQueue favours only routing packets,
+    /// queue/priqueue.cc:88-99).
+    Arp(ArpOperation),
 }
 
 /// One network packet. `Copy`: the simulator moves headers, not payloads.
@@ -108,8 +114,32 @@ impl Packet {
         self.payload_bytes + self.header_bytes
     }
 
+    /// Not a flow's packet: routing control or ARP.
     pub fn is_control(&self) -> bool {
+        self.kind != PacketKind::Data
+    }
+
+    /// A routing protocol's packet (the interface queue's priority, the
+    /// routing agent's own drops).
+    pub fn is_routing_control(&self) -> bool {
         self.kind == PacketKind::Control
+    }
+
+    /// The operation of an ARP packet.
+    pub fn arp(&self) -> Option<ArpOperation> {
+        match self.kind {
+            PacketKind::Arp(op) => Some(op),
+            _ => None,
+        }
+    }
+
+    /// The name of the control message it carries in traces: a routing
+    /// message's ("rreq", ...) or ARP's ("arp_request", "arp_reply").
+    pub fn message_name(&self) -> Option<&'static str> {
+        match self.kind {
+            PacketKind::Arp(op) => Some(op.name()),
+            _ => self.routing.message_name(),
+        }
     }
 
     /// Hops a data packet has crossed since its source (each forwarding

@@ -71,6 +71,7 @@ impl World {
         let nodes = build_nodes(scenario, &channel, &reception, &streams, &mut queue_warnings);
         warnings.extend(queue_warnings);
 
+        let node_count = channel.node_count();
         let mut world = World {
             queue: EventQueue::new(),
             timing,
@@ -91,6 +92,12 @@ impl World {
             pcap: None,
             hop_dirty: Vec::new(),
             ll_transit: Default::default(),
+            arp: match scenario.mac.arp {
+                crate::mac::config::ArpMode::Off => Vec::new(),
+                crate::mac::config::ArpMode::Ns2 => (0..node_count).map(|i| crate::net::arp::ArpTable::new(NodeId(i as u32))).collect(),
+            },
+            arp_transit: Default::default(),
+            arp_packets_lost: 0,
             node_stack: crate::stack::build::node_stack(scenario),
             config_hash: scenario.config_hash(),
             name: scenario.name.clone(),

@@ -30,6 +30,7 @@ use crate::time::{SimDuration, SimTime};
 use crate::trace::{EncodeParams, Tracer};
 use std::collections::{BTreeMap, BTreeSet};
 
+pub mod arp;
 pub mod budget;
 pub mod build;
 pub mod flows;
@@ -201,13 +202,13 @@ pub struct TraceEntry {
     pub from: NodeId,
     pub to: NodeId,
     /// The routing message a DATA frame carries ("rreq", "rrep", "rerr",
-    /// "hello"), if any.
+    /// "hello"), or its ARP operation ("arp_request", "arp_reply"), if any.
     pub routing: Option<&'static str>,
 }
 
 impl TraceEntry {
     pub fn of(time: SimTime, node: NodeId, what: TraceWhat, frame: &Frame) -> TraceEntry {
-        let routing = frame.packet.and_then(|p| p.routing.message_name());
+        let routing = frame.packet.and_then(|p| p.message_name());
         TraceEntry { time, node, what, kind: frame.kind, from: frame.transmitter, to: frame.receiver, routing }
     }
 }
@@ -252,6 +253,13 @@ pub struct World {
     /// Packets crossing the link layer (`mac.ll_delay_us`), in the order
     /// they leave it.
     pub ll_transit: std::collections::VecDeque<ll::Transit>,
+    /// Each node's ARP table (`mac.arp = "ns2"`; empty when off).
+    pub arp: Vec<crate::net::arp::ArpTable>,
+    /// ARP's sends in its delay to the interface queue, in the order they
+    /// leave it.
+    pub arp_transit: std::collections::VecDeque<(NodeId, crate::queue::Queued)>,
+    /// ARP packets lost below (queue overflow, retry limit).
+    pub arp_packets_lost: u64,
     /// Each node's policy toward the agents it hosts (`stack/`).
     pub node_stack: NodeStack,
     pub config_hash: String,
@@ -355,6 +363,7 @@ impl World {
         match event.layer() {
             Layer::Channel => self.frame_arrivals(NodeId(owner), crate::phy::FrameRef(id)),
             Layer::Mac if id == ll::LL_EVENT => self.ll_exit(),
+            Layer::Mac if id == arp::ARP_EVENT => self.arp_exit(),
             Layer::Phy if id >= FRAME_ENDS => {
                 let (at, which) = frame_timers_of(id);
                 self.frame_timers_from(NodeId(owner), at, which, seq);
@@ -408,6 +417,8 @@ impl World {
         });
         // Packets crossing the link layer.
         let in_ll = self.ll_transit.iter().map(|t| t.packet());
+        // Packets ARP holds for an address or is sending on.
+        let in_ll = in_ll.chain(self.arp_packets());
         // Packets waiting for a route (AODV's request queues).
         let buffered = self.routing.iter().flat_map(|r| r.buffered());
         // Packets a transport holds back.

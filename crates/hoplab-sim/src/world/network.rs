@@ -133,6 +133,15 @@ impl World {
                 return;
             }
         }
+        if !self.arp.is_empty() {
+            return self.arp_resolve(node, packet, next_hop);
+        }
+        self.radio_enqueue(node, packet, next_hop);
+    }
+
+    /// Hand a packet to the 802.11 interface queue, through the link
+    /// layer's delay.
+    pub(crate) fn radio_enqueue(&mut self, node: NodeId, packet: Packet, next_hop: NodeId) {
         if self.timing.ll_delay > crate::time::SimDuration::ZERO {
             return self.ll_enter(node, super::ll::Transit::Down { node, item: Queued { packet, next_hop } });
         }
@@ -150,6 +159,9 @@ impl World {
     /// handled a link failure a channel error caused (a `route_break`
     /// drop is then a wireless loss in the ground truth).
     fn drop_lost(&mut self, node: NodeId, packet: &Packet, cause: DropCause, channel_failure: bool) {
+        if packet.arp().is_some() {
+            return self.arp_packet_lost();
+        }
         if packet.is_control() {
             return self.routing_step(node, RoutingInput::ControlDropped);
         }

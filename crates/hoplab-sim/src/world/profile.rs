@@ -308,7 +308,7 @@ fn kind_of(world: &World, event: Event) -> Kind {
                 Some(_) => Kind::ArrivalIdleSenseOnly,
             }
         }
-        Layer::Mac if id == crate::world::ll::LL_EVENT => Kind::LinkLayer,
+        Layer::Mac if id == crate::world::ll::LL_EVENT || id == crate::world::arp::ARP_EVENT => Kind::LinkLayer,
         Layer::Phy => match PhyTimer::ALL[batched_slot(world, event).unwrap_or(id as usize)] {
             PhyTimer::RxEnd => Kind::PhyRxEnd,
             PhyTimer::TxEnd => Kind::PhyTxEnd,
@@ -340,7 +340,7 @@ fn batched_slot(world: &World, event: Event) -> Option<usize> {
 fn is_live(world: &World, seq: u64, event: Event) -> bool {
     let (owner, id) = (event.owner as usize, event.id());
     match event.layer() {
-        Layer::Mac if id == crate::world::ll::LL_EVENT => true,
+        Layer::Mac if id == crate::world::ll::LL_EVENT || id == crate::world::arp::ARP_EVENT => true,
         layer @ (Layer::Phy | Layer::Mac) => {
             let slot = batched_slot(world, event).unwrap_or_else(|| timer_slot(layer, id));
             world.nodes[owner].timers[slot].is_live(seq)

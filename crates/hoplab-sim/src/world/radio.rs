@@ -344,11 +344,18 @@ impl World {
             MacIndication::Overheard { from } => {
                 let at = received.expect("an overheard packet comes with the frame received");
                 let packet = self.on_air.frame(at).packet.expect("DATA carries a packet");
-                self.routing_overheard(node, &packet, from)
+                // ns-2's DSR tap reads only packets with its header.
+                if packet.arp().is_none() {
+                    self.routing_overheard(node, &packet, from)
+                }
             }
             MacIndication::Delivered { from } => {
                 let at = received.expect("a delivery comes with the frame received");
                 let packet = self.on_air.frame(at).packet.expect("DATA carries a packet");
+                // ARP packets go to the table at once (mac/ll.cc:153-156).
+                if packet.arp().is_some() {
+                    return self.arp_input(node, &packet);
+                }
                 if self.timing.ll_delay > crate::time::SimDuration::ZERO {
                     return self.ll_enter(node, super::ll::Transit::Up { node, packet, from });
                 }
@@ -377,6 +384,9 @@ impl World {
         (sequence, data_attempts): (u16, u32),
         last_loss: AttemptLoss,
     ) {
+        if packet.arp().is_some() {
+            return self.arp_packet_lost();
+        }
         // If the next hop did receive the DATA (only its ACKs were
         // lost), the packet lives on there: not a loss.
         let mut by_channel_error = last_loss == AttemptLoss::ChannelError;
