@@ -84,6 +84,8 @@ pub struct ArpCounters {
     pub replies_sent: u64,
     /// ARP packets received (requests heard, replies to this node).
     pub received: u64,
+    /// Replies received (each answers a request of this node's).
+    pub replies_received: u64,
     pub held_replaced: u64,
     /// Attempts ended after [`ARP_MAX_REQUEST_COUNT`] requests.
     pub gave_up: u64,
@@ -136,6 +138,9 @@ impl ArpTable {
     pub fn input(&mut self, now: SimTime, arp: &Packet, next_uid: &mut u64, out: &mut Vec<ArpOutput>) {
         let Some(operation) = arp.arp() else { return };
         self.counters.received += 1;
+        if operation == ArpOperation::Reply {
+            self.counters.replies_received += 1;
+        }
         let sender = arp.src;
         let entry = self.entries.entry(sender).or_default();
         entry.up = true; // 268-278
