@@ -113,12 +113,13 @@ fn mobile_48(arp: &str) -> String {
 #[test]
 fn packets_are_conserved_with_arp_on_moving_nodes() {
     // The mobile scenario (AODV, 48 nodes) and a CBR overload of a
-    // chain: ARP holds packets, replaces them and gives up.
+    // chain (AODV, DSR): ARP holds packets, replaces them and gives up.
     let chain = r#"{"duration_s": 20, "warmup_s": 2, "preset": "ns2", "mac": {"arp": "ns2"}, "routing": {"protocol": "aodv"},
         "topology": {"kind": "chain", "nodes": 6, "spacing_m": 200},
         "flows": [{"src": 0, "dst": 5, "app": "cbr", "rate_kbps": 800}, {"src": 5, "dst": 0, "transport": "tcp", "app": "bulk"}]}"#;
     let mut arp_drops = 0;
-    for json in [mobile_48("ns2"), chain.to_string()] {
+    let dsr = chain.replace(r#""protocol": "aodv""#, r#""protocol": "dsr""#);
+    for json in [mobile_48("ns2"), chain.to_string(), dsr] {
         for seed in [1, 2] {
             let r = simulate(&json, Some(seed), RunOptions::default()).expect("runs");
             common::conserved(&r);

@@ -203,6 +203,15 @@ pub trait Routing {
     fn salvages_failed(&self) -> bool {
         false
     }
+    /// Whether `packet`, sent by this protocol, carries a transmit-failure
+    /// callback in ns-2 (`hdr_cmn::xmit_failure_`): where ns-2's ARP gives
+    /// up on its next hop, such a packet goes to `on_link_failure` and any
+    /// other is dropped (mac/arp.cc:159-179). By default the data packets
+    /// (ns-2's AODV sets it in `rt_resolve`, aodv/aodv.cc:446, on what it
+    /// routes, and builds its own messages without it).
+    fn has_failure_callback(&self, packet: &Packet) -> bool {
+        !packet.is_control()
+    }
     /// `lost`: with [`Routing::salvages_failed`], the cause the packet is
     /// lost with unless the protocol sends it on (None: the next hop holds
     /// it, or the world dropped it already).
@@ -430,6 +439,9 @@ impl Routing for RoutingProtocol {
     }
     fn salvages_failed(&self) -> bool {
         each!(self, r => r.salvages_failed())
+    }
+    fn has_failure_callback(&self, packet: &Packet) -> bool {
+        each!(self, r => r.has_failure_callback(packet))
     }
     fn on_link_failure(
         &mut self,

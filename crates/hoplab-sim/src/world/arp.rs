@@ -56,12 +56,11 @@ impl World {
     }
 
     /// ARP gave up on `next_hop` (mac/arp.cc:159-179): a packet with a
-    /// transmit-failure callback goes to routing's link-failure handler as
-    /// a retry-limit failure does (ns-2's AODV sets the callback on the data
-    /// packets it routes, `rt_resolve`, aodv/aodv.cc:446, and builds its
-    /// own messages without one); the others are dropped.
+    /// transmit-failure callback (`Routing::has_failure_callback`) goes to
+    /// routing's link-failure handler as a retry-limit failure does; the
+    /// others are dropped.
     fn arp_failed(&mut self, node: NodeId, packet: &Packet, next_hop: NodeId) {
-        if packet.is_control() {
+        if !self.routing[node.index()].has_failure_callback(packet) {
             return self.drop_packet(node, packet, DropCause::ArpUnresolved);
         }
         let mut lost = Some(DropCause::ArpUnresolved);

@@ -405,6 +405,11 @@ impl Routing for DsrNode {
     fn salvages_failed(&self) -> bool {
         true
     }
+    /// ns-2's DSR sets the callback on every packet it sends on a source
+    /// route, its own messages included (dsr/dsragent.cc:1400-1418).
+    fn has_failure_callback(&self, _packet: &Packet) -> bool {
+        true
+    }
     fn on_link_failure(
         &mut self,
         now: SimTime,
