@@ -170,3 +170,39 @@ fn failed_runs_and_bad_paths_leave_nothing_behind() {
     assert!(files_in(&dir).is_empty());
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn arp_frames_go_into_the_trace_as_llc_snap_0806_and_rfc_826() {
+    // mac.arp = "ns2" on the chain: every node's first packet to a
+    // neighbour waits for an ARP request (broadcast) and its reply.
+    let json = scenario("").replace(r#""routing""#, r#""mac": {"arp": "ns2"}, "routing""#);
+    let dir = scratch("arp");
+    let path = dir.join("arp.pcap");
+    traced(&json, &path).unwrap();
+    let (mut requests, mut replies) = (0, 0);
+    for r in read_pcap(&path) {
+        let mpdu = r.mpdu();
+        if mpdu[0] != 0x08 || mpdu[24..32] != [0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x06] {
+            continue;
+        }
+        let arp = &mpdu[32..60];
+        assert_eq!(arp[..6], [0x00, 0x01, 0x08, 0x00, 6, 4], "Ethernet, IPv4");
+        assert_eq!(r.length as usize, r.captured.len(), "ARP frames are written whole");
+        // The sender's hardware address is the transmitter's (address 2).
+        assert_eq!(arp[8..14], mpdu[10..16]);
+        match arp[7] {
+            1 => {
+                assert_eq!(mpdu[4..10], [0xff; 6], "a request is broadcast");
+                requests += 1;
+            }
+            2 => {
+                assert_eq!(arp[18..24], mpdu[4..10], "a reply goes to the requester");
+                replies += 1;
+            }
+            op => panic!("ARP operation {op}"),
+        }
+    }
+    // 8 nodes in a line: each link is resolved at least once.
+    assert!(requests >= 7 && replies >= 7, "{requests} requests, {replies} replies");
+    let _ = std::fs::remove_dir_all(&dir);
+}
