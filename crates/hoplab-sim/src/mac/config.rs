@@ -85,8 +85,8 @@ pub struct MacConfig {
     /// out; one packet is held per neighbour (a newer one replaces it,
     /// dropped `arp_unresolved`); after 3 requests the next packet ends the
     /// attempt (the held and new packets go to routing's link-failure
-    /// handler, or are dropped); entries never expire. `preset = "ns2"` does
-    /// not set it yet ([`NS2_ARP_RULE`]).
+    /// handler, or are dropped); entries never expire. `preset = "ns2"`
+    /// sets it.
     #[serde(skip_serializing_if = "ArpMode::is_off")]
     pub arp: ArpMode,
 }
@@ -153,17 +153,6 @@ impl MacConfig {
     }
 }
 
-/// ns-2's ARP, the rule `preset = "ns2"` would add to [`NS2_RULES`]: kept
-/// out of it until its effect on every ns-2 result has been measured
-/// (issue 29; docs/fidelity.md), so that the preset's results and the
-/// golden set do not move with it. Set `mac.arp = "ns2"` to run it.
-pub const NS2_ARP_RULE: PresetRule = PresetRule {
-    key: "mac.arp",
-    value: "\"ns2\"",
-    applies: Applies::Always,
-    source: "mac/ll.cc:190-205 LL::sendDown (arptable_->arpresolve for every unicast next hop), mac/arp.cc:121-346 ARPTable::arpresolve / arprequest / arpinput (ns-2.35)",
-};
-
 /// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
 /// (gathered in `scenario::preset::NS2_RULES`, in the order of its
 /// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
@@ -198,5 +187,11 @@ pub const NS2_RULES: &[PresetRule] = &[
         value: "25.0",
         applies: Applies::Always,
         source: "mac/ll.cc:228 LL::sendDown, 241 LL::sendUp (s.schedule(target, p, delay_)); LL set delay_ 25us in ns-2.29's tcl/lib/ns-default.tcl",
+    },
+    PresetRule {
+        key: "mac.arp",
+        value: "\"ns2\"",
+        applies: Applies::Always,
+        source: "mac/ll.cc:190-205 LL::sendDown (arptable_->arpresolve for every unicast next hop), mac/arp.cc:121-346 ARPTable::arpresolve / arprequest / arpinput (ns-2.35)",
     },
 ];
