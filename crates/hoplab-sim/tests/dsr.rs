@@ -176,9 +176,10 @@ fn tcp_over_dsr_on_a_static_7_hop_chain_against_static_routing() {
     // broadcast requests are often lost to the flow's own traffic; a lost
     // propagating request waits RequestPeriod (0.5 s, doubling) for the
     // next cycle, or 2 s with ns-2's back-off (`preset = "ns2"`). Measured
-    // (docs/dsr.md): ns-2's rules 0.45 x static, the RFC's 0.79 x, both
+    // (docs/dsr.md): ns-2's rules 0.50 x static (0.45 x without ns-2's
+    // ARP), the RFC's 0.79 x, both
     // with the threshold receiver of this scenario (the SINR receiver gives
-    // 0.74 x with ns-2's rules). This test pins those facts down, not the
+    // 0.69 x with ns-2's rules). This test pins those facts down, not the
     // target.
     let static_json = example("dsr-chain-7hop.toml", &[("routing.protocol", "static".into())]);
     let ns2_json = example("dsr-chain-7hop.toml", &[]);
