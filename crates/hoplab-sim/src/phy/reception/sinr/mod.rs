@@ -150,7 +150,8 @@ impl SinrReceiver {
     pub fn new(params: SinrParams, rng: Stream) -> SinrReceiver {
         SinrReceiver {
             params,
-            air: Interference::default(),
+            // The weak-signal carrier-sense scan sums those below the CCA threshold.
+            air: Interference::with_weak_below(params.cca_sensitivity_w.min(params.cca_ed_w)),
             current: None,
             transmitting: false,
             next_id: 0,
@@ -296,7 +297,7 @@ impl SinrReceiver {
             self.air.forget_before(self.current.map_or(now, |c| c.signal.start.min(now)));
         }
         let threshold_w = self.params.cca_sensitivity_w.min(self.params.cca_ed_w);
-        if self.air.total_below_at(start, threshold_w) + power_w >= threshold_w {
+        if self.air.weak_total_at(now, start) + power_w >= threshold_w {
             return true;
         }
         self.air.add(Signal { id: self.next_id, start, end, power_w });
