@@ -241,7 +241,9 @@ def test_every_quantity_colours_the_nodes(mobile_page: Page) -> None:
 
 def test_a_route_break_appears_on_the_timeline(chromium: Any, tmp_path: Path) -> None:
     # The lossy TCP-RA chain: channel errors break links, AODV rediscovers.
-    result = hoplab.run(_scenario(EXAMPLES / "tcp-ra-chain-gilbert.toml", "duration_s=30", "warmup_s=5"), record=True)
+    # Its own 130 s: with ns-2's ARP its seed 1 finds no route in the first
+    # 30 s (crates/hoplab-sim/tests/limits.rs).
+    result = hoplab.run(_scenario(EXAMPLES / "tcp-ra-chain-gilbert.toml", "warmup_s=5"), record=True)
     breaks = [e for e in result.to_dict()["recording"]["events"] if e["kind"] == "route_break"]
     assert breaks and sum(e["count"] for e in breaks) == sum(f["route_breaks"] for f in result.to_dict()["flows"])
     with open_page(view(result, tmp_path / "v.html"), chromium) as opened:

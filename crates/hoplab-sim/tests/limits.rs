@@ -169,7 +169,12 @@ fn estimated_events_are_within_a_factor_of_six_of_the_examples() {
         "wired-cum-wireless",
     ];
     for name in names {
-        let json = example(name, &[("duration_s", float(30.0)), ("warmup_s", float(0.0))]);
+        // The lossy TCP-RA chain runs its own 130 s: with ns-2's ARP (preset
+        // ns2) seed 1 finds no route in its first 30 s (node 4's per-frame
+        // error chain stays bad for 13 frames: the ARP reply that would
+        // carry the RREP back is lost, then every RREQ at node 4).
+        let duration_s = if name == "tcp-ra-chain-gilbert" { 130.0 } else { 30.0 };
+        let json = example(name, &[("duration_s", float(duration_s)), ("warmup_s", float(0.0))]);
         let scenario = Scenario::from_json(&json).unwrap();
         let estimated = estimate(&scenario, false).unwrap().events as f64;
         let actual = simulate(&json, None, RunOptions::default()).unwrap().events as f64;

@@ -124,7 +124,10 @@ const PAPERS_AODV_CHAIN: Chain =
 /// and its source holds one packet, and ns-2 delivers >= 98 %.
 #[test]
 fn with_the_ns2_rules_the_destination_delivers_its_acks_over_aodv() {
-    destination_delivers_its_acks(3);
+    // Counted as at 4 hops (below). With ns-2's ARP in the preset, seed 1's
+    // sink holds 1,150 of the 3,940 ACKs it makes (649 pushed out of its
+    // full queue): 70.7 % of those made, 99.9 % of those sent.
+    sink_delivers_the_acks_it_sends(3);
 }
 
 /// The same at 4 hops, with the ACKs counted as the public semi-TCP
@@ -133,43 +136,35 @@ fn with_the_ns2_rules_the_destination_delivers_its_acks_over_aodv() {
 /// hands it down. ns-2's TcpSink holds ACKs in its ack_q while its node
 /// has no room (tcp/tcp-sink.cc:367-395); one pushed out of the full queue
 /// (500, "ACK_Q_FULL") or still held at the end never counts. Counted so,
-/// hoplab delivers 99.6-100 % here (the public code 98-99 % at 3-5 hops).
-/// Counted from every ACK the sink made, seed 1 delivers 49 %: its route
-/// back is down for long stretches while the window-less source keeps
-/// sending, and its held ACKs overflow the queue. The public code's sink
+/// hoplab delivers 99.9-100 % here (the public code 98-99 % at 3-5 hops).
+/// Counted from every ACK the sink made, seed 1 delivered 49 % before ns-2's
+/// ARP joined the preset (100 % since; at 3 hops seed 1 now holds them
+/// instead): its route back is down for long stretches while the
+/// window-less source keeps sending, and its held ACKs overflow the queue. The public code's sink
 /// loses ACKs the same way but fewer (the 1 Mbit/s chain at 3 hops, seed
 /// 1: about 150 against hoplab's 865; docs/fidelity.md, "Semi-TCP under
 /// route failures").
 #[test]
 fn with_the_ns2_rules_the_destination_delivers_its_acks_over_aodv_at_4_hops() {
+    sink_delivers_the_acks_it_sends(4);
+}
+
+/// Over seeds 1-3 on the papers' AODV chain at `hops`, at least 95 % of the
+/// ACKs the sink handed down arrive (held ACKs and those pushed out of the
+/// full queue never went down), and every ACK made is delivered, lost with
+/// a cause or in flight.
+fn sink_delivers_the_acks_it_sends(hops: u32) {
     for seed in 1..=3 {
-        let report = PAPERS_AODV_CHAIN.run(4, seed);
+        let report = PAPERS_AODV_CHAIN.run(hops, seed);
         let flow = &report.flows[0];
         // Held at the end: in acks_in_flight (with the few on their way).
         let overflow = flow.ack_losses.get("ack_queue_overflow").copied().unwrap_or(0);
         let sent_down = flow.acks_sent - overflow - flow.acks_in_flight;
         let delivered = flow.acks_delivered as f64 / sent_down.max(1) as f64;
         println!(
-            "4 hops, seed {seed}: {:.1} % of the {sent_down} ACKs the sink sent ({:.1} % of the {} it made), goodput {:.1} kbps",
+            "{hops} hops, seed {seed}: {:.1} % of the {sent_down} ACKs the sink sent ({:.1} % of the {} it made), goodput {:.1} kbps",
             100.0 * delivered,
             100.0 * flow.acks_delivered as f64 / flow.acks_sent.max(1) as f64,
-            flow.acks_sent,
-            flow.goodput_kbps
-        );
-        assert!(delivered >= 0.95, "4 hops, seed {seed}: {:.1} %", 100.0 * delivered);
-        let acks_lost: u64 = flow.ack_losses.values().sum();
-        assert_eq!(flow.acks_sent, flow.acks_delivered + acks_lost + flow.acks_in_flight, "conservation");
-    }
-}
-
-fn destination_delivers_its_acks(hops: u32) {
-    for seed in 1..=3 {
-        let report = PAPERS_AODV_CHAIN.run(hops, seed);
-        let flow = &report.flows[0];
-        let delivered = flow.acks_delivered as f64 / flow.acks_sent.max(1) as f64;
-        println!(
-            "{hops} hops, seed {seed}: {:.1} % of {} ACKs delivered, goodput {:.1} kbps",
-            100.0 * delivered,
             flow.acks_sent,
             flow.goodput_kbps
         );

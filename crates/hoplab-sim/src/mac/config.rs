@@ -86,7 +86,11 @@ pub struct MacConfig {
     /// dropped `arp_unresolved`); after 3 requests the next packet ends the
     /// attempt (the held and new packets go to routing's link-failure
     /// handler, or are dropped); entries never expire. `preset = "ns2"`
-    /// sets it.
+    /// sets it with AODV and DSR. With static routes it stays off: they
+    /// stand for routes already found, and ns-2's discovery resolves each
+    /// hop as its reply comes back by unicast (a semi-TCP source pulled
+    /// by its MAC would otherwise lose its first packets to ARP's one-packet
+    /// hold and, with no routing agent to pull it again, stop).
     #[serde(skip_serializing_if = "ArpMode::is_off")]
     pub arp: ArpMode,
 }
@@ -188,10 +192,22 @@ pub const NS2_RULES: &[PresetRule] = &[
         applies: Applies::Always,
         source: "mac/ll.cc:228 LL::sendDown, 241 LL::sendUp (s.schedule(target, p, delay_)); LL set delay_ 25us in ns-2.29's tcl/lib/ns-default.tcl",
     },
+    // ns-2's ARP with the routing protocols that find routes on the air.
+    // Static routes stand for routes already found, and in ns-2 finding a
+    // route resolves its hops: the reply travels back hop by hop as
+    // unicast (aodv.cc sendReply, dsragent.cc returnSrcRouteToRequestor),
+    // each hop through arpresolve, and ARP learns both ends from the
+    // exchange (mac/arp.cc:268-279); entries never expire.
     PresetRule {
         key: "mac.arp",
         value: "\"ns2\"",
-        applies: Applies::Always,
+        applies: Applies::WithRouting("aodv"),
+        source: "mac/ll.cc:190-205 LL::sendDown (arptable_->arpresolve for every unicast next hop), mac/arp.cc:121-346 ARPTable::arpresolve / arprequest / arpinput (ns-2.35)",
+    },
+    PresetRule {
+        key: "mac.arp",
+        value: "\"ns2\"",
+        applies: Applies::WithRouting("dsr"),
         source: "mac/ll.cc:190-205 LL::sendDown (arptable_->arpresolve for every unicast next hop), mac/arp.cc:121-346 ARPTable::arpresolve / arprequest / arpinput (ns-2.35)",
     },
 ];

@@ -241,6 +241,23 @@ mod tests {
     }
 
     #[test]
+    fn ns2_arp_comes_with_route_discovery_only() {
+        // AODV and DSR resolve each hop as their replies come back; static
+        // routes stand for routes already found (mac/config.rs).
+        for (protocol, arp) in [("aodv", Some(json!("ns2"))), ("dsr", Some(json!("ns2"))), ("static", None)] {
+            let mut doc = json!({"preset": "ns2", "routing": {"protocol": protocol}});
+            apply(&mut doc).unwrap();
+            assert_eq!(doc.pointer("/mac/arp"), arp.as_ref(), "{protocol}");
+        }
+        let mut doc = json!({"preset": "ns2"});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/mac/arp"), None, "no routing table: static routes");
+        let mut doc = json!({"preset": "ns2", "routing": {"protocol": "aodv"}, "mac": {"arp": "off"}});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/mac/arp"), Some(&json!("off")), "the scenario's own value wins");
+    }
+
+    #[test]
     fn the_tcp_linux_rules_need_sack() {
         // Without SACK the ns2 preset's TCP is Agent/TCP/Newreno: RFC 6298's timer.
         let mut doc = json!({"preset": "ns2"});
