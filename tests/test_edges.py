@@ -191,6 +191,26 @@ def test_check_output_dir_leaves_nothing_behind(tmp_path: Path) -> None:
     assert list(existing.iterdir()) == []
 
 
+def test_check_output_dir_looks_again_when_another_process_makes_the_folder(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two sweeps started at once on one new store: the other process makes
+    # the folder between this one's look and its mkdir (FileExistsError).
+    target = tmp_path / "store"
+    real_mkdir = Path.mkdir
+    raced: list[Path] = []
+
+    def mkdir_after_the_other(self: Path, *args: Any, **kwargs: Any) -> None:
+        if self == target.absolute() and not raced:
+            raced.append(self)
+            real_mkdir(self)  # the other process's folder
+            raise FileExistsError(17, "File exists", str(self))
+        real_mkdir(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "mkdir", mkdir_after_the_other)
+    check_output_dir(target, "store")  # the folder is there and writable: no error
+    assert raced and target.is_dir()
+
+
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through permissions")
 def test_check_output_dir_refuses_a_read_only_directory(tmp_path: Path) -> None:
     locked = tmp_path / "locked"

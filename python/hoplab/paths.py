@@ -92,6 +92,31 @@ def check_output_dir(path: str | os.PathLike[str], key: str, subdirs: Iterable[s
         if inner.exists() and not inner.is_dir():
             raise OutputPathError(key, path, f"{str(inner)!r} is a file where a directory belongs")
     existed = target.exists()
+    for attempt in range(_RACE_ATTEMPTS):
+        try:
+            _make_and_probe(target)
+            return
+        except (FileExistsError, FileNotFoundError) as e:
+            # Another process made or removed a folder of the path between
+            # our look and our step (two sweeps started at once on one new
+            # store): look again, then say what failed.
+            if attempt + 1 < _RACE_ATTEMPTS:
+                continue
+            error: OSError = e
+        except OSError as e:
+            error = e
+        verb = "cannot write into it" if existed else "cannot create it"
+        raise OutputPathError(key, path, f"{verb}: {_reason(error)}") from None
+
+
+# How often check_output_dir looks again after a folder of its path was made
+# or removed by another process while it looked.
+_RACE_ATTEMPTS = 5
+
+
+def _make_and_probe(target: Path) -> None:
+    """Make the missing folders up to `target`, prove a file can be written
+    there, and remove the folders this call made (OSError otherwise)."""
     made: list[Path] = []
     try:
         missing = []
@@ -103,9 +128,6 @@ def check_output_dir(path: str | os.PathLike[str], key: str, subdirs: Iterable[s
             directory.mkdir()
             made.append(directory)
         _probe_write(target)
-    except OSError as e:
-        verb = "cannot write into it" if existed else "cannot create it"
-        raise OutputPathError(key, path, f"{verb}: {_reason(e)}") from None
     finally:
         for directory in reversed(made):
             try:
