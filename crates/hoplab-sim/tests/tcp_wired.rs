@@ -145,6 +145,43 @@ fn a_finite_file_completes_and_reports_its_time() {
 }
 
 #[test]
+fn ns2s_header_only_first_segment_adds_a_segment_but_no_payload() {
+    // `tcp.first_segment_header_only` (ns-2's SYN, tcp/tcp.cc:710-716): the
+    // same 1 MB file takes 1001 segments, the first 40 bytes on the wire,
+    // and delivers exactly its 10^6 payload bytes (400 kb/s over 20 s).
+    let json = |rule: bool| {
+        format!(
+            r#"{{"duration_s": 20, "warmup_s": 0, "tcp": {{"rwnd_segments": 100, "first_segment_header_only": {rule}}},
+            "topology": {{"kind": "explicit", "positions": [[0, 0], [1000000, 0]], "wired_nodes": [0, 1],
+                         "links": [{{"a": 0, "b": 1, "rate_mbps": 10, "delay_ms": 20, "queue_packets": 100}}]}},
+            "flows": [{{"src": 0, "dst": 1, "transport": "tcp", "app": "bulk", "packet_bytes": 1000, "file_bytes": 1000000}}]}}"#
+        )
+    };
+    for (rule, segments) in [(false, 1000), (true, 1001)] {
+        let r = run(&json(rule), 1);
+        let f = &r.flows[0];
+        assert_eq!((f.sent, f.retransmissions, f.delivered), (segments, 0, segments));
+        assert!((f.goodput_kbps - 400.0).abs() < 1e-9, "{} kb/s", f.goodput_kbps);
+        assert!(f.completion_s.is_some());
+    }
+    // On the wire segment 0 is its 40 header bytes: a one-segment file over
+    // 0.1 Mb/s and 1 ms sends segment 0 (3.2 ms to serialise) and the data
+    // segment behind it (83.2 ms), arriving after 4.2 and 87.4 ms.
+    let one_segment = |rule: bool| {
+        format!(
+            r#"{{"duration_s": 5, "warmup_s": 0, "tcp": {{"first_segment_header_only": {rule}}},
+            "topology": {{"kind": "explicit", "positions": [[0, 0], [1000000, 0]], "wired_nodes": [0, 1],
+                         "links": [{{"a": 0, "b": 1, "rate_mbps": 0.1, "delay_ms": 1, "queue_packets": 10}}]}},
+            "flows": [{{"src": 0, "dst": 1, "transport": "tcp", "app": "bulk", "packet_bytes": 1000, "file_bytes": 1000}}]}}"#
+        )
+    };
+    for (rule, mean_delay_ms) in [(false, 84.2), (true, (4.2 + 87.4) / 2.0)] {
+        let f = &run(&one_segment(rule), 1).flows[0];
+        assert!((f.mean_delay_ms - mean_delay_ms).abs() < 1e-6, "{} ms", f.mean_delay_ms);
+    }
+}
+
+#[test]
 fn sack_recovers_a_slow_start_overshoot_without_a_timeout() {
     // rwnd unbounded, a 48-packet buffer: slow start overshoots the 96-packet
     // pipe and loses dozens of segments in one window. NewReno repairs one

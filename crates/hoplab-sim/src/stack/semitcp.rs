@@ -85,7 +85,7 @@ pub trait SemiTcpDriver: Host + TcpDriver + UdpDriver + super::Stack {
             return;
         }
         let received = self.semitcp(flow).receiver.on_data(now, &header);
-        self.record_segment_delivery(flow, &header, received.delivered_in_order, received.duplicate);
+        self.record_segment_delivery(flow, &header, received.delivered_in_order, received.delivered_in_order, received.duplicate);
         if let Some(ack) = received.ack {
             let f = &self.flows()[flow as usize];
             let (src, dst) = (f.src, f.dst);

@@ -44,7 +44,9 @@ pub trait TcpDriver: Host {
         let uid = self.new_uid();
         let in_window = now >= self.warmup();
         let f = &mut self.flows_mut()[flow as usize];
-        let payload_bytes = if header.kind == SegmentKind::Data { f.packet_bytes } else { 0 };
+        // `tcp.first_segment_header_only`: ns-2's SYN, segment 0, is headers only.
+        let header_only = f.tcp.as_ref().is_some_and(|c| c.sender.is_header_only(header.seq));
+        let payload_bytes = if header.kind == SegmentKind::Data && !header_only { f.packet_bytes } else { 0 };
         let packet = Packet {
             uid,
             kind: PacketKind::Data,
@@ -91,8 +93,13 @@ pub trait TcpDriver: Host {
                 Some(self.tcp(flow).receiver.on_syn(now, &header))
             }
             SegmentKind::Data => {
+                let rcv_nxt_before = self.tcp(flow).receiver.rcv_nxt();
                 let received = self.tcp(flow).receiver.on_data(now, &header);
-                self.record_segment_delivery(flow, &header, received.delivered_in_order, received.duplicate);
+                // A header-only segment 0 (`tcp.first_segment_header_only`)
+                // delivers no payload when it comes into order.
+                let header_only = rcv_nxt_before == 0 && received.delivered_in_order > 0 && self.tcp(flow).sender.is_header_only(0);
+                let payload_segments = received.delivered_in_order - u64::from(header_only);
+                self.record_segment_delivery(flow, &header, received.delivered_in_order, payload_segments, received.duplicate);
                 let rcv_nxt = self.tcp(flow).receiver.rcv_nxt();
                 if let Some(truth) = &mut self.flows_mut()[flow as usize].stats.loss_classification {
                     if let Some(verdict) = received.verdict {
@@ -113,16 +120,16 @@ pub trait TcpDriver: Host {
     /// Account a data segment that reached the destination: goodput counts
     /// the payload of segments that became deliverable in order; delay the
     /// one-way delay of each segment received for the first time.
-    fn record_segment_delivery(&mut self, flow: u32, header: &TcpHeader, in_order: u64, duplicate: bool) {
+    fn record_segment_delivery(&mut self, flow: u32, header: &TcpHeader, in_order: u64, payload_segments: u64, duplicate: bool) {
         let now = self.now();
         let in_window = now >= self.warmup();
         let f = &mut self.flows_mut()[flow as usize];
         let payload = f.packet_bytes as u64;
         let stats = &mut f.stats;
         stats.delivered += 1;
-        stats.interval_delivered_bytes += in_order * payload;
+        stats.interval_delivered_bytes += payload_segments * payload;
         if in_window {
-            stats.window_delivered_bytes += in_order * payload;
+            stats.window_delivered_bytes += payload_segments * payload;
             stats.window_delivered_packets += in_order;
             if !duplicate {
                 stats.window_delay_total_ns += now.since(header.sent_at).as_nanos() as u128;

@@ -167,6 +167,17 @@ pub struct TcpConfig {
     /// Off: RFC 5681, new data only within cwnd of snd_una until recovery
     /// (RFC 3042's two segments with `limited_transmit`).
     pub sack_pipe_outside_recovery: bool,
+    /// The first segment (sequence 0) carries no payload, only the 40-byte
+    /// TCP/IP header, and is otherwise an ordinary segment: windowed, timed
+    /// (so the first RTT sample is a header's), acknowledged and resent
+    /// like the others; the data follow it, so a file takes one segment
+    /// more. ns-2.35's one-way agents model the SYN this way (`syn_`, on
+    /// by default: tcl/lib/ns-default.tcl:937; `TcpAgent::output` sends
+    /// `seqno == 0` with `databytes = 0` and size `tcpip_base_hdr_size_`,
+    /// and adds one to `curseq_`, tcp/tcp.cc:710-716), NewReno and
+    /// TCP-Linux alike. Off: every segment carries `packet_bytes`. TCP
+    /// flows only (semi-TCP's sender does not read it).
+    pub first_segment_header_only: bool,
 }
 
 /// `tcp.ssthresh_from`: which window a loss halves.
@@ -240,6 +251,7 @@ impl Default for TcpConfig {
             whole_segment_ssthresh: false,
             fack_loss_marking: false,
             sack_pipe_outside_recovery: false,
+            first_segment_header_only: false,
         }
     }
 }
@@ -327,5 +339,12 @@ pub const NS2_RULES: &[PresetRule] = &[
         value: "true",
         applies: Applies::WithTcpSack,
         source: "tcp/tcp-linux.cc:607-627 LinuxTcpAgent::send_much (sends while packets_in_flight() < max(window(), next_pkts_in_flight_) in every state), tcp/scoreboard1.h:162 (packets_in_flight = snd_nxt - snd_una - fack_out_ - sack_out_; ns-2.35)",
+    },
+    // Every ns-2.35 TcpAgent (Agent/TCP/Newreno and Agent/TCP/Linux alike).
+    PresetRule {
+        key: "tcp.first_segment_header_only",
+        value: "true",
+        applies: Applies::Always,
+        source: "tcp/tcp.cc:710-716 TcpAgent::output (seqno 0 with syn_: databytes = 0, size tcpip_base_hdr_size_ = 40, curseq_ += 1), tcl/lib/ns-default.tcl:937 (Agent/TCP set syn_ true), 952 (tcpip_base_hdr_size_ 40; ns-2.35)",
     },
 ];

@@ -168,6 +168,9 @@ impl Sender {
         let rtt = RttEstimator::new(config.initial_rto_ms, config.min_rto_ms, config.max_rto_ms, config.clock_granularity_ms);
         let mut state = TcpState::new(config.initial_cwnd_segments, config.rwnd_segments as f64, mss_bytes, rtt.rto());
         state.slow_start_at_ssthresh = config.slow_start_at_ssthresh;
+        // `tcp.first_segment_header_only`: the data follow the header-only
+        // segment 0 (ns-2's `curseq_ += 1`, tcp/tcp.cc:712-714).
+        let total_segments = total_segments.map(|t| t + u64::from(config.first_segment_header_only));
         Sender {
             state,
             cc,
@@ -192,6 +195,12 @@ impl Sender {
             counters: SenderCounters::default(),
             completed_at: None,
         }
+    }
+
+    /// Whether segment `seq` carries no payload, only its headers
+    /// (`tcp.first_segment_header_only`: ns-2's SYN, segment 0).
+    pub fn is_header_only(&self, seq: u64) -> bool {
+        self.config.first_segment_header_only && seq == 0
     }
 
     /// Initialise the controller (before the first segment).
@@ -1326,5 +1335,22 @@ mod tests {
         let synack = TcpHeader { kind: SegmentKind::SynAck, ..syn.header };
         s.on_ack(at(1050.0), &synack);
         assert_eq!(drain(&mut s, at(1050.0)), vec![(0, false), (1, false)]);
+    }
+    #[test]
+    fn first_segment_header_only_puts_ns2s_syn_before_a_files_data() {
+        // A 3-segment file: ns-2's agent sends the header-only segment 0
+        // and then the 3 data segments (tcp/tcp.cc:710-716, curseq_ += 1).
+        for (rule, segments) in [(false, vec![0, 1, 2]), (true, vec![0, 1, 2, 3])] {
+            let config = TcpConfig { initial_cwnd_segments: 10.0, first_segment_header_only: rule, ..TcpConfig::default() };
+            let mut s = Sender::new(Box::new(NewReno), config, 1000, Some(3));
+            s.start(SimTime::ZERO);
+            let sent: Vec<u64> = drain(&mut s, at(0.0)).into_iter().map(|(seq, _)| seq).collect();
+            assert_eq!(sent, segments);
+            assert_eq!((s.is_header_only(0), s.is_header_only(1)), (rule, false));
+            // A retransmitted segment 0 is headers only again.
+            s.on_rto(at(3000.0));
+            assert_eq!(drain(&mut s, at(3000.0)).first(), Some(&(0, true)));
+            assert_eq!(s.is_header_only(0), rule);
+        }
     }
 }
