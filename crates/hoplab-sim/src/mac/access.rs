@@ -151,6 +151,17 @@ impl Mac {
         true
     }
 
+    /// The NAV's end (its live `NavEnd` timer event) with the PHY busy
+    /// changes nothing when the medium is already marked busy: the PHY
+    /// keeps it busy, and `update_medium` would return at once. True if
+    /// so, sparing the world a MAC step (`phy_busy`: the PHY's carrier
+    /// sense now). On the chains these are most NAV ends that are queued
+    /// (`set_nav`): the PHY went idle before the NAV's end, then busy again.
+    #[inline]
+    pub fn nav_end_changes_nothing(&self, phy_busy: bool) -> bool {
+        phy_busy && self.medium_busy
+    }
+
     /// The backoff counter is zero at a slot boundary: transmit.
     pub(crate) fn access_granted(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
         self.backoff_slots = None;

@@ -380,7 +380,14 @@ impl World {
                         PhyTimer::CcaEnd => self.phy_input(node, crate::phy::PhyInput::CcaEnd),
                     }
                 } else {
-                    self.mac_input(node, crate::mac::MacInput::Timer(MacTimer::ALL[id as usize]));
+                    let timer = MacTimer::ALL[id as usize];
+                    // A NAV end under a busy PHY: nothing to do (a profiled
+                    // run takes the full step).
+                    let n = &self.nodes[node.index()];
+                    if timer == MacTimer::NavEnd && self.profile.is_none() && n.mac.nav_end_changes_nothing(n.phy.is_busy()) {
+                        return;
+                    }
+                    self.mac_input(node, crate::mac::MacInput::Timer(timer));
                 }
             }
             Layer::App => Stack::app_send(self, owner),

@@ -298,6 +298,49 @@ fn a_medium_turning_busy_needs_a_step_only_to_freeze_a_backoff() {
     assert!(!idle.mac.medium().0);
 }
 
+#[test]
+fn a_nav_end_needs_a_step_only_when_the_phy_is_idle() {
+    // The NAV set by an overheard RTS ends while a sensed frame keeps the
+    // PHY busy: the world skips the step, and the full step would indeed
+    // change nothing.
+    let mut n = Station::new();
+    let p = packet(1);
+    n.frame_arrives(us(0), rts(C, D, RTS_NAV), true);
+    n.enqueue(us(100), p, B);
+    n.expect(&[started(&p), Resumed(Resume::AfterServiceStart(ServiceTail::Enqueued))]);
+    let nav_end = us(0) + RTS_AIR + RTS_NAV;
+    n.rx_end(us(0) + RTS_AIR);
+    n.expect(&[Arm(NavEnd, nav_end), heard(C)]);
+    let sensed_at = us(0) + (RTS_AIR + RTS_NAV - SimDuration(10_000));
+    n.frame_arrives(sensed_at, ack(D, C), false);
+    n.expect(&[]);
+    assert!(n.phy.is_busy());
+    assert!(n.mac.nav_end_changes_nothing(n.phy.is_busy()));
+    let before = (n.mac.medium(), n.mac.backoff_slots(), n.mac.cw());
+    n.fire(nav_end, NavEnd);
+    n.expect(&[]);
+    assert_eq!((n.mac.medium(), n.mac.backoff_slots(), n.mac.cw()), before);
+    // The sensed frame's end turns the medium idle (EIFS: it was not decoded).
+    let end = sensed_at + ACK_AIR;
+    n.rx_end(end);
+    assert!(!n.mac.medium().0);
+    assert!(n.armed(Access).is_some());
+
+    // The same NAV ending on an idle PHY: a step is needed, and it turns
+    // the medium idle and starts the access.
+    let mut m = Station::new();
+    m.frame_arrives(us(0), rts(C, D, RTS_NAV), true);
+    m.enqueue(us(100), p, B);
+    m.rx_end(us(0) + RTS_AIR);
+    m.take();
+    assert!(!m.phy.is_busy());
+    assert!(!m.mac.nav_end_changes_nothing(m.phy.is_busy()));
+    let k = m.backoff();
+    m.fire(nav_end, NavEnd);
+    m.expect(&[Arm(Access, nav_end + DIFS + SLOT * k)]);
+    assert!(!m.mac.medium().0);
+}
+
 // ---------------------------------------------------------------------------
 // Retries (10.3.4.4)
 
