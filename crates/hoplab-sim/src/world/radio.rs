@@ -201,6 +201,9 @@ impl World {
     }
 
     /// A MAC step; `received`: with an `RxEnd`, the frame that ended.
+    /// Inlined with `Mac::handle` into its two callers (`phy_indication`,
+    /// `mac_input`), so the match on the input folds at each.
+    #[inline(always)]
     fn mac_step(&mut self, node: NodeId, input: MacInput, received: Option<FrameRef>) {
         let now = self.now();
         let mut out = MacOutputs::default();
