@@ -360,8 +360,8 @@ impl Mac {
     }
 
     /// The one entry for every input. Inlined into the world's MAC step,
-    /// itself inlined at each of its call sites (a PHY indication, the
-    /// other inputs), where the input's kind is known and the outer match
+    /// itself inlined at each of its call sites (a PHY indication, a
+    /// timer, the other inputs), where the input's kind is known and the outer match
     /// folds away, as the routing layer's `handle` (docs/architecture.md):
     /// 4 % fewer instructions on the chains (docs/performance.md).
     #[inline(always)]

@@ -387,7 +387,7 @@ impl World {
                     if timer == MacTimer::NavEnd && self.profile.is_none() && n.mac.nav_end_changes_nothing(n.phy.is_busy()) {
                         return;
                     }
-                    self.mac_input(node, crate::mac::MacInput::Timer(timer));
+                    self.mac_step(node, crate::mac::MacInput::Timer(timer), None);
                 }
             }
             Layer::App => Stack::app_send(self, owner),

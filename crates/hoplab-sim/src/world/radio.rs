@@ -201,10 +201,11 @@ impl World {
     }
 
     /// A MAC step; `received`: with an `RxEnd`, the frame that ended.
-    /// Inlined with `Mac::handle` into its two callers (`phy_indication`,
-    /// `mac_input`), so the match on the input folds at each.
+    /// Inlined with `Mac::handle` into its callers (`phy_indication`, the
+    /// MAC's timers in `dispatch`, `mac_input` for the rest), so the match
+    /// on the input folds at each.
     #[inline(always)]
-    fn mac_step(&mut self, node: NodeId, input: MacInput, received: Option<FrameRef>) {
+    pub(crate) fn mac_step(&mut self, node: NodeId, input: MacInput, received: Option<FrameRef>) {
         let now = self.now();
         let mut out = MacOutputs::default();
         {
