@@ -19,6 +19,12 @@ use crate::wire::NodeId;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Arrival {
     pub node: NodeId,
+    /// For an arrival: where its receiver was in the transmitter's list of
+    /// links when the frame went out ([`OnAir::link_at`],
+    /// [`Channel::static_link_at`](super::Channel::static_link_at)), so
+    /// that the link is read there without a search; 0 for a timer event.
+    /// (In the padding beside `node`: the size is unchanged.)
+    pub link: u32,
     pub start: SimTime,
     pub seq: u64,
 }
@@ -202,6 +208,17 @@ impl OnAir {
         }
     }
 
+    /// The stored link of `frame` at `index` in its list, if it is to
+    /// `node` (moving nodes only; else [`OnAir::link`]'s search).
+    #[inline]
+    pub fn link_at(&self, frame: FrameRef, index: u32, node: NodeId) -> Option<Neighbour> {
+        let links = self.links.get(frame.0 as usize)?;
+        match links.get(index as usize) {
+            Some(link) if link.node == node => Some(*link),
+            _ => self.link(frame, node),
+        }
+    }
+
     /// The stored link of `frame` to `node` (moving nodes only).
     pub fn link(&self, frame: FrameRef, node: NodeId) -> Option<Neighbour> {
         let links = self.links.get(frame.0 as usize)?;
@@ -219,5 +236,35 @@ impl OnAir {
         if entry.1 == 0 {
             self.free.push(frame.0);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SimDuration;
+    use crate::wire::ieee80211::FrameKind;
+
+    fn link(node: u32) -> Neighbour {
+        Neighbour { node: NodeId(node), distance_m: 100.0 * node as f64, rx_power_w: 1e-9 / node as f64, delay: SimDuration(node as u64), decodable: true }
+    }
+
+    /// A moving transmitter's stored link read at its index is the one the
+    /// search finds; a wrong index falls back to the search; a frame with
+    /// no stored links (static nodes) has none.
+    #[test]
+    fn a_stored_link_read_at_its_index_is_the_one_searched_for() {
+        let mut air = OnAir::default();
+        let frame = Frame::new(FrameKind::Data, NodeId(0), NodeId(1), SimDuration::ZERO, SimDuration(1000));
+        let stat = air.insert(&frame, 1);
+        let moving = air.insert(&frame, 3);
+        let links = [link(1), link(3), link(4)];
+        air.store_links(moving, &links);
+        for (k, l) in links.iter().enumerate() {
+            assert_eq!(air.link_at(moving, k as u32, l.node), Some(*l));
+            assert_eq!(air.link_at(moving, (k as u32 + 1) % 3, l.node), Some(*l));
+        }
+        assert_eq!(air.link_at(moving, 0, NodeId(2)), None);
+        assert_eq!(air.link_at(stat, 0, NodeId(1)), None);
     }
 }

@@ -137,6 +137,17 @@ impl Channel {
 
     /// The precomputed link from `from` to `to` (static nodes), if `to` is
     /// a neighbour of `from`.
+    /// [`Channel::static_link`], read at `index` in `from`'s list where the
+    /// link there is to `to` (its place when a frame went out; a relocation
+    /// since may have moved it: then the search).
+    #[inline]
+    pub fn static_link_at(&self, from: NodeId, index: u32, to: NodeId) -> Option<Neighbour> {
+        match self.neighbours[from.index()].get(index as usize) {
+            Some(link) if link.node == to => Some(*link),
+            _ => self.static_link(from, to),
+        }
+    }
+
     pub fn static_link(&self, from: NodeId, to: NodeId) -> Option<Neighbour> {
         let list = &self.neighbours[from.index()];
         list.binary_search_by_key(&to, |n| n.node).ok().map(|i| list[i])
@@ -250,6 +261,32 @@ mod tests {
         assert_eq!(n2, vec![(0, false), (1, true), (3, true), (4, false)]);
         let d = ch.neighbours(NodeId(2))[1].delay;
         assert_eq!(d, SimDuration::from_nanos(667)); // 200 m / c
+    }
+
+    /// A link read at the index its receiver had when a frame went out is
+    /// the link the search finds, and still is after a relocation moved
+    /// the receiver to another place in the list, or out of reach.
+    #[test]
+    fn a_link_read_at_its_index_is_the_one_searched_for() {
+        let positions: Vec<[f64; 2]> = (0..6).map(|i| [200.0 * i as f64, 0.0]).collect();
+        let n = positions.len();
+        let mut ch = Channel::new(positions, vec![true; n], RadioModel::from_config(&RadioConfig::default()));
+        let before: Vec<Vec<Neighbour>> = (0..n as u32).map(|i| ch.neighbours(NodeId(i)).to_vec()).collect();
+        for (from, list) in before.iter().enumerate() {
+            let from = NodeId(from as u32);
+            for (k, link) in list.iter().enumerate() {
+                assert_eq!(ch.static_link_at(from, k as u32, link.node), Some(*link));
+                // A wrong index: the search.
+                assert_eq!(ch.static_link_at(from, k as u32 + 1, link.node), ch.static_link(from, link.node));
+            }
+        }
+        // Node 1 moves beyond node 5: in node 2's list it was at index 1
+        // (0, 1, 3, 4), now out of reach; node 3 moves from index 2 to 1.
+        ch.relocate(NodeId(1), [1200.0, 0.0]);
+        assert_eq!(ch.static_link_at(NodeId(2), 1, NodeId(1)), None);
+        assert_eq!(ch.static_link_at(NodeId(2), 2, NodeId(3)), ch.static_link(NodeId(2), NodeId(3)));
+        assert_eq!(ch.static_link_at(NodeId(2), 2, NodeId(3)).map(|l| l.node), Some(NodeId(3)));
+        assert_ne!(ch.neighbours(NodeId(2)).get(2).map(|l| l.node), Some(NodeId(3)), "node 3 moved in the list");
     }
 
     #[test]

@@ -20,11 +20,12 @@ use crate::stack::Stack;
 use crate::wire::{NodeId, Packet};
 
 impl World {
-    /// A frame starts arriving at `node`.
-    pub(crate) fn frame_arrives(&mut self, node: NodeId, at: FrameRef) {
+    /// A frame starts arriving at `node`, the receiver at `index` in the
+    /// transmitter's list of links when the frame went out.
+    pub(crate) fn frame_arrives(&mut self, node: NodeId, at: FrameRef, index: u32) {
         let now = self.now();
         let frame = self.on_air.frame(at);
-        let link = self.on_air.link(at, node).or_else(|| self.channel.static_link(frame.transmitter, node));
+        let link = self.on_air.link_at(at, index, node).or_else(|| self.channel.static_link_at(frame.transmitter, index, node));
         // A relocated receiver may have left since the frame went out.
         let Some(link) = link else { return self.on_air.release(at) };
         let input = PhyInput::Arrival { at, frame, power_w: link.rx_power_w, decodable: link.decodable };
@@ -59,7 +60,7 @@ impl World {
         };
         out.timer = None;
         let seq = self.nodes[node.index()].timers[PhyTimer::RxEnd as usize].arm_in_batch(&mut self.queue, t);
-        if self.on_air.add_timer(at, which, Arrival { node, start: t, seq }) {
+        if self.on_air.add_timer(at, which, Arrival { node, link: 0, start: t, seq }) {
             self.queue.schedule_reserved(t, seq, super::Event::new(node.0, Layer::Phy, super::frame_timers_id(at, which)));
         }
     }
@@ -251,7 +252,7 @@ impl World {
         let mut out = self.nodes[node.index()].phy.handle(now, PhyInput::Transmit { airtime });
         let tx_end = out.timer.take().map(|(timer, end)| {
             debug_assert_eq!(timer, PhyTimer::TxEnd);
-            Arrival { node, start: end, seq: self.nodes[node.index()].timers[PhyTimer::TxEnd as usize].arm_in_batch(&mut self.queue, end) }
+            Arrival { node, link: 0, start: end, seq: self.nodes[node.index()].timers[PhyTimer::TxEnd as usize].arm_in_batch(&mut self.queue, end) }
         });
         self.phy_outputs(node, out);
         // Moving nodes: the receivers and their links as of now, kept with
@@ -277,16 +278,16 @@ impl World {
             // Every signal arrives: the channel's order of arrival is the
             // events' (the sort in `set_arrivals` then only checks it).
             let list = links.list;
-            let arrivals = links.by_arrival.iter().map(|&k| arrival(&list[k as usize], now, first_seq + u64::from(k)));
+            let arrivals = links.by_arrival.iter().map(|&k| arrival(&list[k as usize], k, now, first_seq + u64::from(k)));
             self.on_air.set_arrivals(at, arrivals);
         } else {
             let nodes = &mut self.nodes;
-            let heard = links.list.iter().filter(|link| {
+            let heard = links.list.iter().enumerate().filter(|(_, link)| {
                 let start = now + link.delay;
                 link.rx_power_w >= weak_below_w
                     || nodes[link.node.index()].phy.take_weak_signal(now, start, start + airtime, link.rx_power_w)
             });
-            self.on_air.set_arrivals(at, heard.enumerate().map(|(j, l)| arrival(l, now, first_seq + j as u64)));
+            self.on_air.set_arrivals(at, heard.enumerate().map(|(j, (k, l))| arrival(l, k as u32, now, first_seq + j as u64)));
         }
         let receivers = self.on_air.arrival_count(at) as u32;
         if receivers != links.list.len() as u32 {
@@ -326,11 +327,12 @@ impl World {
     /// profiled run puts each back, so that it counts one per event.
     pub(crate) fn frame_arrivals(&mut self, mut node: NodeId, at: FrameRef) {
         loop {
-            debug_assert_eq!(self.on_air.next_arrival(at).map(|a| a.node), Some(node));
+            let this = self.on_air.next_arrival(at).expect("the frame's next arrival");
+            debug_assert_eq!(this.node, node);
             self.on_air.arrival_happens(at);
             // Read first: after the frame's last arrival its slot may be freed.
             let next = self.on_air.next_arrival(at);
-            self.frame_arrives(node, at);
+            self.frame_arrives(node, at, this.link);
             let Some(next) = next else { return };
             if !self.hop_dirty.is_empty() {
                 self.hop_flush();
@@ -449,8 +451,9 @@ impl World {
     }
 }
 
-/// A frame sent at `now` arrives at `link`'s node after its propagation
-/// delay; `seq`: the event sequence number reserved for it.
-fn arrival(link: &Neighbour, now: SimTime, seq: u64) -> Arrival {
-    Arrival { node: link.node, start: now + link.delay, seq }
+/// A frame sent at `now` arrives at `link`'s node (at `index` in the
+/// transmitter's links) after its propagation delay; `seq`: the event
+/// sequence number reserved for it.
+fn arrival(link: &Neighbour, index: u32, now: SimTime, seq: u64) -> Arrival {
+    Arrival { node: link.node, link: index, start: now + link.delay, seq }
 }

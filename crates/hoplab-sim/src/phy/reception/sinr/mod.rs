@@ -291,7 +291,9 @@ impl SinrReceiver {
     /// keeps the medium busy until it ends. So where the weak signals
     /// present when this one starts, this one included, reach the
     /// threshold, it is refused (true) and delivered as a frame like any
-    /// other; each later weak signal is checked the same way.
+    /// other; each later weak signal is checked the same way. Inlined into
+    /// the channel's loop over a frame's receivers (`Phy::take_weak_signal`).
+    #[inline(always)]
     fn weak_signal(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
         if self.air.len() >= 16 {
             self.air.forget_before(self.current.map_or(now, |c| c.signal.start.min(now)));
@@ -307,6 +309,7 @@ impl SinrReceiver {
 }
 
 impl Reception for SinrReceiver {
+    #[inline(always)]
     fn take_weak_signal(&mut self, now: SimTime, start: SimTime, end: SimTime, power_w: f64) -> bool {
         self.weak_signal(now, start, end, power_w)
     }
