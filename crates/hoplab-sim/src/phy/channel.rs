@@ -135,8 +135,6 @@ impl Channel {
         }
     }
 
-    /// The precomputed link from `from` to `to` (static nodes), if `to` is
-    /// a neighbour of `from`.
     /// [`Channel::static_link`], read at `index` in `from`'s list where the
     /// link there is to `to` (its place when a frame went out; a relocation
     /// since may have moved it: then the search).
@@ -148,6 +146,8 @@ impl Channel {
         }
     }
 
+    /// The precomputed link from `from` to `to` (static nodes), if `to` is
+    /// a neighbour of `from`.
     pub fn static_link(&self, from: NodeId, to: NodeId) -> Option<Neighbour> {
         let list = &self.neighbours[from.index()];
         list.binary_search_by_key(&to, |n| n.node).ok().map(|i| list[i])

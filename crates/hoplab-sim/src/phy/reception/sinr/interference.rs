@@ -74,9 +74,13 @@ impl Interference {
         self.weak.iter().map(|&(start, end, power_w)| masked(power_w, le(start, t) & lt(t, end))).sum()
     }
 
-    /// Forget the signals that ended at or before `horizon`.
+    /// Forget the signals that ended at or before `horizon`, from the weak
+    /// list too: a receiver that never asks for the weak sum (preamble
+    /// detection below the CCA threshold) must not keep them for the run.
+    /// Their terms in any later sum are exact zeros, so no sum changes.
     pub fn forget_before(&mut self, horizon: SimTime) {
         self.signals.retain(|s| s.end > horizon);
+        self.weak.retain(|w| w.1 > horizon);
     }
 
     pub fn len(&self) -> usize {
@@ -269,6 +273,19 @@ mod tests {
 
     fn sig(id: u64, start_us: u64, end_us: u64, power_w: f64) -> Signal {
         Signal { id, start: SimTime(start_us * 1000), end: SimTime(end_us * 1000), power_w }
+    }
+
+    #[test]
+    fn forgetting_bounds_the_weak_list_when_its_sum_is_never_asked() {
+        // One weak signal every 100 us for 10,000 signals, the receiver
+        // forgetting what ended 1 ms ago and never asking for the weak sum:
+        // only the signals of the last 1.1 ms stay, in both lists.
+        let mut air = Interference::with_weak_below(1e-9);
+        for i in 0..10_000u64 {
+            air.add(sig(i, i * 100, i * 100 + 100, 1e-10));
+            air.forget_before(SimTime((i * 100).saturating_sub(1000) * 1000));
+            assert!(air.weak.len() <= 12 && air.len() <= 12, "{} weak, {} in all", air.weak.len(), air.len());
+        }
     }
 
     #[test]
