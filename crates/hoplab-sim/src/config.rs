@@ -541,6 +541,10 @@ pub enum Applies {
     /// the rule's key is `flows[].<key in the flow>`. A TCP-Linux module
     /// whose algorithm differs from the controller's default.
     WithTcpSackFlowCc(&'static str),
+    /// Only with `tcp.handshake = false`: ns-2's one-way agents, whose SYN
+    /// is their first segment; a flow that opens with a handshake has sent
+    /// its SYN already.
+    WithoutTcpHandshake,
 }
 
 /// One key a preset sets.

@@ -86,11 +86,12 @@ pub struct MacConfig {
     /// dropped `arp_unresolved`); after 3 requests the next packet ends the
     /// attempt (the held and new packets go to routing's link-failure
     /// handler, or are dropped); entries never expire. `preset = "ns2"`
-    /// sets it with AODV and DSR. With static routes it stays off: they
-    /// stand for routes already found, and ns-2's discovery resolves each
-    /// hop as its reply comes back by unicast (a semi-TCP source pulled
-    /// by its MAC would otherwise lose its first packets to ARP's one-packet
-    /// hold and, with no routing agent to pull it again, stop).
+    /// sets it with AODV and DSR. With static routes it stays off (a
+    /// simplification: they stand for routes already found, and ns-2's
+    /// discovery resolves each hop as its reply comes back by unicast);
+    /// set by hand there with a semi-TCP source pulled by its MAC it is
+    /// refused, as ARP's one-packet hold would drop the source's first
+    /// segments and no routing agent would pull it again.
     #[serde(skip_serializing_if = "ArpMode::is_off")]
     pub arp: ArpMode,
 }
@@ -157,6 +158,9 @@ impl MacConfig {
     }
 }
 
+/// Where ns-2.35 resolves next hops (the `mac.arp` rules below).
+const NS2_ARP_SOURCE: &str = "mac/ll.cc:190-205 LL::sendDown (arptable_->arpresolve for every unicast next hop), mac/arp.cc:121-346 ARPTable::arpresolve / arprequest / arpinput (ns-2.35)";
+
 /// ns-2's behaviour for these keys: the rules `preset = "ns2"` applies
 /// (gathered in `scenario::preset::NS2_RULES`, in the order of its
 /// sources; `hoplab presets`). Each cites the ns-2 file and line it mirrors.
@@ -193,21 +197,13 @@ pub const NS2_RULES: &[PresetRule] = &[
         source: "mac/ll.cc:228 LL::sendDown, 241 LL::sendUp (s.schedule(target, p, delay_)); LL set delay_ 25us in ns-2.29's tcl/lib/ns-default.tcl",
     },
     // ns-2's ARP with the routing protocols that find routes on the air.
-    // Static routes stand for routes already found, and in ns-2 finding a
-    // route resolves its hops: the reply travels back hop by hop as
-    // unicast (aodv.cc sendReply, dsragent.cc returnSrcRouteToRequestor),
-    // each hop through arpresolve, and ARP learns both ends from the
-    // exchange (mac/arp.cc:268-279); entries never expire.
-    PresetRule {
-        key: "mac.arp",
-        value: "\"ns2\"",
-        applies: Applies::WithRouting("aodv"),
-        source: "mac/ll.cc:190-205 LL::sendDown (arptable_->arpresolve for every unicast next hop), mac/arp.cc:121-346 ARPTable::arpresolve / arprequest / arpinput (ns-2.35)",
-    },
-    PresetRule {
-        key: "mac.arp",
-        value: "\"ns2\"",
-        applies: Applies::WithRouting("dsr"),
-        source: "mac/ll.cc:190-205 LL::sendDown (arptable_->arpresolve for every unicast next hop), mac/arp.cc:121-346 ARPTable::arpresolve / arprequest / arpinput (ns-2.35)",
-    },
+    // Left out with static routes, a simplification of hoplab's (ns-2 runs
+    // ARP under any routing agent): static routes stand for routes already
+    // found, and in ns-2 finding a route resolves its hops, the reply
+    // travelling back hop by hop as unicast (aodv/aodv.cc:1186
+    // AODV::sendReply, dsr/dsragent.cc:1628 returnSrcRouteToRequestor), each
+    // hop through arpresolve, ARP learning both ends of the exchange
+    // (mac/arp.cc:268-279), entries never expiring.
+    PresetRule { key: "mac.arp", value: "\"ns2\"", applies: Applies::WithRouting("aodv"), source: NS2_ARP_SOURCE },
+    PresetRule { key: "mac.arp", value: "\"ns2\"", applies: Applies::WithRouting("dsr"), source: NS2_ARP_SOURCE },
 ];

@@ -229,6 +229,7 @@ impl Scenario {
         let wired = self.topology.is_wired();
         self.mobility.validate(self.topology.random_area_m(), wired)?;
         self.routing.validate(wired, !self.mobility.is_static(), self.node_count())?;
+        self.validate_arp()?;
         self.errors.validate(self.radio.reception == crate::phy::config::Reception::Threshold)?;
         if !(self.stats.series_interval_s >= 0.0 && self.stats.series_interval_s.is_finite()) {
             return Err(ConfigError::new("stats.series_interval_s", "must be >= 0 (0 disables series)"));
@@ -238,6 +239,29 @@ impl Scenario {
             flow.validate(i, n, self.duration_s)?;
         }
         self.trace.validate(n, self.duration_s)?;
+        Ok(())
+    }
+}
+
+impl Scenario {
+    /// `mac.arp = "ns2"` with static routes and a semi-TCP source pulled by
+    /// its MAC cannot run: ARP's one-packet hold drops the source's first
+    /// segments, and nothing pulls the source again. In ns-2 the pull goes
+    /// through the AODV agent, which also pulls after each of its drops
+    /// (the semi-TCP code's aodv/aodv.cc:332, 540, 570); static routes have
+    /// no agent. (`preset = "ns2"` sets ARP with AODV and DSR only.)
+    fn validate_arp(&self) -> Result<(), ConfigError> {
+        let pulled_semitcp = self.semitcp.source_pull && self.flows.iter().any(|f| f.transport == flows::Transport::Semitcp);
+        if self.mac.arp == crate::mac::config::ArpMode::Ns2
+            && self.routing.protocol == crate::net::config::RoutingProtocol::Static
+            && pulled_semitcp
+        {
+            return Err(ConfigError::new(
+                "mac.arp",
+                "\"ns2\" needs routing.protocol = \"aodv\" or \"dsr\" with a semi-TCP source pulled by its MAC (semitcp.source_pull): \
+                 with static routes ARP drops its first segments and nothing pulls it again; set mac.arp = \"off\" or use AODV",
+            ));
+        }
         Ok(())
     }
 }

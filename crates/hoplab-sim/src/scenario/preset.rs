@@ -85,12 +85,14 @@ pub fn apply(document: &mut Value) -> Result<(), ConfigError> {
     let tcp_sack = map.get("tcp").and_then(|t| t.get("sack")).and_then(Value::as_bool) == Some(true);
     let error_model = map.get("errors").and_then(|e| e.get("model")).and_then(Value::as_str).is_some_and(|m| m != "none");
     let sinr = map.get("radio").and_then(|r| r.get("reception")).and_then(Value::as_str) == Some("sinr");
+    let handshake = map.get("tcp").and_then(|t| t.get("handshake")).and_then(Value::as_bool) == Some(true);
     for rule in preset.rules() {
         let applies = match rule.applies {
             Applies::Always => true,
             Applies::WithRouting(name) => protocol.as_deref() == Some(name),
             Applies::WithTcpSack => tcp_sack,
             Applies::WithErrorModel => error_model && !sinr,
+            Applies::WithoutTcpHandshake => !handshake,
             Applies::WithTcpSackFlowCc(cc) => {
                 if tcp_sack {
                     fill_flows(map, cc, rule);
@@ -155,6 +157,7 @@ pub fn rules_json() -> Value {
                     Applies::WithTcpSack => "tcp.sack = true".to_string(),
                     Applies::WithErrorModel => "errors.model set, radio.reception = \"threshold\"".to_string(),
                     Applies::WithTcpSackFlowCc(cc) => format!("tcp.sack = true, in flows with cc = \"{cc}\""),
+                    Applies::WithoutTcpHandshake => "tcp.handshake = false".to_string(),
                 },
                 "source": rule.source,
             }));
@@ -238,6 +241,16 @@ mod tests {
             assert_eq!(ns2.pointer(&pointer), Some(&value), "{}", rule.key);
             assert_ne!(standard.pointer(&pointer), Some(&value), "{}: the standard default differs", rule.key);
         }
+    }
+
+    #[test]
+    fn ns2s_header_only_syn_only_without_a_handshake() {
+        let mut doc = json!({"preset": "ns2"});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/tcp/first_segment_header_only"), Some(&json!(true)));
+        let mut doc = json!({"preset": "ns2", "tcp": {"handshake": true}});
+        apply(&mut doc).unwrap();
+        assert_eq!(doc.pointer("/tcp/first_segment_header_only"), None, "the handshake's SYN is the SYN");
     }
 
     #[test]

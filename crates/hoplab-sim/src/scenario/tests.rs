@@ -208,3 +208,21 @@ fn queue_errors_name_the_key() {
         assert_eq!(e.key, key, "{queue} / {link_queue}: {e}");
     }
 }
+
+#[test]
+fn ns2_arp_with_static_routes_and_a_pulled_semitcp_source_is_refused() {
+    let scenario = |routing: &str, arp: &str, pull: bool| {
+        format!(
+            r#"{{"topology": {{"kind": "chain", "nodes": 3, "spacing_m": 200}}, "routing": {{"protocol": "{routing}"}},
+                "mac": {{"arp": "{arp}"}}, "semitcp": {{"source_pull": {pull}}},
+                "flows": [{{"src": 0, "dst": 2, "transport": "semitcp", "app": "bulk"}}]}}"#
+        )
+    };
+    let e = parse(&scenario("static", "ns2", true)).unwrap_err();
+    assert_eq!(e.key, "mac.arp");
+    assert!(e.message.contains("semitcp.source_pull"), "{e}");
+    // Each of the three alone is fine.
+    parse(&scenario("aodv", "ns2", true)).unwrap();
+    parse(&scenario("static", "off", true)).unwrap();
+    parse(&scenario("static", "ns2", false)).unwrap();
+}

@@ -44,7 +44,8 @@ pub trait TcpDriver: Host {
         let uid = self.new_uid();
         let in_window = now >= self.warmup();
         let f = &mut self.flows_mut()[flow as usize];
-        // `tcp.first_segment_header_only`: ns-2's SYN, segment 0, is headers only.
+        // `tcp.first_segment_header_only`: ns-2's SYN, segment 0, is headers
+        // only (tcp/tcp.cc:710-716).
         let header_only = f.tcp.as_ref().is_some_and(|c| c.sender.is_header_only(header.seq));
         let payload_bytes = if header.kind == SegmentKind::Data && !header_only { f.packet_bytes } else { 0 };
         let packet = Packet {

@@ -176,7 +176,11 @@ pub struct TcpConfig {
     /// `seqno == 0` with `databytes = 0` and size `tcpip_base_hdr_size_`,
     /// and adds one to `curseq_`, tcp/tcp.cc:710-716), NewReno and
     /// TCP-Linux alike. Off: every segment carries `packet_bytes`. TCP
-    /// flows only (semi-TCP's sender does not read it).
+    /// flows only: semi-TCP's sender does not read it, although ns-2.29's
+    /// semi-TCP agent sends its segment 0 the same way (tcp/semitcp.cc:98-104
+    /// of musicinthedark/semitcp; a known difference, docs/fidelity.md).
+    /// `preset = "ns2"` sets it without `tcp.handshake`, whose SYN is the
+    /// SYN.
     pub first_segment_header_only: bool,
 }
 
@@ -344,7 +348,7 @@ pub const NS2_RULES: &[PresetRule] = &[
     PresetRule {
         key: "tcp.first_segment_header_only",
         value: "true",
-        applies: Applies::Always,
+        applies: Applies::WithoutTcpHandshake,
         source: "tcp/tcp.cc:710-716 TcpAgent::output (seqno 0 with syn_: databytes = 0, size tcpip_base_hdr_size_ = 40, curseq_ += 1), tcl/lib/ns-default.tcl:937 (Agent/TCP set syn_ true), 952 (tcpip_base_hdr_size_ 40; ns-2.35)",
     },
 ];
