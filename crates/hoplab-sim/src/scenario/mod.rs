@@ -241,9 +241,7 @@ impl Scenario {
         self.trace.validate(n, self.duration_s)?;
         Ok(())
     }
-}
 
-impl Scenario {
     /// `mac.arp = "ns2"` with static routes and a semi-TCP source pulled by
     /// its MAC cannot run: ARP's one-packet hold drops the source's first
     /// segments, and nothing pulls the source again. In ns-2 the pull goes

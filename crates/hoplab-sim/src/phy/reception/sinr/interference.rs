@@ -409,15 +409,21 @@ mod tests {
     /// that starts and ends often coincide with the instants asked about):
     /// every branch-free sum is bit for bit the reference's, and so are
     /// energy_end's and success's answers that depend on them.
-    #[test]
-    fn branch_free_sums_equal_the_plain_ones_bit_for_bit() {
-        let mut x = 0x9e3779b97f4a7c15u64;
-        let mut next = move |n: u64| {
+    /// A xorshift64 draw below `n` from `seed` (the random signal lists of
+    /// the bit-for-bit tests).
+    fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut x = seed;
+        move |n: u64| {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
             x % n
-        };
+        }
+    }
+
+    #[test]
+    fn branch_free_sums_equal_the_plain_ones_bit_for_bit() {
+        let mut next = xorshift(0x9e3779b97f4a7c15u64);
         let threshold_w = 1.56e-11;
         for _ in 0..3000 {
             let mut air = Interference::default();
@@ -457,13 +463,7 @@ mod tests {
     /// and then), asked at instants from the present on.
     #[test]
     fn the_weak_signals_sum_is_the_full_lists_bit_for_bit() {
-        let mut x = 0x2545f4914f6cdd1du64;
-        let mut next = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
+        let mut next = xorshift(0x2545f4914f6cdd1du64);
         let threshold_w = 1.56e-11;
         let (mut asked, mut nonzero) = (0, 0);
         for _ in 0..500 {
