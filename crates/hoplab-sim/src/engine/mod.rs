@@ -10,6 +10,7 @@
 
 pub mod bench;
 pub mod memory;
+mod pending;
 pub mod queue;
 pub mod rng;
 pub mod section;

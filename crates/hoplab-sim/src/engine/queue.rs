@@ -1,17 +1,16 @@
 //! Event queue keyed by (time, insertion sequence), with lazily cancelled timers.
 //!
 //! A batch of events known together (a frame's arrivals at every receiver,
-//! issue 30) can share one heap entry: its sequence numbers are reserved
+//! issue 30) can share one queue entry: its sequence numbers are reserved
 //! at once ([`EventQueue::reserve`]), the entry carries the earliest, and
 //! each next one is either handled in place, when it is the event that
 //! would pop next anyway ([`EventQueue::continue_at`]), or put back with its
 //! own reserved number ([`EventQueue::schedule_reserved`]). Either way the
 //! events are handled in exactly the (time, sequence) order they would have
-//! had as entries of their own; the heap only holds fewer.
+//! had as entries of their own; the queue only holds fewer.
 
+use super::pending::{Keyed, Pending};
 use crate::time::SimTime;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 struct Entry<E> {
     time: SimTime,
@@ -20,52 +19,23 @@ struct Entry<E> {
 }
 
 impl<E> Entry<E> {
-    /// (time, seq) as one number: comparing it is branch-free, which the
-    /// heap's sift loops (unpredictable comparisons) run much faster with.
+    /// (time, seq) as one number: one comparison orders two entries.
     #[inline(always)]
     fn key(&self) -> u128 {
         (self.time.0 as u128) << 64 | self.seq as u128
     }
 }
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
-    }
-}
-impl<E> Eq for Entry<E> {}
-// BinaryHeap is a max-heap: invert so the earliest (time, seq) is on top.
-impl<E> PartialOrd for Entry<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
+impl<E> Keyed for Entry<E> {
     #[inline(always)]
-    fn lt(&self, other: &Self) -> bool {
-        other.key() < self.key()
-    }
-    #[inline(always)]
-    fn le(&self, other: &Self) -> bool {
-        other.key() <= self.key()
-    }
-    #[inline(always)]
-    fn gt(&self, other: &Self) -> bool {
-        other.key() > self.key()
-    }
-    #[inline(always)]
-    fn ge(&self, other: &Self) -> bool {
-        other.key() >= self.key()
-    }
-}
-impl<E> Ord for Entry<E> {
-    #[inline(always)]
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key().cmp(&self.key())
+    fn key(&self) -> u128 {
+        Entry::key(self)
     }
 }
 
 /// A min-priority queue of events. Same-time events pop in scheduling order.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
+    pending: Pending<Entry<E>>,
     next_seq: u64,
     now: SimTime,
     popped: u64,
@@ -86,7 +56,7 @@ impl<E> Default for EventQueue<E> {
 impl<E> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            heap: BinaryHeap::with_capacity(1024),
+            pending: Pending::new(),
             next_seq: 1,
             now: SimTime::ZERO,
             popped: 0,
@@ -108,7 +78,7 @@ impl<E> EventQueue<E> {
         self.popped
     }
 
-    /// Of [`EventQueue::popped`], the events handled in place: heap entries
+    /// Of [`EventQueue::popped`], the events handled in place: queue entries
     /// a batch saved.
     pub fn continued(&self) -> u64 {
         self.continued
@@ -121,16 +91,16 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.pending.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.pending.is_empty()
     }
 
     /// Entries the queue has room for without growing.
     pub fn capacity(&self) -> usize {
-        self.heap.capacity()
+        self.pending.capacity()
     }
 
     /// The size of one entry (an event with its time and sequence number).
@@ -144,7 +114,7 @@ impl<E> EventQueue<E> {
         debug_assert!(time >= self.now, "event scheduled in the past");
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time: time.max(self.now), seq, event });
+        self.pending.push(Entry { time: time.max(self.now), seq, event });
         seq
     }
 
@@ -188,18 +158,18 @@ impl<E> EventQueue<E> {
     /// been scheduled when the number was reserved.
     pub fn schedule_reserved(&mut self, time: SimTime, seq: u64, event: E) {
         debug_assert!(time >= self.now && seq < self.next_seq, "a reserved event in the past or not reserved");
-        self.heap.push(Entry { time: time.max(self.now), seq, event });
+        self.pending.push(Entry { time: time.max(self.now), seq, event });
     }
 
     /// Whether the event (`time`, reserved `seq`) is the next to handle,
-    /// before every entry in the heap and within the current horizon: then
+    /// before every entry in the queue and within the current horizon: then
     /// the clock advances to `time`, the event counts as popped, and the
     /// caller handles it in place (true). False: the caller schedules it
     /// ([`EventQueue::schedule_reserved`]).
     #[inline]
     pub fn continue_at(&mut self, time: SimTime, seq: u64) -> bool {
         let key = (time.0 as u128) << 64 | seq as u128;
-        if time > self.horizon || self.heap.peek().is_some_and(|top| top.key() < key) {
+        if time > self.horizon || self.pending.peek().is_some_and(|top| top.key() < key) {
             return false;
         }
         debug_assert!(time >= self.now);
@@ -211,7 +181,7 @@ impl<E> EventQueue<E> {
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+        self.pending.peek().map(|e| e.time)
     }
 
     /// Pop the earliest event and advance the clock to it.
@@ -221,7 +191,7 @@ impl<E> EventQueue<E> {
     }
 
     fn pop_entry(&mut self) -> Option<(SimTime, u64, E)> {
-        let entry = self.heap.pop()?;
+        let entry = self.pending.pop()?;
         self.now = entry.time;
         self.popped += 1;
         Some((entry.time, entry.seq, entry.event))
@@ -229,7 +199,7 @@ impl<E> EventQueue<E> {
 
     /// Pop the earliest event if it is not later than `until`.
     pub fn pop_until(&mut self, until: SimTime) -> Option<(SimTime, u64, E)> {
-        match self.heap.peek() {
+        match self.pending.peek() {
             Some(e) if e.time <= until => {
                 self.horizon = until;
                 self.pop_entry()
@@ -242,7 +212,7 @@ impl<E> EventQueue<E> {
 /// A cancellable timer slot. Arming schedules an event and remembers its
 /// sequence number; cancelling forgets it, and the stale event is ignored
 /// when it pops ([`Timer::fire`] returns false). Cancellation is O(1) and
-/// needs no search of the heap (lazy deletion).
+/// needs no search of the queue (lazy deletion).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Timer {
     armed_seq: u64,
@@ -369,7 +339,7 @@ mod tests {
             order.push(e);
             if e == "b10" {
                 assert_eq!(t, SimTime(10));
-                assert!(q.continue_at(SimTime(20), first + 1), "nothing in the heap comes before it");
+                assert!(q.continue_at(SimTime(20), first + 1), "nothing in the queue comes before it");
                 order.push("b20");
                 assert!(!q.continue_at(SimTime(30), first + 2), "x20 and x25 come first");
                 q.schedule_reserved(SimTime(30), first + 2, "b30");
