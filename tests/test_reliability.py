@@ -101,7 +101,7 @@ def test_write_file_never_follows_a_link_at_its_temporary_name(tmp_path: Path,
     victim = tmp_path / "victim.txt"
     victim.write_text("precious", encoding="utf-8")
     tokens = iter(["0" * 16, "1" * 16])
-    monkeypatch.setattr("hoplab.paths.secrets.token_hex", lambda n: next(tokens))
+    monkeypatch.setattr("secrets.token_hex", lambda n: next(tokens))  # hoplab.paths imports it on use
     (tmp_path / f".report.md.{os.getpid()}-{'0' * 16}.partial").symlink_to(victim)
     write_file(tmp_path / "report.md", lambda h: h.write(b"new"), "out")
     assert victim.read_text(encoding="utf-8") == "precious", "O_EXCL: the planted link was not opened"

@@ -19,7 +19,10 @@ from conftest import EXAMPLES
 #: start-up, the reason hoplab.cli is on click), and the package metadata.
 HEAVY = ("pandas", "numpy", "pyarrow", "duckdb", "matplotlib", "dask", "hoplab.campaign", "hoplab.store",
          "hoplab.executors", "hoplab.papers", "hoplab.fidelity", "rich", "pydantic", "pydantic_core", "typer",
-         "markdown_it", "importlib.metadata")
+         "markdown_it", "importlib.metadata",
+         # Output paths (hoplab.paths, pathlib with urllib.parse and ipaddress, secrets with hashlib and
+         # random): only a run that writes a trace or a page, or a command that writes files, needs them.
+         "hoplab.paths", "pathlib", "secrets", "urllib", "ipaddress", "hashlib", "random")
 
 
 def _modules_after(code: str, cwd: Path) -> set[str]:

@@ -14,13 +14,13 @@ scenario files, applies overrides, and turns run reports into DataFrames.
 from typing import TYPE_CHECKING, Any
 
 from hoplab._core import ScenarioError, SimulationError
-from hoplab.paths import OutputPathError
 from hoplab.run import RunResult, run
 from hoplab.scenario import Scenario, load_scenario
 from hoplab.view import view  # the function: hoplab.view(result, path) (docs/view.md)
 
 if TYPE_CHECKING:
     from hoplab.campaign import sweep
+    from hoplab.paths import OutputPathError
     from hoplab.store import Store
 
 __all__ = [
@@ -51,10 +51,13 @@ def _version() -> str:
 
 
 def __getattr__(name: str) -> Any:
-    """`hoplab.sweep`, `hoplab.Store` and `hoplab.__version__`, on first use:
-    the first two bring numpy, pyarrow and DuckDB, which a single run does
-    not need; the version's lookup (importlib.metadata) alone costs more
-    than the rest of `import hoplab` (docs/performance.md, Start-up)."""
+    """`hoplab.sweep`, `hoplab.Store`, `hoplab.OutputPathError` and
+    `hoplab.__version__`, on first use: the first two bring numpy, pyarrow
+    and DuckDB, which a single run does not need; the third brings
+    hoplab.paths and pathlib (with urllib.parse and ipaddress), which a run
+    without --pcap or --view does not need; the version's lookup
+    (importlib.metadata) alone costs more than the rest of `import hoplab`
+    (docs/performance.md, Start-up)."""
     if name == "__version__":
         value = _version()
         globals()["__version__"] = value
@@ -67,4 +70,8 @@ def __getattr__(name: str) -> Any:
         from hoplab.store import Store
 
         return Store
+    if name == "OutputPathError":
+        from hoplab.paths import OutputPathError
+
+        return OutputPathError
     raise AttributeError(f"module 'hoplab' has no attribute {name!r}")

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import re
 import resource
-from pathlib import Path
 from typing import Literal
 
 __all__ = ["AUTO", "DEFAULT_RUN_TIMEOUT_S", "ESTIMATE_NOTICE_EVENTS", "MemoryLimit", "check_memory_limit", "default_memory_limit_bytes", "parse_memory_limit",
@@ -58,7 +57,8 @@ def available_memory_bytes() -> int | None:
         pass
     for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
         try:
-            text = Path(path).read_text().strip()
+            with open(path) as handle:  # not pathlib: a run imports none (docs/performance.md, Start-up)
+                text = handle.read().strip()
         except OSError:
             continue
         if text.isdigit() and int(text) < 2**60:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 import stat
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -180,6 +179,8 @@ def _probe_write(directory: Path) -> None:
 
 
 def _temporary_name(name: str) -> str:
+    import secrets  # here, not at import: with hashlib and random it costs ~5 ms of each command's start-up
+
     return f".{name}.{os.getpid()}-{secrets.token_hex(8)}.partial"
 
 

@@ -47,7 +47,6 @@ from typing import TYPE_CHECKING, Any
 from hoplab import _core
 from hoplab.flatten import ALWAYS_KEYS, TABLES, classified_counts, flatten_row, map_prefix, table_column
 from hoplab.limits import AUTO, MemoryLimit, check_memory_limit, resolve_memory_limit
-from hoplab.paths import check_output_file, remove_stale_temporaries
 from hoplab.scenario import Scenario, check_seed, load_scenario
 
 if TYPE_CHECKING:
@@ -267,6 +266,8 @@ def run(
     if pcap is None:
         return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s,
                                         memory_limit_bytes=memory_limit, record=record))
+    from hoplab.paths import check_output_file, remove_stale_temporaries  # with pathlib, only for a trace
+
     check_output_file(pcap, "pcap")
     remove_stale_temporaries(os.path.dirname(os.path.realpath(pcap)))  # what killed runs left
     return RunResult(_core.simulate(scenario.to_json(), seed, series, wall_limit_s, pcap=os.fspath(pcap),

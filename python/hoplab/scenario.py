@@ -22,13 +22,15 @@ import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from hoplab import _core
 from hoplab._core import ScenarioError
 from hoplab.guards import MAX_DEPTH, check_depth, check_key_length, check_text_size, read_scenario_text
 from hoplab.limits import MemoryLimit
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["SEED_MAX", "Scenario", "ScenarioError", "check_seed", "load_scenario", "parse_override", "parse_value"]
 
@@ -139,6 +141,29 @@ def _check_json_value(value: Any, path: KeyPath) -> None:
     raise scenario_error(_format_key(path), f"unsupported value of type {type(value).__name__}")
 
 
+def _is_path_name(path: str) -> bool:
+    """Whether pathlib would leave `path` as it is (`str(Path(path)) == path`):
+    no empty or "." part (`a//b`, `a/`, `./a`, `//a`). Such a name is used as
+    it is, so that reading a scenario imports no pathlib (with urllib.parse
+    and ipaddress, ~3 ms of each run's start-up; docs/performance.md,
+    Start-up); any other is converted, as before."""
+    body = path[1:] if path.startswith("/") else path
+    return bool(body) and all(part not in ("", ".") for part in body.split("/"))
+
+
+def _as_path(path: str | os.PathLike[str]) -> Path:
+    from pathlib import Path
+
+    return Path(path)
+
+
+def _path_name(source: str | os.PathLike[str]) -> str:
+    """`str(Path(source))`: how messages name a scenario's file."""
+    if isinstance(source, str) and _is_path_name(source):
+        return source
+    return str(_as_path(source))
+
+
 def _with_position(message: str, text: str) -> str:
     """tomllib's message with a line and column also where it says "at end
     of document" (Python 3.11-3.13 give no position there)."""
@@ -158,15 +183,32 @@ class Scenario:
     the normalised form (every default filled). `hoplab.run` accepts it.
     """
 
-    def __init__(self, data: Mapping[str, Any], source: Path | None = None) -> None:
+    def __init__(self, data: Mapping[str, Any], source: str | os.PathLike[str] | None = None) -> None:
         self.data: dict[str, Any] = copy.deepcopy(dict(data))
-        self.source = source
+        self._source: str | os.PathLike[str] | None = source
+
+    @property
+    def source(self) -> Path | None:
+        """The file the scenario was read from, as a Path (None if it was
+        not read from a file)."""
+        if self._source is None:
+            return None
+        from pathlib import Path  # on use: a run reads its file without pathlib (docs/performance.md, Start-up)
+
+        if not isinstance(self._source, Path):
+            self._source = Path(self._source)
+        return self._source
+
+    @source.setter
+    def source(self, value: str | os.PathLike[str] | None) -> None:
+        self._source = value
 
     @classmethod
-    def from_toml(cls, text: str, source: Path | None = None) -> Scenario:
+    def from_toml(cls, text: str, source: str | os.PathLike[str] | None = None) -> Scenario:
         """Parse TOML text. A syntax error is a ScenarioError with its line and column."""
-        check_text_size(text, str(source) if source is not None else "scenario")
-        where = f"{source}: " if source is not None else ""
+        name = _path_name(source) if source is not None else None
+        check_text_size(text, name if name is not None else "scenario")
+        where = f"{name}: " if name is not None else ""
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
@@ -174,7 +216,7 @@ class Scenario:
         except RecursionError:
             raise scenario_error("", f"{where}tables and arrays nested deeper than {MAX_DEPTH} levels "
                                      "(no scenario key is deeper than 6; docs/limits.md)") from None
-        check_depth(data, str(source) if source is not None else "")
+        check_depth(data, name if name is not None else "")
         return cls(data, source)
 
     @property
@@ -183,7 +225,7 @@ class Scenario:
         return name if isinstance(name, str) else str(name)
 
     def copy(self) -> Scenario:
-        return Scenario(self.data, self.source)
+        return Scenario(self.data, self._source)
 
     def set(self, key: str, value: Any) -> Scenario:
         """Set a dotted key (`radio.tx_range_m`, `flows.0.rate_kbps`,
@@ -259,7 +301,7 @@ class Scenario:
         return estimate
 
     def __repr__(self) -> str:
-        source = f", source={str(self.source)!r}" if self.source is not None else ""
+        source = f", source={_path_name(self._source)!r}" if self._source is not None else ""
         return f"Scenario(name={self.name!r}{source})"
 
 
@@ -270,7 +312,7 @@ def load_scenario(path: str | os.PathLike[str], overrides: Iterable[str] = (),
     Raises OSError if the file cannot be read and ScenarioError if it is
     not valid TOML or not a valid scenario (the message names the key).
     """
-    source = Path(path)
+    source = _path_name(path)  # str(Path(path)), the name the messages (OSError's too) have always given
     text = read_scenario_text(source)  # a regular file, of a bounded size
     scenario = Scenario.from_toml(text, source).apply_overrides(overrides)
     scenario.validate(memory_limit_bytes)

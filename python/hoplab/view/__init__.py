@@ -16,11 +16,16 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from hoplab.paths import check_output_file, write_file
 from hoplab.run import RunResult
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# pathlib and hoplab.paths are imported by the functions that read or
+# write: `import hoplab` imports this module, and a run without --view
+# needs neither (docs/performance.md, Start-up).
 
 __all__ = ["FORMAT", "ViewError", "current_recording", "find_stalls", "load_run", "page", "page_data", "view"]
 
@@ -47,6 +52,8 @@ def load_run(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a run report (`hoplab run --json --record`) from `path`;
     ViewError naming the file if it is unreadable, not a report, or has no
     recording."""
+    from pathlib import Path
+
     key = os.fspath(path)
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -181,6 +188,8 @@ def view(result: RunResult | Mapping[str, Any] | str | os.PathLike[str], path: s
     path of a report's JSON. `start_s`: where the cursor starts. Raises
     ViewError for a run without a recording, OutputPathError if `path`
     cannot be written; nothing is written then."""
+    from hoplab.paths import check_output_file, write_file
+
     if isinstance(result, RunResult):
         report: Mapping[str, Any] = result.to_dict()
     elif isinstance(result, Mapping):
