@@ -209,3 +209,35 @@ def test_seed_and_set_seed_say_the_same_words(value: str, small_chain: Path, wor
     assert by_option.stderr.startswith("error: seed: must be an integer from 0 to 18446744073709551615, got ")
     for word in ("u64", "u32", "f64", "invalid type", "floating point"):
         assert word not in by_option.stderr
+
+
+def _through(entry: str, args: list[str], cwd: Path) -> tuple[int, str, str]:
+    """(status, stdout, stderr) of `entry`'s main (hoplab.command's, which reads a
+    plain run itself, or hoplab.cli's, click's) with `args`; wall-clock figures masked."""
+    code = f"import sys\nfrom {entry} import main\nmain(sys.argv[1:])"
+    done = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+                          env={k: v for k, v in os.environ.items() if k != "HOPLAB_DEBUG"}, check=False)
+    wall = re.compile(r'"wall_seconds":[0-9.e-]+|[0-9.]+ s wall  ·  [0-9.]+ M events/s  ·  [0-9,.]+ sim s per wall s')
+    return done.returncode, wall.sub("W", done.stdout), done.stderr
+
+
+@pytest.mark.parametrize("args", [
+    ["--json"], [], ["--json", "--seed", "3", "-s", "duration_s=2"], ["--series", "--json", "--memory-limit", "2G"],
+    ["--json", "--run-timeout", "none", "--wall-limit", "600"], ["--seed", "3", "--seed", "4"],
+    ["--set", "flows.0.rate_kbps=-1"], ["--set", "nonsense"], ["--seed", "x"], ["--memory-limit", "12"],
+    ["--run-timeout", "soon"], ["--set", "mac.queue_packets=0.5", "--json"], ["extra"], ["--set"],
+])
+def test_a_plain_run_reads_as_click_reads_it(args: list[str], small_chain: Path, workdir: Path) -> None:
+    """hoplab.command runs a plain `hoplab run` without click: the same output,
+    errors and status as click's `run` command on the same command line."""
+    plain = _through("hoplab.command", ["run", str(small_chain), *args], workdir)
+    clicked = _through("hoplab.cli", ["run", str(small_chain), *args], workdir)
+    assert plain == clicked
+    assert plain[0] in (0, 2) and (plain[1] == "") == (plain[0] == 2)
+
+
+def test_a_plain_run_of_a_missing_file_reads_as_click_reads_it(tmp_path: Path, workdir: Path) -> None:
+    args = ["run", str(tmp_path / "missing.toml"), "--json"]
+    plain = _through("hoplab.command", args, workdir)
+    assert plain == _through("hoplab.cli", args, workdir)
+    assert plain[0] == 2 and plain[1] == "" and plain[2].startswith("error: cannot read scenario file")

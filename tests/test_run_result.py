@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from hoplab.cli import _print_summary
+from hoplab.command import _print_summary
 from hoplab.run import _FLATTENED, DROP_CAUSES, REPORT_FIELDS, SERIES_COLUMNS, RunResult
 
 

@@ -93,3 +93,22 @@ def test_the_public_api_is_whole(workdir: Path) -> None:
     assert seed == 1
     assert version == core_version  # the package and its core are built together
     assert missing == []
+
+
+def test_a_plain_run_imports_no_click(small_chain: Path, workdir: Path) -> None:
+    """`python -m hoplab run FILE --json` (hoplab.command's own reading of a
+    plain run): neither click nor hoplab.cli is imported at all, nor
+    anything heavy; any other command line still goes through click."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "hoplab", "run", str(small_chain), "--json",
+                           "--set", "duration_s=0.5", "--set", "warmup_s=0.1"], cwd=workdir, capture_output=True,
+                          text=True, check=True, timeout=120)
+    modules = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert json.loads(done.stdout)["sim_seconds"] == 0.5
+    assert "hoplab.command" in modules and "hoplab.run" in modules
+    assert "click" not in modules and "hoplab.cli" not in modules
+    assert _heavy(modules) == []
+    other = subprocess.run([sys.executable, "-X", "importtime", "-m", "hoplab", "run", str(small_chain), "--json",
+                            "--set=duration_s=0.5", "--set", "warmup_s=0.1"], cwd=workdir, capture_output=True,
+                           text=True, check=True, timeout=120)
+    clicked = {line.rsplit("|", 1)[-1].strip() for line in other.stderr.splitlines() if line.startswith("import time:")}
+    assert "hoplab.cli" in clicked and json.loads(other.stdout)["sim_seconds"] == 0.5

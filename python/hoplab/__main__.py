@@ -1,6 +1,6 @@
 """`python -m hoplab` is the `hoplab` command."""
 
-from hoplab.cli import main
+from hoplab.command import main
 
 if __name__ == "__main__":
     main()

@@ -10,7 +10,9 @@ Start-up: each command imports what it needs when it runs (rich, pandas,
 DuckDB, the executors and the paper modules are not imported by `hoplab
 --help` or before `hoplab run` simulates, nor are pathlib and hoplab.paths
 unless it writes a trace or a page; docs/performance.md, Start-up;
-tests/test_startup.py checks the import graph). The commands are click's:
+tests/test_startup.py checks the import graph), and a plain `hoplab run`
+does not import this module at all: hoplab.command, where the command
+starts, reads it and runs `run_command` itself. The commands are click's:
 typer 0.29 converted every option through pydantic, whose import alone took
 longer than the whole start-up now does; the option types and the words of
 the usage errors are the ones the typer-made CLI had.
@@ -24,27 +26,19 @@ import os
 import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 
 from hoplab import _core
-from hoplab._core import ScenarioError, SimulationError
+from hoplab._core import ScenarioError
 from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVENTS, DEFAULT_REPEAT
-from hoplab.scenario import check_seed, load_scenario, parse_value
-
-if TYPE_CHECKING:
-    from rich.console import Console
-    from rich.table import Table
-
-    from hoplab.limits import MemoryLimit
-    from hoplab.scenario import Scenario
+# The run command, the error reporting every command shares and the helpers of both live in
+# hoplab.command, which runs a plain `hoplab run` without click.
+from hoplab.command import (EXIT_SIMULATION_FAILED, InputError, _error, _memory_limit, _read_scenario, _stderr,
+                            _stdout, _table, failure_status, run_command)
 
 __all__ = ["app", "main"]
-
-EXIT_BAD_INPUT = 2
-EXIT_SIMULATION_FAILED = 1
-
 
 def _printable(text: str) -> str:
     """`text` with terminal control characters escaped (\\x1b, \\x0a): an
@@ -132,117 +126,6 @@ _run_timeout_option = click.option(
          "command).")
 
 
-class InputError(Exception):
-    """Bad input that is not about a scenario key (e.g. an unreadable file)."""
-
-
-def _read_scenario(path: str, overrides: Sequence[str], memory_limit: MemoryLimit = "auto") -> Scenario:
-    try:
-        return load_scenario(path, overrides, memory_limit)
-    except IsADirectoryError:
-        raise InputError(f"cannot read scenario file {path!r}: it is a directory (give a .toml file)") from None
-    except UnicodeDecodeError:
-        raise InputError(f"cannot read scenario file {path!r}: not UTF-8 text (give a .toml file)") from None
-    except OSError as e:
-        raise InputError(f"cannot read scenario file {path!r}: {e.strerror or e}") from None
-
-
-def _stdout() -> Console:
-    from rich.console import Console
-
-    # Wide enough for the tables when stdout is not a terminal (pipes, tests).
-    return Console(width=None if sys.stdout.isatty() else 160, soft_wrap=False)
-
-
-def _stderr() -> Console:
-    from rich.console import Console
-
-    return Console(stderr=True, soft_wrap=True)
-
-
-def _table(**options: Any) -> Table:
-    """A rich Table (rich is imported by the commands that print one)."""
-    from rich.table import Table
-
-    return Table(**options)
-
-
-def _counts(counts: Mapping[str, int]) -> str:
-    """`{"retry_limit": 3, "queue_overflow": 0}` -> "retry_limit 3"; "-" if none."""
-    parts = [f"{cause} {count}" for cause, count in sorted(counts.items()) if count]
-    return ", ".join(parts) if parts else "-"
-
-
-def _print_summary(report: Mapping[str, Any]) -> None:
-    console = _stdout()
-    wall_s = max(float(report["wall_seconds"]), 1e-12)
-    console.print(
-        f"[bold]{report['name']}[/bold]  ·  seed {report['seed']}  ·  {report['sim_seconds']:g} s simulated  ·  "
-        f"hoplab {report['version']}  ·  config {report['config_hash']}",
-        highlight=False,
-    )
-    console.print(
-        f"{report['events']:,} events in {report['wall_seconds']:.3f} s wall  ·  "
-        f"{report['events'] / wall_s / 1e6:.2f} M events/s  ·  {report['sim_seconds'] / wall_s:,.1f} sim s per wall s",
-        highlight=False,
-    )
-
-    flows = _table(title="Flows", title_justify="left")
-    for column in ("flow", "src→dst", "hops", "transport", "offered kbps", "goodput kbps", "delay ms",
-                   "sent", "delivered", "in flight", "losses"):
-        flows.add_column(column, justify="left" if column in ("transport", "losses") else "right")
-    for f in report["flows"]:
-        variant = f.get("cc") or (f.get("rate_control") if f.get("rate_control") not in (None, "none") else None)
-        transport = f["transport"] + (f"/{variant}" if variant else "") + f" {f['app']}"
-        flows.add_row(
-            str(f["id"]), f"{f['src']}→{f['dst']}", str(f["hops"]), transport,
-            f"{f['offered_kbps']:.1f}", f"{f['goodput_kbps']:.1f}", f"{f['mean_delay_ms']:.2f}",
-            str(f["sent"]), str(f["delivered"]), str(f["in_flight"]), _counts(f["losses"]),
-        )
-    console.print(flows)
-
-    tcp_flows = [f for f in report["flows"] if f["transport"] in ("tcp", "semitcp")]
-    if tcp_flows:
-        tcp = _table(title="TCP and semi-TCP", title_justify="left")
-        for column in ("flow", "cc / rate control", "source rate kbps", "retransmissions", "timeouts",
-                       "fast retransmits", "ACKs sent", "ACKs delivered", "ACK losses", "completed s"):
-            tcp.add_column(column, justify="left" if column in ("cc / rate control", "ACK losses") else "right")
-        for f in tcp_flows:
-            completed = f.get("completion_s")
-            rate = f.get("rate_kbps")
-            tcp.add_row(
-                str(f["id"]), str(f.get("cc") or f.get("rate_control")), "-" if rate is None else f"{rate:.1f}",
-                str(f["retransmissions"]), str(f["timeouts"]),
-                str(f["fast_retransmits"]), str(f["acks_sent"]), str(f["acks_delivered"]),
-                _counts(f["ack_losses"]), "-" if completed is None else f"{completed:.3f}",
-            )
-        console.print(tcp)
-
-    nodes = _table(title="Nodes", title_justify="left")
-    hop_control = any(n.get("rtsc_sent") or n.get("ctsc_sent") for n in report["nodes"])
-    columns = ["node", "APR", "DATA att/pkt", "MST ms", "RTS sent", "RTS dropped", "DATA dropped", "queue mean"]
-    if hop_control:
-        columns += ["RTSC", "RTSC ratio", "CTSC", "congested"]
-    for column in (*columns, "drops"):
-        nodes.add_column(column, justify="left" if column == "drops" else "right")
-    idle = 0
-    for n in report["nodes"]:
-        if not n["rts_sent"] and not n["packets_served"] and not any(n["drops"].values()) \
-                and not any(n.get("frames_sent", {}).values()):
-            idle += 1
-            continue
-        hop_cells = [str(n["rtsc_sent"]), f"{n['rtsc_ratio']:.2f}", str(n["ctsc_sent"]),
-                     f"{n['congested_fraction']:.2f}"] if hop_control else []
-        nodes.add_row(
-            str(n["id"]), f"{n['rts_attempts_per_packet']:.3f}", f"{n['data_attempts_per_packet']:.3f}",
-            f"{n['mac_service_time_ms']:.2f}", str(n["rts_sent"]), str(n["rts_dropped"]),
-            str(n["data_dropped"]), f"{n['queue_mean']:.2f}", *hop_cells, _counts(n["drops"]),
-        )
-    console.print(nodes)
-    if idle:
-        console.print(f"({idle} node(s) sent nothing and are not shown; --json has every node)", highlight=False)
-
-
 @app.command()
 @click.argument("scenario", help="Scenario file (TOML).")
 @_set_option
@@ -261,53 +144,7 @@ def _print_summary(report: Mapping[str, Any]) -> None:
 def run(scenario: str, set_: Sequence[str], seed: str | None, json_: bool, series: bool, pcap: str | None,
         memory_limit: str, run_timeout: str | None, record: bool, view_path: str | None) -> None:
     """Run one scenario and print a summary (or the JSON report)."""
-    from hoplab.run import run as run_scenario
-
-    # `--seed X` is read as `--set seed=X` is, so the same X gets the same words.
-    seed_value = check_seed(parse_value(seed.strip())) if seed is not None else None
-    limit = _memory_limit(memory_limit)
-    wall_limit = _run_budget(run_timeout)
-    loaded = _read_scenario(scenario, set_ or [], limit)
-    if pcap is not None or view_path is not None:
-        from hoplab.paths import check_output_file
-
-        if pcap is not None:
-            check_output_file(pcap, "--pcap")
-        if view_path is not None:
-            check_output_file(view_path, "--view")
-    _notice_estimate(loaded, series, wall_limit)
-    try:
-        result = run_scenario(loaded, seed=seed_value, series=series, pcap=pcap, memory_limit_bytes=limit,
-                              wall_limit_s=wall_limit, record=record or view_path is not None)
-    except SimulationError as e:
-        if "wall-clock limit" in str(e) and run_timeout is None:
-            raise SimulationError(f"{e} (the default budget of hoplab run; --run-timeout SECONDS or none "
-                                  "lifts it)") from None
-        raise
-    if view_path is not None:
-        from hoplab.view import view as write_view
-
-        write_view(result, view_path)
-    if json_:
-        sys.stdout.write(result.to_json() + "\n")
-    else:
-        _print_summary(result.to_dict())
-        if view_path is not None:
-            sys.stdout.write(f"view: {view_path}\n")
-    _skip_collection_at_exit()
-
-
-def _skip_collection_at_exit() -> None:
-    """Leave every object alive now out of the interpreter's last garbage
-    collections (gc.freeze): the run is written and the process ends, so
-    they would only walk the ~15,000 objects click, typing and hoplab made
-    (about 5 ms of a `hoplab run`; docs/performance.md, Start-up). The
-    interpreter still flushes stdout and runs its exit handlers; only
-    reference cycles left now go unreclaimed, as the process's memory is
-    returned whole. The command line only: `hoplab.run` never does this."""
-    import gc
-
-    gc.freeze()
+    run_command(scenario, set_, seed, json_, series, pcap, memory_limit, run_timeout, record, view_path)
 
 
 @app.command("view")
@@ -333,45 +170,6 @@ def view_command(run_json: str, output: str | None, time_s: float | None) -> Non
         raise InputError(str(e)) from None
     view(report, out, start_s=time_s)
     sys.stdout.write(f"{out}\n")
-
-
-def _run_budget(text: str | None) -> float | None:
-    """`--run-timeout` of `hoplab run`: seconds, 'none', or the default budget."""
-    from hoplab.limits import DEFAULT_RUN_TIMEOUT_S
-
-    if text is None:
-        return DEFAULT_RUN_TIMEOUT_S
-    if text.strip().lower() == "none":
-        return None
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = math.nan
-    if not (math.isfinite(seconds) and 0 < seconds < 1e9):
-        raise InputError(f"--run-timeout: must be a positive number of seconds or 'none', got {text!r}")
-    return seconds
-
-
-def _notice_estimate(loaded: Scenario, series: bool, wall_limit: float | None) -> None:
-    """Above ESTIMATE_NOTICE_EVENTS estimated events, say so on stderr before the run starts."""
-    from hoplab.limits import ESTIMATE_NOTICE_EVENTS
-
-    events = float(loaded.estimate(series=series)["events"])
-    if events <= ESTIMATE_NOTICE_EVENTS:
-        return
-    low, high = events / 10e6, events / 3e6  # 3-10 M events per second (docs/timings.md)
-    budget = (f"it stops after {wall_limit:g} s of wall-clock time (--run-timeout SECONDS or none)"
-              if wall_limit is not None else "no wall-clock limit (--run-timeout none)")
-    _stderr().print(
-        f"estimate: ~{events:.1e} events, about {_duration(low)} to {_duration(high)} of wall-clock time; "
-        f"{budget}", highlight=False)
-
-
-def _duration(seconds: float) -> str:
-    for unit, size in (("days", 86400.0), ("h", 3600.0), ("min", 60.0)):
-        if seconds >= size:
-            return f"{seconds / size:,.3g} {unit}"
-    return f"{seconds:.3g} s"
 
 
 @app.command()
@@ -512,15 +310,6 @@ def fidelity(quick: bool, json_: bool, only: Sequence[str], doc: str | None, reg
     for cells in fidelity_output.table_rows(rows):
         table.add_row(*cells)
     console.print(table)
-
-
-def _memory_limit(text: str) -> MemoryLimit:
-    from hoplab.limits import parse_memory_limit
-
-    try:
-        return parse_memory_limit(text)
-    except ValueError as e:
-        raise InputError(str(e)) from None
 
 
 def _check_run_timeout(run_timeout: float | None) -> None:
@@ -747,20 +536,9 @@ app.params.append(click.Option(["--version"], is_flag=True, expose_value=False, 
                                callback=_print_version, help="Print the version and exit."))
 
 
-def _error(message: str) -> None:
-    sys.stderr.write(f"error: {message}\n")
-
-
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `hoplab` command (exits with its status)."""
     sys.exit(_main(argv))
-
-
-def _raised_by(error: BaseException, module: str, name: str) -> bool:
-    """Whether `error` is `module.name` (or a subclass); a module not yet
-    imported raised nothing, so the check imports nothing."""
-    loaded = sys.modules.get(module)
-    return loaded is not None and isinstance(error, getattr(loaded, name))
 
 
 def _usage_message(error: click.ClickException) -> str:
@@ -775,23 +553,11 @@ def _usage_message(error: click.ClickException) -> str:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    # click's exceptions are none of the others (ScenarioError, OSError, SimulationError, ...), so they are
+    # caught first; every other one is reported as `hoplab run` reports it without click.
     try:
         status = app(args=list(argv) if argv is not None else None, prog_name="hoplab", standalone_mode=False)
         return status if isinstance(status, int) else 0
-    except (ScenarioError, InputError) as e:
-        _error(str(e))
-        return EXIT_BAD_INPUT
-    except OSError as e:
-        if _raised_by(e, "hoplab.store", "StoreWriteError"):  # the disk, not the input: its own words, exit 1
-            _error(str(e.strerror))
-            return EXIT_SIMULATION_FAILED
-        # A file or directory the command needed: one line, as any bad input.
-        where = f"{e.filename!r}: " if e.filename else ""
-        _error(f"{where}{(e.strerror or str(e)).lower()}")
-        return EXIT_BAD_INPUT
-    except SimulationError as e:
-        _error(str(e))
-        return EXIT_SIMULATION_FAILED
     except click.exceptions.NoArgsIsHelpError as e:  # `hoplab` alone: its help, on stdout
         sys.stdout.write(e.format_message() + "\n")
         return e.exit_code
@@ -800,19 +566,5 @@ def _main(argv: Sequence[str] | None) -> int:
         return e.exit_code
     except click.Abort:
         return 1
-    except KeyboardInterrupt:
-        _error("interrupted")
-        return 130
-    except Exception as e:  # a bug: one line, the traceback on request
-        if _raised_by(e, "hoplab.paths", "OutputPathError"):  # bad input, as a ScenarioError
-            _error(str(e))
-            return EXIT_BAD_INPUT
-        if _raised_by(e, "hoplab.executors", "ExecutorError"):
-            _error(str(e))
-            return EXIT_SIMULATION_FAILED
-        if os.environ.get("HOPLAB_DEBUG"):
-            import traceback
-
-            traceback.print_exc()
-        _error(f"internal error: {type(e).__name__}: {e} (set HOPLAB_DEBUG=1 for the traceback)")
-        return 1
+    except (Exception, KeyboardInterrupt) as e:
+        return failure_status(e)
