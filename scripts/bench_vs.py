@@ -24,6 +24,12 @@ run and each ratio: on a shared machine the absolute times are slower than
 on a quiet one, the ratios of alternated runs much less so. The goodput of
 both is printed to show the runs did the same work (they are different
 simulators: close, not equal).
+
+hoplab's modules are compiled to bytecode first, as pip does when it
+installs hoplab's wheel and as Python does on a source tree's first run:
+with PYTHONDONTWRITEBYTECODE=1 in the environment and an editable install,
+every run would compile them again (about 10 ms of a run's start-up on the
+2-core machine, docs/performance.md, Start-up), which no user's run pays.
 """
 
 from __future__ import annotations
@@ -161,6 +167,17 @@ def table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _compile_hoplab() -> None:
+    """Write the bytecode of the hoplab package the runs import (see the
+    module's doc); stale files are rewritten, current ones kept."""
+    import compileall
+
+    import hoplab
+
+    if not compileall.compile_dir(os.path.dirname(hoplab.__file__), quiet=1):
+        sys.exit("could not compile hoplab's modules to bytecode")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", action="append", metavar="PREFIX",
@@ -181,6 +198,7 @@ def main() -> int:
         sys.exit(f"{args.ns3_python}: no ns-3 interpreter (scripts/ns3_chain.py's doc installs one), or --only ns2")
     command = "python scripts/bench_vs.py" + "".join(f" --only {p}" for p in args.only or []) \
         + (f" --repeat {args.repeat}" if args.repeat != 3 else "")
+    _compile_hoplab()
     with tempfile.TemporaryDirectory(prefix="hoplab-bench-vs-") as tmp:
         results = [run_case(name, case, args.repeat, Path(tmp)) for name, case in chosen.items()]
     head = (f"{command}: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
