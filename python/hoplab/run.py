@@ -151,7 +151,16 @@ class RunResult:
 
     def __init__(self, report_json: str) -> None:
         self._json = report_json
-        self._report: dict[str, Any] = json.loads(report_json)
+        self._parsed: dict[str, Any] | None = None
+
+    @property
+    def _report(self) -> dict[str, Any]:
+        """The report as a dict, parsed on first use: `hoplab run --json`
+        prints the text and needs none (parsing a run with its series or
+        recording takes 4-17 ms; docs/performance.md, Start-up)."""
+        if self._parsed is None:
+            self._parsed = json.loads(self._json)
+        return self._parsed
 
     # Scalars of the run.
     @property
