@@ -20,6 +20,7 @@ which hoplab.cli uses for every command).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import sys
@@ -281,7 +282,7 @@ def run_command(scenario: str, set_: Sequence[str], seed: str | None, json_: boo
     if json_:
         sys.stdout.write(result.to_json() + "\n")
     else:
-        _print_summary(result.to_dict())
+        _print_summary(json.loads(result.to_json()))  # a fresh dict; to_dict's deep copy took 40 ms with --series
         if view_path is not None:
             sys.stdout.write(f"view: {view_path}\n")
     _skip_collection_at_exit()
