@@ -21,6 +21,7 @@
 
 use super::hop_control::{DeferralPoint, HopControl};
 use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacOutputs, MacTimer, BROADCAST};
+use crate::engine::TimerRequests;
 use crate::phy::PhyIndication;
 use crate::time::{SimDuration, SimTime};
 
@@ -29,12 +30,7 @@ impl Mac {
     /// busy, restart the countdown when it turns idle.
     pub(crate) fn update_medium(&mut self, now: SimTime, ctx: &mut MacContext) {
         let phy_busy = ctx.phy.is_busy();
-        if self.nav_end_deferred && !phy_busy && self.nav_until > now {
-            // The NAV outlasts physical carrier sense: its end may now turn
-            // the medium idle, so it needs its event (`set_nav`).
-            self.nav_end_deferred = false;
-            ctx.timers.queue_deferred(MacTimer::NavEnd);
-        }
+        self.queue_nav_end_if_needed(now, phy_busy, ctx.timers);
         let busy = phy_busy || self.nav_until > now;
         if busy == self.medium_busy {
             return;
@@ -125,6 +121,16 @@ impl Mac {
     /// (`update_medium`, which every change of physical carrier sense
     /// reaches): a NAV end under a busy PHY, most of them, needs no event.
     /// Every decision is as with the timer queued at once.
+    ///
+    /// The NAV only grows, so an entry already queued for an earlier
+    /// arming pops before this one's end: this arming waits for it
+    /// (`queue_nav_end_if_needed`) instead of taking a second entry, and
+    /// is queued when it pops if the PHY is idle then
+    /// ([`Mac::nav_entry_popped`]), or at the PHY's next idle moment after.
+    /// Under `preset = "ns2"` most NAVs are set while the PHY is idle (at
+    /// the end of a frame: an overheard one's Duration, 10.3.2.4, or EIFS
+    /// after one in error, ns-2.35 mac/mac-802_11.cc:1655, 1667) and grow
+    /// at the end of the exchange's next frame, which starts SIFS later.
     pub(crate) fn set_nav(&mut self, now: SimTime, until: SimTime, ctx: &mut MacContext) {
         if until > self.nav_until {
             self.nav_until = until;
@@ -132,6 +138,39 @@ impl Mac {
             self.nav_end_deferred = true;
             self.update_medium(now, ctx);
         }
+    }
+
+    /// Queue the deferred NavEnd timer if its end may now matter: the PHY
+    /// is idle before it, and no entry of an earlier arming is still in the
+    /// queue (that one pops first and comes back here, `nav_entry_popped`).
+    #[inline]
+    fn queue_nav_end_if_needed(&mut self, now: SimTime, phy_busy: bool, timers: &mut dyn TimerRequests<MacTimer>) {
+        if !self.nav_entry_queued && self.nav_end_needs_entry(now, phy_busy) {
+            timers.queue_deferred(MacTimer::NavEnd);
+        }
+    }
+
+    /// Whether the deferred NavEnd timer needs its queue entry now (the
+    /// PHY is idle before the NAV's end); if so it counts as queued.
+    #[inline]
+    fn nav_end_needs_entry(&mut self, now: SimTime, phy_busy: bool) -> bool {
+        let needs = self.nav_end_deferred && !phy_busy && self.nav_until > now;
+        if needs {
+            self.nav_end_deferred = false;
+            self.nav_entry_queued = true;
+        }
+        needs
+    }
+
+    /// A NavEnd entry popped, stale or live (`phy_busy`: the PHY's carrier
+    /// sense now), before it is handled: no entry of the NAV is queued any
+    /// more. True if a later arming that waited for this entry needs its
+    /// own now (the PHY is idle): the caller queues it (if the PHY is
+    /// busy, its next idle moment does, as for any deferred arming).
+    #[inline]
+    pub fn nav_entry_popped(&mut self, now: SimTime, phy_busy: bool) -> bool {
+        self.nav_entry_queued = false;
+        self.nav_end_needs_entry(now, phy_busy)
     }
 
     /// A PHY indication that the medium turned busy (a reception or a

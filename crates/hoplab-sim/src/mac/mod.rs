@@ -312,6 +312,10 @@ pub struct Mac {
     /// The NavEnd timer is armed deferred, without a queue entry yet
     /// (`set_nav`).
     nav_end_deferred: bool,
+    /// A NavEnd entry (of this arming or an earlier one) is in the event
+    /// queue: it pops before the NAV's end, and the deferred arming gets
+    /// its entry then if it needs one (`nav_entry_popped`).
+    nav_entry_queued: bool,
     /// The access timer is armed (a backoff is counting down).
     access_armed: bool,
     /// The pending access is ns-2's defer (`mac.busy_doubles_cw`): not
@@ -348,6 +352,7 @@ impl Mac {
             on_air: None,
             last_received_sequence: BTreeMap::new(),
             nav_end_deferred: false,
+            nav_entry_queued: false,
             access_armed: false,
             access_defers: false,
             awaiting_data: None,

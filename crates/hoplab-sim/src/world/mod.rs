@@ -364,6 +364,7 @@ impl World {
             Layer::Channel => self.frame_arrivals(NodeId(owner), crate::phy::FrameRef(id)),
             Layer::Mac if id == ll::LL_EVENT => self.ll_exit(),
             Layer::Mac if id == arp::ARP_EVENT => self.arp_exit(),
+            Layer::Mac if id == MacTimer::NavEnd as u32 => self.nav_end(NodeId(owner), seq),
             Layer::Phy if id >= FRAME_ENDS => {
                 let (at, which) = frame_timers_of(id);
                 self.frame_timers_from(NodeId(owner), at, which, seq);
@@ -381,12 +382,6 @@ impl World {
                     }
                 } else {
                     let timer = MacTimer::ALL[id as usize];
-                    // A NAV end under a busy PHY: nothing to do (a profiled
-                    // run takes the full step).
-                    let n = &self.nodes[node.index()];
-                    if timer == MacTimer::NavEnd && self.profile.is_none() && n.mac.nav_end_changes_nothing(n.phy.is_busy()) {
-                        return;
-                    }
                     self.mac_step(node, crate::mac::MacInput::Timer(timer), None);
                 }
             }

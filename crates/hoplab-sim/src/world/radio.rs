@@ -11,7 +11,7 @@
 
 use super::{Layer, SlotTimers, TraceEntry, TraceWhat, World};
 use crate::loss::DropCause;
-use crate::mac::{AttemptLoss, FrameKind, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, BROADCAST};
+use crate::mac::{AttemptLoss, FrameKind, MacContext, MacIndication, MacInput, MacOutput, MacOutputs, MacTimer, BROADCAST};
 use crate::net::routing::Routing;
 use crate::phy::air::{Arrival, Timers};
 use crate::phy::{FrameRef, Neighbour, PhyIndication, PhyInput, PhyOutputs, PhyTimer, RxError};
@@ -194,6 +194,31 @@ impl World {
             return; // the medium turned busy and nothing else (a profiled run takes the full step)
         }
         self.mac_step(node, MacInput::Phy(indication), received);
+    }
+
+    /// An entry of `node`'s NavEnd timer pops (sequence `seq`): stale (the
+    /// NAV grew since) or live. The MAC may want a later arming that
+    /// waited for this entry queued now
+    /// ([`Mac::nav_entry_popped`](crate::mac::Mac::nav_entry_popped)); a
+    /// live one under a busy PHY changes nothing and takes no step
+    /// (`Mac::nav_end_changes_nothing`). A profiled run, which queued every
+    /// arming, takes the full step.
+    #[inline(always)]
+    pub(crate) fn nav_end(&mut self, node: NodeId, seq: u64) {
+        let now = self.now();
+        let eager = self.profile.is_some();
+        let n = &mut self.nodes[node.index()];
+        let slot = super::timer_slot(Layer::Mac, MacTimer::NavEnd as u32);
+        let live = n.timers[slot].fire(seq);
+        let phy_busy = n.phy.is_busy();
+        if n.mac.nav_entry_popped(now, phy_busy) && !eager {
+            let event = super::Event::new(node.0, Layer::Mac, MacTimer::NavEnd as u32);
+            n.timers[slot].queue_deferred(&mut self.queue, event, self.end);
+        }
+        if !live || (!eager && n.mac.nav_end_changes_nothing(phy_busy)) {
+            return;
+        }
+        self.mac_step(node, MacInput::Timer(MacTimer::NavEnd), None);
     }
 
     /// Hand an input to `node`'s MAC and carry out its outputs.

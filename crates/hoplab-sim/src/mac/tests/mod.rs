@@ -3,7 +3,7 @@
 //! A [`Station`] is node A's PHY and MAC, wired as `world/radio.rs` wires
 //! them: frames arrive at the PHY, the PHY's indications go to the MAC
 //! (with the frame that ended, for `RxEnd`), the MAC's timer requests are
-//! recorded ([`RecordedTimers`]), its `Transmit` outputs go to the PHY
+//! recorded ([`StationTimers`]), its `Transmit` outputs go to the PHY
 //! (whose `TxStart` goes back to the MAC) and its `Resume` steps are fed
 //! back as inputs, in the order the MAC wrote them. Nothing else happens
 //! on its own: each test says, like a trace, when a frame arrives or ends
@@ -21,7 +21,7 @@ use super::config::MacConfig;
 use super::hop_control::CtscMemory;
 use super::hop_control::{HopControl, HopControlConfig, SemiTcpHop};
 use super::*;
-use crate::engine::{RecordedTimers, RngStreams, StreamPurpose};
+use crate::engine::{RngStreams, StreamPurpose};
 use crate::phy::config::RadioConfig;
 use crate::phy::error_model::ErrorModel;
 use crate::phy::reception::{ReceptionModel, ThresholdReceiver};
@@ -122,7 +122,7 @@ struct Station {
     timing: MacTiming,
     phy: Phy,
     mac: Mac,
-    timers: RecordedTimers<MacTimer>,
+    timers: StationTimers,
     /// The MAC timers armed and not yet fired or cancelled.
     armed: [Option<SimTime>; MacTimer::COUNT],
     /// The PHY's timers.
@@ -166,7 +166,7 @@ impl Station {
             timing,
             phy,
             mac,
-            timers: RecordedTimers { requests: Vec::new() },
+            timers: StationTimers::default(),
             armed: [None; MacTimer::COUNT],
             rx_end_at: None,
             tx_end_at: None,
@@ -240,6 +240,17 @@ impl Station {
         self.advance(t);
         self.armed[timer as usize] = None;
         self.mac_step(MacInput::Timer(timer), None);
+    }
+
+    /// An entry of the NAV's end timer pops at `t`, stale or live, before
+    /// its event is handled: a later arming that waited for it is queued
+    /// if the MAC asks (as `World::nav_end`).
+    #[track_caller]
+    fn nav_entry_pops(&mut self, t: SimTime) {
+        self.advance(t);
+        if self.mac.nav_entry_popped(t, self.phy.is_busy()) {
+            self.timers.queued.push(NavEnd);
+        }
     }
 
     /// A's own transmission, which must end at `t`, ends.
@@ -340,6 +351,28 @@ impl Station {
             HopControlKind::SemiTcp(h) => h,
             HopControlKind::Off => panic!("no hop control"),
         }
+    }
+}
+
+/// The station's timer requests: every arming and cancelling in order (a
+/// deferred arming as an arming, so the station fires every timer as a
+/// world that queues each one would), and apart the
+/// deferred timers the MAC asked to be queued.
+#[derive(Debug, Default)]
+struct StationTimers {
+    requests: Vec<(MacTimer, Option<SimTime>)>,
+    queued: Vec<MacTimer>,
+}
+
+impl crate::engine::TimerRequests<MacTimer> for StationTimers {
+    fn arm(&mut self, timer: MacTimer, at: SimTime) {
+        self.requests.push((timer, Some(at)));
+    }
+    fn cancel(&mut self, timer: MacTimer) {
+        self.requests.push((timer, None));
+    }
+    fn queue_deferred(&mut self, timer: MacTimer) {
+        self.queued.push(timer);
     }
 }
 

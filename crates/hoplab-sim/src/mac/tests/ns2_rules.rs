@@ -37,6 +37,50 @@ fn eifs_sets_nav_defers_eifs_then_difs_and_a_correct_frame_does_not_end_it() {
     n.expect(&[Arm(Access, us(630) + SLOT * k)]);
 }
 
+/// ns-2's EIFS NAV after a sensed RTS is set on an idle PHY, so its end
+/// gets a queue entry at once. The CTS that follows SIFS later extends the
+/// NAV while that entry is queued: the extension takes no entry of its own
+/// but waits for it; when it pops, the extension is queued if the PHY is
+/// idle then, and otherwise at the PHY's next idle moment (`set_nav`).
+#[test]
+fn a_nav_extension_waits_for_the_entry_already_queued() {
+    let ns2 = || Station::with(dsss_with(|m| m.eifs_sets_nav = true), HopControlKind::Off, 1);
+    let sensed_rts = |n: &mut Station| {
+        n.frame_arrives(us(0), rts(C, D, RTS_NAV), false);
+        n.rx_end(us(272));
+        n.expect(&[Arm(NavEnd, us(580))]);
+        assert_eq!(std::mem::take(&mut n.timers.queued), [NavEnd], "the PHY is idle: queued at once");
+        // The CTS answering it (decoded, for C) ends at 530 us: NAV to 3262 us.
+        n.receive(us(282), cts(D, C, CTS_NAV));
+        n.expect(&[Arm(NavEnd, us(530) + CTS_NAV), heard(D)]);
+        assert_eq!(n.timers.queued, [], "the entry for 580 us pops first");
+    };
+
+    // The DATA (sensed) starts at 540 us: the entry for 580 us pops on a
+    // busy PHY and queues nothing; the DATA's end (in error) extends the
+    // NAV to its end + EIFS, queued then.
+    let mut n = ns2();
+    sensed_rts(&mut n);
+    n.frame_arrives(us(540), data(C, D, 0, packet(1)), false);
+    n.nav_entry_pops(us(580));
+    assert_eq!(n.timers.queued, []);
+    let data_end = us(540) + DATA_AIR;
+    n.rx_end(data_end);
+    n.expect(&[Arm(NavEnd, data_end + SimDuration(308_000))]);
+    assert_eq!(n.timers.queued, [NavEnd]);
+
+    // No DATA: the entry for 580 us pops on an idle PHY and queues the
+    // extension's, whose end turns the medium idle.
+    let mut n = ns2();
+    sensed_rts(&mut n);
+    n.nav_entry_pops(us(580));
+    assert_eq!(n.timers.queued, [NavEnd]);
+    assert!(n.mac.medium().0);
+    n.nav_entry_pops(us(530) + CTS_NAV);
+    n.fire(us(530) + CTS_NAV, NavEnd);
+    assert!(!n.mac.medium().0);
+}
+
 // ---------------------------------------------------------------------------
 // `mac.cts_check_at_sifs` (mac-802_11.cc:883-896, 1816-1842)
 
