@@ -250,6 +250,56 @@ def test_sigterm_to_the_whole_group_as_systemd_sends_it(tmp_path: Path) -> None:
     assert len(store.runs()) > 0 and _gone_within(workers, 5) == []
 
 
+# The SIGTERM that lands while the sweep waits in `concurrent.futures.wait`,
+# holding one future's lock (inside `_AcquireFutures.__enter__`): a handler
+# that raised there left the lock held, and the pool's shutdown then waited
+# for it for ever (the sweep never exited; the two tests above timed out
+# about one run in seven). The hook sends the signal at exactly that point,
+# at the sweep's third wait (runs have finished by then).
+_SIGTERM_INSIDE_WAIT = """
+import os, signal, sys
+from concurrent.futures import _base
+
+waits = [0]
+
+def acquire_with_sigterm(self):
+    waits[0] += 1
+    for i, future in enumerate(self.futures):
+        future._condition.acquire()
+        if i == 0 and waits[0] == 3:
+            sys.stderr.write("hook: SIGTERM inside wait, one future's lock held\\n")
+            os.kill(os.getpid(), signal.SIGTERM)  # its handler runs before the next line
+
+_base._AcquireFutures.__enter__ = acquire_with_sigterm
+from hoplab.command import main
+main(sys.argv[1:])
+"""
+
+
+def test_sigterm_inside_the_executors_wait_still_exits_143(tmp_path: Path) -> None:
+    (tmp_path / "chain.toml").write_text(LONG_CHAIN, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "HOPLAB_DEBUG"}
+    process = subprocess.Popen([sys.executable, "-c", _SIGTERM_INSIDE_WAIT, "sweep", "chain.toml", "--vary",
+                                "flows.0.packet_bytes=256..1024:64", "--runs", SWEEP_RUNS, "--store", "st",
+                                "--jobs", "2"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    workers = _workers(process.pid)
+    try:
+        _, err = process.communicate(timeout=60)  # a guard: it hung for ever before the fix
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        _gone_within(workers, 5)
+        raise AssertionError("the sweep hung after a SIGTERM inside concurrent.futures.wait") from None
+    assert "hook: SIGTERM inside wait" in err, "the hook ran"
+    assert process.returncode == 143, err
+    last = err.strip().splitlines()[-1]
+    match = re.search(r"terminated \(SIGTERM\): (\d+) of \d+ runs are in the store", last)
+    assert match is not None, err
+    assert int(match.group(1)) == len(Store(tmp_path / "st").runs()) >= 2, "the runs finished before it are stored"
+    assert _gone_within(workers, 5) == [], "no worker left running"
+
+
 def test_sigkill_of_the_sweep_leaves_no_worker(tmp_path: Path) -> None:
     process = _start_sweep(tmp_path)
     workers = _workers(process.pid)
@@ -301,6 +351,29 @@ def test_a_sweep_waits_while_the_store_is_held_and_not_after_its_holder_dies(cha
     holder.stdout.close()
     assert events[0] == "waiting" and 2.5 < time.monotonic() - started < 30
     assert len(Store(tmp_path / "st").runs()) == 1
+
+
+def test_sigterm_to_a_sweep_waiting_for_the_store_exits_143(tmp_path: Path) -> None:
+    """The handler only records SIGTERM; the lock's wait checks it at every
+    poll, so a sweep waiting for another one's store still stops at once."""
+    Store(tmp_path / "st").prepare()
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from hoplab.store import Store\n"
+                               "with Store(sys.argv[1]).lock(): print('held', flush=True); time.sleep(600)",
+                               str(tmp_path / "st")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        (tmp_path / "chain.toml").write_text(SMALL_CHAIN, encoding="utf-8")
+        waiting = subprocess.Popen([sys.executable, "-m", "hoplab", "sweep", "chain.toml", "--store", "st",
+                                    "--executor", "serial"], cwd=tmp_path, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        assert waiting.stderr is not None and "is in use by process" in waiting.stderr.readline()
+        waiting.send_signal(signal.SIGTERM)
+        _, err = waiting.communicate(timeout=30)  # the holder keeps the store for 600 s
+        assert waiting.returncode == 143 and "terminated (SIGTERM): 0 of " in err, err
+        assert holder.poll() is None and Store(tmp_path / "st").runs().empty
+    finally:
+        holder.kill()
+        holder.communicate()
 
 
 # 5: runs shared by sweeps over different keys are found under every key.

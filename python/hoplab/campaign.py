@@ -190,7 +190,8 @@ def sweep(
     with _opened_store(store) as store_obj:
         group = _Group(name or scenario.name, tasks, param_keys, stats if stats is not None else SweepStats())
         # SIGTERM as Ctrl-C; one writer per store (a second sweep waits).
-        with sweep_termination() as termination, store_obj.lock(_waiting_message(progress, store_obj)):
+        with sweep_termination() as termination, \
+                store_obj.lock(_waiting_message(progress, store_obj), stop=termination.check):
             store_obj.clean()
             _run_groups([group], store_obj, executor, jobs, scheduler, progress, flush_every, flush_seconds,
                         termination)
@@ -245,7 +246,8 @@ def sweep_many(
                                                check_parameters, run_timeout_s, memory_limit_bytes)
         groups.append(_Group(plan.name, tasks, param_keys, plan.stats))
     with _opened_store(store) as store_obj:
-        with sweep_termination() as termination, store_obj.lock(_waiting_message(progress, store_obj)):
+        with sweep_termination() as termination, \
+                store_obj.lock(_waiting_message(progress, store_obj), stop=termination.check):
             store_obj.clean()
             before = store_obj.run_columns() if len(groups) > 1 else []
             _run_groups(groups, store_obj, executor, jobs, scheduler, progress, flush_every, flush_seconds,
@@ -466,12 +468,15 @@ def _run_groups(
             runner = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
             if termination is not None:
                 termination.executor = runner
+                termination.check()  # it came while the executor started (no workers to kill then)
             runner.start()  # workers first, then the progress bar's thread
             pass_stats.workers = runner.workers
         reporter.start(len(owner), pass_stats.skipped)
         if todo:
             assert runner is not None
             _run_todo(runner, todo, owner, batch, reporter, pass_stats, finished, flush_every, flush_seconds)
+        if termination is not None:
+            termination.check()  # the executor stopped early: SIGTERM (the finally writes what finished)
     except KeyboardInterrupt:
         pass_stats.interrupted = True
         raise

@@ -25,12 +25,20 @@ outcome (see `hoplab.worker.execute`), so one bad run never stops a sweep.
   profiling, and tests that count simulator calls).
 
 `make_executor(name, jobs, scheduler)` builds one by name.
+
+`terminate` is called from the sweep's SIGTERM handler, between any two
+bytecodes of the main thread, even inside a `concurrent.futures` or Dask
+call holding one of their locks: it only sets `_stopping` and kills
+processes (no lock, no call into a library's machinery); each
+`map_unordered` loop then yields what finished and stops, and the sweep
+raises (`hoplab.shutdown`).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -58,6 +66,8 @@ class Executor(ABC):
     """Runs `fn(task)` for each task; yields (index, result or exception)."""
 
     name = "executor"
+    #: Set by `terminate`: `map_unordered` starts no more runs and stops.
+    _stopping = False
 
     @property
     @abstractmethod
@@ -79,7 +89,9 @@ class Executor(ABC):
         """Release workers (idempotent)."""
 
     def terminate(self) -> None:
-        """Stop the runs in flight at once (SIGTERM to the sweep); `close` follows."""
+        """Stop the runs in flight at once (SIGTERM to the sweep); `close`
+        follows. Called from a signal handler: sets a flag, takes no lock."""
+        self._stopping = True
 
     def __enter__(self) -> Executor:
         return self
@@ -99,6 +111,8 @@ class SerialExecutor(Executor):
 
     def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
         for index, task in enumerate(tasks):
+            if self._stopping:
+                return
             yield index, fn(task)
 
 
@@ -138,9 +152,15 @@ class LocalExecutor(Executor):
         self._running: Any = None  # the pool map_unordered is using
 
     def start(self) -> None:
+        from concurrent.futures.process import BrokenProcessPool
+
         if self._ready is None:
             self._ready = self._pool()
-            self._ready.submit(int).result()  # forks every worker (all at the first submit)
+            try:
+                self._ready.submit(int).result()  # forks every worker (all at the first submit)
+            except BrokenProcessPool:
+                if not self._stopping:  # else `terminate` killed them: the sweep is stopping
+                    raise
 
     def close(self) -> None:
         if self._ready is not None:
@@ -166,13 +186,15 @@ class LocalExecutor(Executor):
                                    initargs=(os.getpid(),))
 
     def terminate(self) -> None:
-        """Kill every worker now (the sweep is stopping; runs in flight are lost)."""
+        """Kill every worker now (the sweep is stopping; runs in flight are
+        lost): their pool breaks, which wakes `map_unordered`'s wait."""
+        self._stopping = True
         for pool in (self._ready, self._running):
             processes = getattr(pool, "_processes", None) or {}  # ProcessPoolExecutor's pid -> Process
             for process in list(processes.values()):
                 try:
                     process.kill()
-                except (OSError, AttributeError):
+                except (OSError, AttributeError, ValueError):  # gone, or closed: nothing to kill
                     pass
 
     def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
@@ -181,7 +203,9 @@ class LocalExecutor(Executor):
         while it runs) get a strike; a task with a strike runs alone
         afterwards, so the one that kills its worker is found and the runs
         beside it finish. A task that dies `retries` + 1 times comes back as
-        an error naming that."""
+        an error naming that. After `terminate` (SIGTERM) it yields the runs
+        that finished and stops: the pool broken by the killed workers is
+        no worker death."""
         import tempfile
         from concurrent.futures import FIRST_COMPLETED, Future, wait
         from concurrent.futures.process import BrokenProcessPool
@@ -190,7 +214,7 @@ class LocalExecutor(Executor):
         strikes: dict[int, int] = {}
         _remove_stale_running_dirs()
         with tempfile.TemporaryDirectory(prefix=f"hoplab-running-{os.getpid()}-") as running:
-            while pending:
+            while pending and not self._stopping:
                 struck = [i for i in pending if strikes.get(i)]
                 batch = struck[:1] if struck else pending
                 pool, self._ready = (self._ready or self._pool()), None
@@ -202,7 +226,9 @@ class LocalExecutor(Executor):
                     for index in batch:
                         futures[pool.submit(_tracked, (fn, running, index, tasks[index]))] = index
                     not_done: set[Future[Any]] = set(futures)
-                    while not_done and not broken:
+                    # Once the workers exist a SIGTERM kills them, which wakes
+                    # this wait; before, `_stopping` is set by then.
+                    while not_done and not broken and not self._stopping:
                         done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
                         for future in done:
                             index = futures[future]
@@ -212,10 +238,15 @@ class LocalExecutor(Executor):
                                 continue
                             finished.add(index)
                             yield index, (error if error is not None else future.result())
+                except BrokenProcessPool:  # from submit: terminate killed the workers meanwhile
+                    if not self._stopping:
+                        raise
                 finally:
+                    if self._stopping:  # workers started after the signal: stop their runs too
+                        self.terminate()
                     pool.shutdown(wait=True, cancel_futures=True)
                 pending = [i for i in pending if i not in finished]
-                if not broken:
+                if not broken or self._stopping:
                     continue
                 # The runs in flight when the pool broke (a worker that died
                 # outside any run leaves no marker: then the whole batch).
@@ -259,6 +290,10 @@ def _remove_stale_running_dirs() -> None:
             continue
 
 
+#: How often `DaskExecutor.map_unordered` looks for finished runs (and a SIGTERM).
+_POLL_S = 0.05
+
+
 class DaskExecutor(Executor):
     """A Dask distributed cluster: `scheduler` address, or a LocalCluster."""
 
@@ -293,6 +328,10 @@ class DaskExecutor(Executor):
         return max(1, threads)
 
     def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
+        """After `terminate` (SIGTERM) it yields the runs that finished and
+        stops; the runs left are cancelled. It polls for finished runs
+        rather than blocking in `as_completed`'s iterator, so the flag is
+        seen within `_POLL_S`."""
         from distributed import as_completed
 
         futures = {}
@@ -300,12 +339,20 @@ class DaskExecutor(Executor):
             future = self._client.submit(fn, task, retries=self.retries, pure=False)
             futures[future.key] = (index, future)
         try:
-            for future in as_completed([f for _, f in futures.values()]):  # type: ignore[no-untyped-call]
-                index = futures[future.key][0]
-                if future.status == "error":
-                    yield index, future.exception()
-                else:
-                    yield index, future.result()
+            completed = as_completed([f for _, f in futures.values()])  # type: ignore[no-untyped-call]
+            while not completed.is_empty():  # type: ignore[no-untyped-call]
+                stopping = self._stopping
+                ready = completed.next_batch(block=False)  # type: ignore[no-untyped-call]
+                for future in ready:
+                    index = futures[future.key][0]
+                    if future.status == "error":
+                        yield index, future.exception()
+                    else:
+                        yield index, future.result()
+                if stopping:
+                    return
+                if not ready:
+                    time.sleep(_POLL_S)
         finally:
             unfinished = [f for _, f in futures.values() if not f.done()]
             if unfinished:

@@ -10,6 +10,15 @@ shell reports for a process killed by SIGTERM); `hoplab sweep` prints one
 line and exits with it. Further SIGTERMs are ignored until then, so the
 flush is not cut short.
 
+The handler itself raises nothing: it records the signal and stops the
+executor (`Executor.terminate`: kills the local workers, which wakes the
+sweep's wait; the executors' loops then stop), and the sweep raises
+`SweepTerminated` from its own code (`Termination.check`, and on leaving
+`sweep_termination`). An exception raised by a handler lands wherever the
+main thread is, possibly inside `concurrent.futures.wait` holding a
+future's lock; the pool's shutdown then waited for that lock for ever and
+the sweep never exited (issue found by the SIGTERM tests).
+
 Local workers never outlive the sweep's process: each asks the kernel to
 send it SIGKILL when its parent dies (Linux `prctl(PR_SET_PDEATHSIG)`, via
 ctypes), and checks its parent is still there; elsewhere a watchdog thread
@@ -45,19 +54,25 @@ class SweepTerminated(SystemExit):
 
 
 class Termination:
-    """What the SIGTERM handler stops first: the executor running the sweep."""
+    """The sweep's SIGTERM: whether it came, and the executor it stops."""
 
     def __init__(self) -> None:
         self.executor: Any = None
         self.signalled = False
 
     def handle(self, signum: int, frame: object) -> None:
+        """Record the signal and stop the executor; raise nothing (see the
+        module doc): the sweep's loop raises, via `check`."""
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # the flush is not cut short
         self.signalled = True
         executor = self.executor
         if executor is not None:
             executor.terminate()
-        raise SweepTerminated()
+
+    def check(self) -> None:
+        """Raise `SweepTerminated` if SIGTERM came (the sweep's own loops call this)."""
+        if self.signalled:
+            raise SweepTerminated()
 
 
 @contextmanager
@@ -73,6 +88,7 @@ def sweep_termination() -> Iterator[Termination]:
     signal.signal(signal.SIGTERM, termination.handle)
     try:
         yield termination
+        termination.check()  # it came after the sweep's last check (collecting the results)
     finally:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 

@@ -228,10 +228,12 @@ class Store:
         self._write_table("params", batch, pa.Table.from_arrays(arrays, names=["run_id", "batch", *keys]))
         return batch
 
-    def lock(self, on_wait: Callable[[int | None], None] | None = None, poll_s: float = 0.2) -> StoreLock:
+    def lock(self, on_wait: Callable[[int | None], None] | None = None, poll_s: float = 0.2,
+             stop: Callable[[], None] | None = None) -> StoreLock:
         """The store's writer lock (`with store.lock(): ...`): waits while
-        another process holds it, calling `on_wait(holder pid)` once."""
-        return StoreLock(self.path / ".lock", on_wait, poll_s)
+        another process holds it, calling `on_wait(holder pid)` once, and
+        `stop()` at every poll (it raises to give up: a sweep's SIGTERM)."""
+        return StoreLock(self.path / ".lock", on_wait, poll_s, stop)
 
     def clean(self) -> int:
         """Remove what killed writers left (call holding `lock`): their
@@ -401,10 +403,12 @@ class StoreLock:
     process dies, so a killed sweep never blocks the next one; the file
     holds the holder's pid, for the waiting message only."""
 
-    def __init__(self, path: Path, on_wait: Callable[[int | None], None] | None, poll_s: float) -> None:
+    def __init__(self, path: Path, on_wait: Callable[[int | None], None] | None, poll_s: float,
+                 stop: Callable[[], None] | None = None) -> None:
         self.path = path
         self._on_wait = on_wait
         self._poll_s = poll_s
+        self._stop = stop
         self._fd: int | None = None
 
     def __enter__(self) -> StoreLock:
@@ -423,6 +427,8 @@ class StoreLock:
                     if not told and self._on_wait is not None:
                         self._on_wait(_holder(fd))
                     told = True
+                    if self._stop is not None:
+                        self._stop()
                     time.sleep(self._poll_s)
             os.ftruncate(fd, 0)
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
