@@ -250,36 +250,41 @@ def test_sigterm_to_the_whole_group_as_systemd_sends_it(tmp_path: Path) -> None:
     assert len(store.runs()) > 0 and _gone_within(workers, 5) == []
 
 
-# The SIGTERM that lands while the sweep waits in `concurrent.futures.wait`,
-# holding one future's lock (inside `_AcquireFutures.__enter__`): a handler
-# that raised there left the lock held, and the pool's shutdown then waited
-# for it for ever (the sweep never exited; the two tests above timed out
-# about one run in seven). The hook sends the signal at exactly that point,
+# A SIGTERM or Ctrl-C that lands while the sweep waits in
+# `concurrent.futures.wait`, holding one future's lock (inside
+# `_AcquireFutures.__enter__`): a handler that raised there (ours for
+# SIGTERM, Python's for SIGINT) left the lock held, and the pool's shutdown
+# then waited for it for ever (the sweep never exited; the two tests above
+# timed out now and then). The hook sends the signal at exactly that point,
 # at the sweep's third wait (runs have finished by then).
-_SIGTERM_INSIDE_WAIT = """
+_SIGNAL_INSIDE_WAIT = """
 import os, signal, sys
 from concurrent.futures import _base
 
 waits = [0]
 
-def acquire_with_sigterm(self):
+def acquire_with_signal(self):
     waits[0] += 1
     for i, future in enumerate(self.futures):
         future._condition.acquire()
         if i == 0 and waits[0] == 3:
-            sys.stderr.write("hook: SIGTERM inside wait, one future's lock held\\n")
-            os.kill(os.getpid(), signal.SIGTERM)  # its handler runs before the next line
+            sys.stderr.write("hook: SIGNAL inside wait, one future's lock held\\n")
+            os.kill(os.getpid(), signal.SIGNAL)  # its handler runs before the next line
 
-_base._AcquireFutures.__enter__ = acquire_with_sigterm
+_base._AcquireFutures.__enter__ = acquire_with_signal
 from hoplab.command import main
 main(sys.argv[1:])
 """
 
 
-def test_sigterm_inside_the_executors_wait_still_exits_143(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("signame", "status", "words"), [("SIGTERM", 143, "terminated (SIGTERM)"),
+                                                          ("SIGINT", 130, "interrupted")])
+def test_a_signal_inside_the_executors_wait_stops_the_sweep(signame: str, status: int, words: str,
+                                                            tmp_path: Path) -> None:
     (tmp_path / "chain.toml").write_text(LONG_CHAIN, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "HOPLAB_DEBUG"}
-    process = subprocess.Popen([sys.executable, "-c", _SIGTERM_INSIDE_WAIT, "sweep", "chain.toml", "--vary",
+    driver = _SIGNAL_INSIDE_WAIT.replace("SIGNAL", signame)
+    process = subprocess.Popen([sys.executable, "-c", driver, "sweep", "chain.toml", "--vary",
                                 "flows.0.packet_bytes=256..1024:64", "--runs", SWEEP_RUNS, "--store", "st",
                                 "--jobs", "2"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
@@ -290,14 +295,27 @@ def test_sigterm_inside_the_executors_wait_still_exits_143(tmp_path: Path) -> No
         process.kill()
         process.communicate()
         _gone_within(workers, 5)
-        raise AssertionError("the sweep hung after a SIGTERM inside concurrent.futures.wait") from None
-    assert "hook: SIGTERM inside wait" in err, "the hook ran"
-    assert process.returncode == 143, err
+        raise AssertionError(f"the sweep hung after a {signame} inside concurrent.futures.wait") from None
+    assert f"hook: {signame} inside wait" in err, "the hook ran"
+    assert process.returncode == status, err
     last = err.strip().splitlines()[-1]
-    match = re.search(r"terminated \(SIGTERM\): (\d+) of \d+ runs are in the store", last)
-    assert match is not None, err
+    match = re.search(r"(\d+) of \d+ runs are in the store", last)
+    assert last.startswith(f"error: {words}: ") and match is not None, err
     assert int(match.group(1)) == len(Store(tmp_path / "st").runs()) >= 2, "the runs finished before it are stored"
     assert _gone_within(workers, 5) == [], "no worker left running"
+
+
+def test_an_executor_stopped_by_an_earlier_sweeps_ctrl_c_runs_the_next_sweep(chain: hoplab.Scenario,
+                                                                            tmp_path: Path) -> None:
+    """A caller that caught a sweep's KeyboardInterrupt and runs another
+    sweep on the same executor gets every run, not a silently short sweep."""
+    from hoplab.executors import SerialExecutor
+
+    executor = SerialExecutor()
+    executor.stop()  # what the Ctrl-C handler did during the earlier sweep
+    stats = hoplab.campaign.SweepStats()
+    sweep(chain, vary={"flows.0.packet_bytes": [256, 512]}, store=tmp_path / "st", executor=executor, stats=stats)
+    assert stats.executed == 2 and len(Store(tmp_path / "st").runs()) == 2
 
 
 def test_sigkill_of_the_sweep_leaves_no_worker(tmp_path: Path) -> None:

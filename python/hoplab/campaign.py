@@ -466,6 +466,7 @@ def _run_groups(
     try:
         if todo:
             runner = make_executor(executor, jobs, scheduler) if isinstance(executor, str) else executor
+            runner.clear_stop()  # before the handlers can reach it: a stop now is this sweep's
             if termination is not None:
                 termination.executor = runner
                 termination.check()  # it came while the executor started (no workers to kill then)

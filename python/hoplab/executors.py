@@ -26,12 +26,12 @@ outcome (see `hoplab.worker.execute`), so one bad run never stops a sweep.
 
 `make_executor(name, jobs, scheduler)` builds one by name.
 
-`terminate` is called from the sweep's SIGTERM handler, between any two
-bytecodes of the main thread, even inside a `concurrent.futures` or Dask
-call holding one of their locks: it only sets `_stopping` and kills
-processes (no lock, no call into a library's machinery); each
-`map_unordered` loop then yields what finished and stops, and the sweep
-raises (`hoplab.shutdown`).
+`terminate` (SIGTERM) and `stop` (Ctrl-C) are called from the sweep's
+signal handlers, between any two bytecodes of the main thread, even inside
+a `concurrent.futures` or Dask call holding one of their locks: they only
+set `_stopping` and (`terminate`) kill processes (no lock, no call into a
+library's machinery); each `map_unordered` loop then yields what finished
+and stops, and the sweep raises (`hoplab.shutdown`).
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ class Executor(ABC):
     """Runs `fn(task)` for each task; yields (index, result or exception)."""
 
     name = "executor"
-    #: Set by `terminate`: `map_unordered` starts no more runs and stops.
+    #: Set by `stop` and `terminate`: `map_unordered` starts no more runs and stops.
     _stopping = False
 
     @property
@@ -87,6 +87,16 @@ class Executor(ABC):
 
     def close(self) -> None:
         """Release workers (idempotent)."""
+
+    def stop(self) -> None:
+        """Start no more runs; those in flight finish (Ctrl-C to the sweep).
+        Called from a signal handler: sets a flag, takes no lock."""
+        self._stopping = True
+
+    def clear_stop(self) -> None:
+        """Forget an earlier sweep's `stop` (a caller that caught its
+        KeyboardInterrupt runs another sweep on this executor)."""
+        self._stopping = False
 
     def terminate(self) -> None:
         """Stop the runs in flight at once (SIGTERM to the sweep); `close`
@@ -150,6 +160,7 @@ class LocalExecutor(Executor):
         self.retries = retries
         self._ready: Any = None  # a started pool, taken by the next map_unordered
         self._running: Any = None  # the pool map_unordered is using
+        self._terminated = False  # `terminate` killed the workers (not only `stop`)
 
     def start(self) -> None:
         from concurrent.futures.process import BrokenProcessPool
@@ -188,7 +199,7 @@ class LocalExecutor(Executor):
     def terminate(self) -> None:
         """Kill every worker now (the sweep is stopping; runs in flight are
         lost): their pool breaks, which wakes `map_unordered`'s wait."""
-        self._stopping = True
+        self._stopping = self._terminated = True
         for pool in (self._ready, self._running):
             processes = getattr(pool, "_processes", None) or {}  # ProcessPoolExecutor's pid -> Process
             for process in list(processes.values()):
@@ -205,7 +216,8 @@ class LocalExecutor(Executor):
         beside it finish. A task that dies `retries` + 1 times comes back as
         an error naming that. After `terminate` (SIGTERM) it yields the runs
         that finished and stops: the pool broken by the killed workers is
-        no worker death."""
+        no worker death. After `stop` (Ctrl-C) it stops when the next run
+        finishes, and the pool's shutdown waits for the others in flight."""
         import tempfile
         from concurrent.futures import FIRST_COMPLETED, Future, wait
         from concurrent.futures.process import BrokenProcessPool
@@ -227,7 +239,8 @@ class LocalExecutor(Executor):
                         futures[pool.submit(_tracked, (fn, running, index, tasks[index]))] = index
                     not_done: set[Future[Any]] = set(futures)
                     # Once the workers exist a SIGTERM kills them, which wakes
-                    # this wait; before, `_stopping` is set by then.
+                    # this wait; before, `_stopping` is set by then. A Ctrl-C
+                    # is seen when the next run finishes.
                     while not_done and not broken and not self._stopping:
                         done, not_done = wait(not_done, return_when=FIRST_COMPLETED)
                         for future in done:
@@ -242,7 +255,7 @@ class LocalExecutor(Executor):
                     if not self._stopping:
                         raise
                 finally:
-                    if self._stopping:  # workers started after the signal: stop their runs too
+                    if self._terminated:  # workers started after the signal: stop their runs too
                         self.terminate()
                     pool.shutdown(wait=True, cancel_futures=True)
                 pending = [i for i in pending if i not in finished]
@@ -328,8 +341,8 @@ class DaskExecutor(Executor):
         return max(1, threads)
 
     def map_unordered(self, fn: Callable[[Any], Any], tasks: Sequence[Any]) -> Iterator[tuple[int, Any]]:
-        """After `terminate` (SIGTERM) it yields the runs that finished and
-        stops; the runs left are cancelled. It polls for finished runs
+        """After `stop` or `terminate` (Ctrl-C, SIGTERM) it yields the runs
+        that finished and stops; the runs left are cancelled. It polls for finished runs
         rather than blocking in `as_completed`'s iterator, so the flag is
         seen within `_POLL_S`."""
         from distributed import as_completed

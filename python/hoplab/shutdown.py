@@ -10,10 +10,16 @@ shell reports for a process killed by SIGTERM); `hoplab sweep` prints one
 line and exits with it. Further SIGTERMs are ignored until then, so the
 flush is not cut short.
 
-The handler itself raises nothing: it records the signal and stops the
-executor (`Executor.terminate`: kills the local workers, which wakes the
-sweep's wait; the executors' loops then stop), and the sweep raises
-`SweepTerminated` from its own code (`Termination.check`, and on leaving
+Ctrl-C (SIGINT) during a sweep starts no more runs: the sweep stops when
+the next run finishes (the runs in flight are not killed; the executor
+waits for them, as it always did), writes every finished run and raises
+`KeyboardInterrupt` (`hoplab sweep`: exit 130). A second Ctrl-C raises it
+at once, as Python does. A program's own SIGINT handler is kept.
+
+The handlers themselves raise nothing: they record the signal and stop the
+executor (SIGTERM: `Executor.terminate`, which kills the local workers and
+so wakes the sweep's wait; Ctrl-C: `Executor.stop`), and the sweep raises
+from its own code (`Termination.check`, and on leaving
 `sweep_termination`). An exception raised by a handler lands wherever the
 main thread is, possibly inside `concurrent.futures.wait` holding a
 future's lock; the pool's shutdown then waited for that lock for ever and
@@ -54,11 +60,12 @@ class SweepTerminated(SystemExit):
 
 
 class Termination:
-    """The sweep's SIGTERM: whether it came, and the executor it stops."""
+    """The sweep's SIGTERM and Ctrl-C: which came, and the executor they stop."""
 
     def __init__(self) -> None:
         self.executor: Any = None
-        self.signalled = False
+        self.signalled = False  # SIGTERM
+        self.interrupted = False  # SIGINT (Ctrl-C)
 
     def handle(self, signum: int, frame: object) -> None:
         """Record the signal and stop the executor; raise nothing (see the
@@ -69,28 +76,48 @@ class Termination:
         if executor is not None:
             executor.terminate()
 
+    def interrupt(self, signum: int, frame: object) -> None:
+        """Ctrl-C: record it and let the executor start no more runs; raise
+        nothing, unless it is the second (then at once, as Python does)."""
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.interrupted = True
+        executor = self.executor
+        if executor is not None:
+            executor.stop()
+
     def check(self) -> None:
-        """Raise `SweepTerminated` if SIGTERM came (the sweep's own loops call this)."""
+        """Raise `SweepTerminated` if SIGTERM came, `KeyboardInterrupt` if
+        Ctrl-C did (the sweep's own loops call this)."""
         if self.signalled:
             raise SweepTerminated()
+        if self.interrupted:
+            raise KeyboardInterrupt
 
 
 @contextmanager
 def sweep_termination() -> Iterator[Termination]:
-    """Within: SIGTERM stops the sweep (see the module doc). Only in the main
-    thread, and only where SIGTERM still has its default action (a program
-    with its own handler keeps it)."""
+    """Within: SIGTERM and Ctrl-C stop the sweep (see the module doc). Only
+    in the main thread, and only for a signal that still has Python's
+    default action (a program with its own handler keeps it)."""
     termination = Termination()
-    if threading.current_thread() is not threading.main_thread() \
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+    if threading.current_thread() is not threading.main_thread():
         yield termination
         return
-    signal.signal(signal.SIGTERM, termination.handle)
+    installed = {signum: handler for signum, default, handler in
+                 ((signal.SIGTERM, signal.SIG_DFL, termination.handle),
+                  (signal.SIGINT, signal.default_int_handler, termination.interrupt))
+                 if signal.getsignal(signum) is default}
+    for signum, handler in installed.items():
+        signal.signal(signum, handler)
     try:
         yield termination
         termination.check()  # it came after the sweep's last check (collecting the results)
     finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if signal.SIGTERM in installed:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        if signal.SIGINT in installed:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def die_with_parent(parent: int) -> None:
