@@ -41,11 +41,22 @@ pub trait TimerRequests<T> {
     fn queue_deferred(&mut self, _timer: T) {}
 }
 
-/// Timer requests written down in order (tests of a single layer).
-#[derive(Debug, Clone, PartialEq, Default)]
+/// Timer requests written down in order (tests of a single layer): every
+/// arming and cancelling (a deferred arming as an arming, so a test fires
+/// every timer as a world that queued each one would), and apart the
+/// deferred timers the layer asked to be queued.
+#[derive(Debug, Clone, PartialEq)]
 pub struct RecordedTimers<T> {
     /// (timer, Some(deadline)) for an arming, (timer, None) for a cancel.
     pub requests: Vec<(T, Option<crate::time::SimTime>)>,
+    /// The deferred timers given their queue entry, in order.
+    pub queued: Vec<T>,
+}
+
+impl<T> Default for RecordedTimers<T> {
+    fn default() -> Self {
+        RecordedTimers { requests: Vec::new(), queued: Vec::new() }
+    }
 }
 
 impl<T> TimerRequests<T> for RecordedTimers<T> {
@@ -54,6 +65,9 @@ impl<T> TimerRequests<T> for RecordedTimers<T> {
     }
     fn cancel(&mut self, timer: T) {
         self.requests.push((timer, None));
+    }
+    fn queue_deferred(&mut self, timer: T) {
+        self.queued.push(timer);
     }
 }
 

@@ -3,7 +3,7 @@
 //! A [`Station`] is node A's PHY and MAC, wired as `world/radio.rs` wires
 //! them: frames arrive at the PHY, the PHY's indications go to the MAC
 //! (with the frame that ended, for `RxEnd`), the MAC's timer requests are
-//! recorded ([`StationTimers`]), its `Transmit` outputs go to the PHY
+//! recorded ([`crate::engine::RecordedTimers`]), its `Transmit` outputs go to the PHY
 //! (whose `TxStart` goes back to the MAC) and its `Resume` steps are fed
 //! back as inputs, in the order the MAC wrote them. Nothing else happens
 //! on its own: each test says, like a trace, when a frame arrives or ends
@@ -354,27 +354,8 @@ impl Station {
     }
 }
 
-/// The station's timer requests: every arming and cancelling in order (a
-/// deferred arming as an arming, so the station fires every timer as a
-/// world that queues each one would), and apart the
-/// deferred timers the MAC asked to be queued.
-#[derive(Debug, Default)]
-struct StationTimers {
-    requests: Vec<(MacTimer, Option<SimTime>)>,
-    queued: Vec<MacTimer>,
-}
-
-impl crate::engine::TimerRequests<MacTimer> for StationTimers {
-    fn arm(&mut self, timer: MacTimer, at: SimTime) {
-        self.requests.push((timer, Some(at)));
-    }
-    fn cancel(&mut self, timer: MacTimer) {
-        self.requests.push((timer, None));
-    }
-    fn queue_deferred(&mut self, timer: MacTimer) {
-        self.queued.push(timer);
-    }
-}
+/// The station's timer requests ([`crate::engine::RecordedTimers`]).
+type StationTimers = crate::engine::RecordedTimers<MacTimer>;
 
 fn dsss(radio: &RadioConfig) -> MacTiming {
     MacTiming::new(&MacConfig::default(), radio, 250.0)
