@@ -8,10 +8,13 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
+import click
 import pytest
 
 from conftest import SMALL_CHAIN, run_cli
+from hoplab.command import _RUN_FLAGS, _RUN_VALUES, _plain_run
 
 FLOW_KEYS = {"id", "src", "dst", "transport", "cc", "goodput_kbps", "mean_delay_ms", "sent", "delivered",
              "retransmissions", "losses"}
@@ -221,17 +224,64 @@ def _through(entry: str, args: list[str], cwd: Path) -> tuple[int, str, str]:
     return done.returncode, wall.sub("W", done.stdout), done.stderr
 
 
-@pytest.mark.parametrize("args", [
-    ["--json"], [], ["--json", "--seed", "3", "-s", "duration_s=2"], ["--series", "--json", "--memory-limit", "2G"],
-    ["--json", "--run-timeout", "none", "--wall-limit", "600"], ["--seed", "3", "--seed", "4"],
-    ["--set", "flows.0.rate_kbps=-1"], ["--set", "nonsense"], ["--seed", "x"], ["--memory-limit", "12"],
-    ["--run-timeout", "soon"], ["--set", "mac.queue_packets=0.5", "--json"], ["extra"], ["--set"],
-])
-def test_a_plain_run_reads_as_click_reads_it(args: list[str], small_chain: Path, workdir: Path) -> None:
+# Command lines, and whether hoplab.command reads them itself ("plain") or leaves them to click. In the words,
+# FILE is the small chain's scenario, DIR a directory, MISSING a file that is not there, and `run` after `run`
+# a scenario file named run in the working directory.
+PLAIN_OR_CLICK = [
+    ("plain", ["run", "FILE", "--json"]),
+    ("plain", ["run", "FILE"]),
+    ("plain", ["run", "FILE", "--json", "--seed", "3", "-s", "duration_s=2"]),
+    ("plain", ["run", "FILE", "--series", "--json", "--memory-limit", "2G"]),
+    ("plain", ["run", "FILE", "--json", "--run-timeout", "none"]),
+    ("plain", ["run", "FILE", "--json", "--wall-limit", "600"]),
+    ("plain", ["run", "FILE", "--run-timeout", " None ", "--json"]),
+    ("plain", ["run", "FILE", "--run-timeout", "nan"]),
+    ("plain", ["run", "FILE", "--set", "flows.0.rate_kbps=-1"]),
+    ("plain", ["run", "FILE", "--set", "nonsense"]),
+    ("plain", ["run", "FILE", "--set", "name=a\nb\x1b[31m", "--json"]),
+    ("plain", ["run", "FILE", "--seed", "x"]),
+    ("plain", ["run", "FILE", "--memory-limit", "12"]),
+    ("plain", ["run", "FILE", "--run-timeout", "soon"]),
+    ("plain", ["run", "FILE", "--set", "mac.queue_packets=0.5", "--json"]),
+    ("plain", ["run", "FILE", "--json", "--json"]),
+    ("plain", ["run", "FILE", "--series", "--series", "--json"]),
+    ("plain", ["run", "--json", "FILE"]),
+    ("plain", ["run", "--seed", "3", "FILE", "-s", "duration_s=2", "--json"]),
+    ("plain", ["run", "run", "--json"]),
+    ("plain", ["run", "MISSING", "--json"]),
+    ("plain", ["run", "DIR"]),
+    ("click", ["run", "FILE", "--json", "--run-timeout", "none", "--wall-limit", "600"]),
+    ("click", ["run", "FILE", "--seed", "3", "--seed", "4"]),
+    ("click", ["run", "FILE", "--seed", "-1"]),
+    ("click", ["run", "FILE", "extra"]),
+    ("click", ["run", "FILE", "FILE"]),
+    ("click", ["run", "FILE", "--set"]),
+    ("click", ["run", "FILE", "-s=duration_s=2", "--json"]),
+    ("click", ["run", "FILE", "--set=duration_s=2", "--json"]),
+    ("click", ["run", "FILE", "--jsn"]),
+    ("click", ["run", "FILE", "--record", "--json"]),
+    ("click", ["run", "-"]),
+    ("click", ["run", ""]),
+    ("click", ["run", "--", "FILE", "--json"]),
+    ("click", ["run"]),
+    ("click", ["run", "FILE", "--help"]),
+]
+
+
+@pytest.mark.parametrize(("reader", "words"), PLAIN_OR_CLICK, ids=lambda case: repr(case)[:60])
+def test_a_plain_run_reads_as_click_reads_it(reader: str, words: list[str], small_chain: Path, tmp_path: Path,
+                                             workdir: Path) -> None:
     """hoplab.command runs a plain `hoplab run` without click: the same output,
-    errors and status as click's `run` command on the same command line."""
-    plain = _through("hoplab.command", ["run", str(small_chain), *args], workdir)
-    clicked = _through("hoplab.cli", ["run", str(small_chain), *args], workdir)
+    errors and status as click's `run` command on the same command line; and
+    each line takes the way it is meant to (a cut option the fast path stops
+    reading would leave every output the same, only slower)."""
+    if words[1:2] == ["run"]:
+        (workdir / "run").write_text(SMALL_CHAIN, encoding="utf-8")
+    named = {"FILE": str(small_chain), "DIR": str(tmp_path), "MISSING": str(tmp_path / "missing.toml")}
+    args = [named.get(word, word) for word in words]
+    assert (_plain_run(args) is not None) == (reader == "plain"), args
+    plain = _through("hoplab.command", args, workdir)
+    clicked = _through("hoplab.cli", args, workdir)
     assert plain == clicked
     assert plain[0] in (0, 2) and (plain[1] == "") == (plain[0] == 2)
 
@@ -241,3 +291,156 @@ def test_a_plain_run_of_a_missing_file_reads_as_click_reads_it(tmp_path: Path, w
     plain = _through("hoplab.command", args, workdir)
     assert plain == _through("hoplab.cli", args, workdir)
     assert plain[0] == 2 and plain[1] == "" and plain[2].startswith("error: cannot read scenario file")
+
+
+# click's `run` options the fast path does not read: a command line with one goes to click.
+LEFT_TO_CLICK = {"--pcap", "--record", "--view"}
+
+
+def test_the_fast_paths_options_are_clicks_run_options() -> None:
+    """The fast path's tables are click's `run` options: each flag an `is_flag`
+    option, each value option a plain string taking one value (only --set
+    repeatable), to the same parameter, read by click as the fast path reads
+    it, with click's defaults; every option of click's `run` is read by the
+    fast path or left to click here."""
+    from hoplab.cli import run
+
+    def read_by_click(*args: str) -> dict[str, Any]:
+        return run.make_context("run", ["FILE", *args]).params
+
+    options = [param for param in run.params if isinstance(param, click.Option)]
+    flags: dict[str, str] = {}
+    values: dict[str, str] = {}
+    for option in options:
+        assert option.name is not None and option.envvar is None and option.callback is None, option.name
+        if option.is_flag:
+            assert not option.secondary_opts and not option.multiple and not option.count, option.name
+            for word in option.opts:
+                assert read_by_click(word)[option.name] is True, word
+            flags |= dict.fromkeys(option.opts, option.name)
+        else:
+            assert isinstance(option.type, click.types.StringParamType) and option.nargs == 1, option.name
+            assert option.multiple == (option.name == "set_"), option.name
+            for word in option.opts:
+                assert read_by_click(word, " 1x ")[option.name] == ((" 1x ",) if option.multiple else " 1x "), word
+            values |= dict.fromkeys(option.opts, option.name)
+    for table in (flags, values):
+        for word in LEFT_TO_CLICK & table.keys():
+            del table[word]
+    assert (_RUN_FLAGS, _RUN_VALUES) == (flags, values)
+    [argument] = [param for param in run.params if isinstance(param, click.Argument)]
+    assert argument.name == "scenario" and argument.nargs == 1
+    assert isinstance(argument.type, click.types.StringParamType)
+    # What a plain `run FILE` passes run_command is what click passes it.
+    defaults = read_by_click()
+    plain = _plain_run(["run", "FILE"])
+    assert plain == {**defaults, "set_": list(defaults["set_"])}
+
+
+def test_an_interrupt_in_a_plain_run_ends_as_in_click(small_chain: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """Ctrl-C inside the command: click's Abort, a new line on stderr and status 1, both ways."""
+    import hoplab.cli
+    import hoplab.command
+
+    def interrupted(*_args: object, **_kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys.modules["hoplab.run"], "run", interrupted)  # hoplab.run is also the function
+    args = ["run", str(small_chain), "--json"]
+    assert _plain_run(args) is not None
+    ends = []
+    for main in (hoplab.command.main, hoplab.cli.main):
+        with pytest.raises(SystemExit) as exited:
+            main(args)
+        ends.append((exited.value.code, *capsys.readouterr()))
+    assert ends == [(1, "", "\n")] * 2
+
+
+def _entry_into_a_closed_pipe(code: str, args: list[str], cwd: Path) -> tuple[int, str]:
+    """(status, stderr) of `python -c CODE ARGS` writing to a pipe whose reader is gone before it starts."""
+    reader, writer = os.pipe()
+    os.close(reader)
+    env = {k: v for k, v in os.environ.items() if k not in ("HOPLAB_DEBUG", "PYTHONUNBUFFERED")}
+    try:
+        done = subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, stdout=writer, stderr=subprocess.PIPE,
+                              text=True, env=env, timeout=120, check=False)
+    finally:
+        os.close(writer)
+    return done.returncode, done.stderr
+
+
+# A run that leaves a byte in stdout's buffer and then meets the closed pipe: the ending must not try to write
+# it again at exit (click's flush wrapper; the fast path's /dev/null).
+_HOLDING_A_BYTE = """\
+import errno, sys, hoplab.cli, hoplab.command
+def run_command(*args, **kwargs):
+    sys.stdout.write("{")
+    raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+hoplab.command.run_command = hoplab.cli.run_command = run_command
+"""
+
+
+@pytest.mark.parametrize(("before", "args"), [("", []), ("", ["--json", "--series"]), ("", ["--json"]),
+                                              (_HOLDING_A_BYTE, ["--json"])], ids=["summary", "series", "json", "held"])
+def test_a_closed_pipe_ends_a_plain_run_as_it_ends_click(before: str, args: list[str], small_chain: Path,
+                                                         workdir: Path) -> None:
+    """`hoplab run FILE | head -c 1`: the same status and stderr both ways, and
+    where the command itself meets the closed pipe (the summary, a report
+    larger than stdout's buffer, a write left in the buffer) click's quiet
+    status 1."""
+    words = ["run", str(small_chain), *args]
+    assert _plain_run(words) is not None
+    plain = _entry_into_a_closed_pipe(f"{before}from hoplab.command import main\nmain()", words, workdir)
+    clicked = _entry_into_a_closed_pipe(f"{before}from hoplab.cli import main\nmain()", words, workdir)
+    assert plain == clicked
+    if before or args != ["--json"]:  # a 4 kB report waits in stdout's buffer until exit: Python's ending, both ways
+        assert plain == (1, "")
+
+
+def test_with_view_the_summary_reads_the_pages_parse(small_chain: Path, tmp_path: Path, workdir: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """`hoplab run FILE --view PAGE` parses the report once: the summary reads the parse the page made."""
+    import hoplab.cli
+
+    parse = json.loads
+    reports: list[str] = []
+
+    def counted(text: str | bytes, **kwargs: Any) -> Any:
+        if isinstance(text, str) and '"config_hash"' in text:
+            reports.append(text)
+        return parse(text, **kwargs)
+
+    monkeypatch.setattr(json, "loads", counted)
+    page = tmp_path / "page.html"
+    with pytest.raises(SystemExit) as exited:
+        hoplab.cli.main(["run", str(small_chain), "--view", str(page)])
+    assert exited.value.code == 0 and page.is_file()
+    assert "Flows" in capsys.readouterr().out
+    assert len(reports) == 1
+
+
+def test_only_the_command_line_freezes_the_objects_at_exit(small_chain: Path, workdir: Path) -> None:
+    """gc.freeze skips the last collections of a `hoplab run` process; a caller
+    of main(argv) in its own process keeps its objects collectable."""
+    import gc
+
+    import hoplab.cli
+    import hoplab.command
+
+    args = ["run", str(small_chain), "--json"]
+    try:
+        for main in (hoplab.command.main, hoplab.cli.main):
+            with pytest.raises(SystemExit):
+                main(args)
+            assert gc.get_freeze_count() == 0, main.__module__
+    finally:
+        gc.unfreeze()
+    report = "import atexit, gc, sys\natexit.register(lambda: sys.stderr.write(f'{gc.get_freeze_count()}'))\n"
+    for entry, words in (("hoplab.command", args), ("hoplab.cli", args), ("hoplab.command", ["validate", args[1]])):
+        done = subprocess.run([sys.executable, "-c", f"{report}from {entry} import main\nmain()", *words], cwd=workdir,
+                              capture_output=True, text=True, timeout=120, check=False)
+        assert done.returncode == 0, done.stderr
+        frozen = int(done.stderr.rsplit("\n", 1)[-1])
+        assert (frozen > 0) == (words[0] == "run"), (entry, words, done.stderr)

@@ -36,7 +36,7 @@ from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, DEFAULT_ENGINE_EVE
 # The run command, the error reporting every command shares and the helpers of both live in
 # hoplab.command, which runs a plain `hoplab run` without click.
 from hoplab.command import (EXIT_SIMULATION_FAILED, InputError, _error, _memory_limit, _read_scenario, _stderr,
-                            _stdout, _table, failure_status, run_command)
+                            _stdout, _table, exit_command, failure_status, run_command)
 
 __all__ = ["app", "main"]
 
@@ -538,7 +538,7 @@ app.params.append(click.Option(["--version"], is_flag=True, expose_value=False, 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `hoplab` command (exits with its status)."""
-    sys.exit(_main(argv))
+    exit_command(_main(argv), argv)
 
 
 def _usage_message(error: click.ClickException) -> str:

@@ -20,12 +20,11 @@ which hoplab.cli uses for every command).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hoplab._core import ScenarioError, SimulationError
 from hoplab.scenario import check_seed, load_scenario, parse_value
@@ -37,7 +36,8 @@ if TYPE_CHECKING:
     from hoplab.limits import MemoryLimit
     from hoplab.scenario import Scenario
 
-__all__ = ["EXIT_BAD_INPUT", "EXIT_SIMULATION_FAILED", "InputError", "failure_status", "main", "run_command"]
+__all__ = ["EXIT_BAD_INPUT", "EXIT_SIMULATION_FAILED", "InputError", "exit_command", "failure_status", "main",
+           "run_command"]
 
 EXIT_BAD_INPUT = 2
 EXIT_SIMULATION_FAILED = 1
@@ -282,23 +282,30 @@ def run_command(scenario: str, set_: Sequence[str], seed: str | None, json_: boo
     if json_:
         sys.stdout.write(result.to_json() + "\n")
     else:
-        _print_summary(json.loads(result.to_json()))  # a fresh dict; to_dict's deep copy took 40 ms with --series
+        # The summary only reads the report: the parse --view's page made, or the first one (to_dict's deep
+        # copy took 40 ms with --series).
+        _print_summary(result._report)
         if view_path is not None:
             sys.stdout.write(f"view: {view_path}\n")
-    _skip_collection_at_exit()
 
 
-def _skip_collection_at_exit() -> None:
-    """Leave every object alive now out of the interpreter's last garbage
-    collections (gc.freeze): the run is written and the process ends, so
-    they would only walk the ten thousand or more objects the imports made
-    (about 5 ms of a `hoplab run`; docs/performance.md, Start-up). The
-    interpreter still flushes stdout and runs its exit handlers; only
-    reference cycles left now go unreclaimed, as the process's memory is
-    returned whole. The command line only: `hoplab.run` never does this."""
-    import gc
+def exit_command(status: int, argv: Sequence[str] | None) -> NoReturn:
+    """End the process with `status` (`sys.exit`), as `main` here and in
+    hoplab.cli do. When the process is the `hoplab run` command (`argv` is
+    None: the command line is sys.argv), every object alive now is first
+    left out of the interpreter's last garbage collections (gc.freeze): the
+    run is over and the process ends, so they would only walk the ten
+    thousand or more objects the imports made (about 5 ms of a `hoplab
+    run`; docs/performance.md, Start-up). The interpreter still flushes
+    stdout and runs its exit handlers; only reference cycles left now go
+    unreclaimed, as the process's memory is returned whole. A caller of
+    `main(argv)` in its own process, or of `hoplab.run`, never has its
+    objects frozen."""
+    if argv is None and sys.argv[1:2] == ["run"]:
+        import gc
 
-    gc.freeze()
+        gc.freeze()
+    sys.exit(status)
 
 
 #: `hoplab run`'s options read here: flags, and options taking one value
@@ -358,11 +365,12 @@ def _run_plain(options: Mapping[str, Any]) -> int:
         except OSError as e:
             if e.errno != errno.EPIPE:
                 raise
-            from click.utils import _PacifyFlushWrapper  # what click does on EPIPE: no error at exit's flush
-
-            sys.stdout = _PacifyFlushWrapper(sys.stdout)
-            sys.stderr = _PacifyFlushWrapper(sys.stderr)
-            sys.exit(1)
+            # The reader is gone: status 1 and nothing on stderr, as click's EPIPE handling ends. What is left in
+            # stdout's buffer goes to /dev/null, so the flush at exit raises nothing (the recipe of the Python
+            # docs, library/signal.html, "Note on SIGPIPE").
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            return 1
         return 0
     except (Exception, KeyboardInterrupt) as e:
         return failure_status(e)
@@ -371,10 +379,9 @@ def _run_plain(options: Mapping[str, Any]) -> int:
 def main(argv: Sequence[str] | None = None) -> None:
     """Entry point of the `hoplab` command (exits with its status): a plain
     `hoplab run` here, anything else through click (`hoplab.cli.main`)."""
-    args = list(argv) if argv is not None else sys.argv[1:]
-    options = _plain_run(args)
+    options = _plain_run(list(argv) if argv is not None else sys.argv[1:])
     if options is not None:
-        sys.exit(_run_plain(options))
+        exit_command(_run_plain(options), argv)
     from hoplab.cli import main as click_main
 
-    click_main(args)
+    click_main(argv)
