@@ -211,9 +211,10 @@ impl World {
         let slot = super::timer_slot(Layer::Mac, MacTimer::NavEnd as u32);
         let live = n.timers[slot].fire(seq);
         let phy_busy = n.phy.is_busy();
-        if n.mac.nav_entry_popped(now, phy_busy) && !eager {
-            let event = super::Event::new(node.0, Layer::Mac, MacTimer::NavEnd as u32);
-            n.timers[slot].queue_deferred(&mut self.queue, event, self.end);
+        if n.mac.nav_entry_popped(now, phy_busy) {
+            // The MAC's own timer requests (a profiled run's queued it already).
+            let mut timers = SlotTimers { queue: &mut self.queue, slots: &mut n.timers, owner: node.0, end: self.end, eager };
+            crate::engine::TimerRequests::queue_deferred(&mut timers, MacTimer::NavEnd);
         }
         if !live || (!eager && n.mac.nav_end_changes_nothing(phy_busy)) {
             return;
