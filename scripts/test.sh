@@ -35,17 +35,20 @@ cargo_log=$logs/cargo-test.log
 pytest_xml=$logs/pytest.xml
 rm -f "$cargo_log" "$pytest_xml"
 
-echo "== extension up to date (pip install -e ., release build) =="
-"$python" -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps -e .
+# The extension as README's install builds it (scripts/install.py:
+# profile-guided where the machine has rustc's llvm-profdata, plain
+# otherwise), so that pytest tests what users run; tests/test_build.py
+# checks it against the golden set. A no-op when nothing changed.
+echo "== extension up to date (python scripts/install.py) =="
+"$python" scripts/install.py --quiet
 took
 
 # The whole workspace, hoplab-py included (it has no tests of its own:
 # `test = false`), so that cargo resolves features exactly as the
-# extension's build does. Excluding it used to drop pyo3's proc-macro from
+# extension's build does (excluding it used to drop pyo3's proc-macro from
 # the graph, which changed `syn`'s features, hence `serde_derive`, `serde`
-# and hoplab-sim itself: the core was compiled twice, once for the tests
-# and once for the extension. Now the tests link the very hoplab-sim the
-# extension was built with.
+# and hoplab-sim itself). The tests build plainly in target/; the
+# profile-guided extension has its own target folders (target/pgo/).
 echo "== cargo test (release): build =="
 cargo_status=0
 cargo test --release --workspace --no-run || cargo_status=$?

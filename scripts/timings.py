@@ -155,7 +155,7 @@ def _install_section(measure: bool, work: Path, today: str) -> list[str]:
             return []
         return ["", "## Installs" + text.split("## Installs", 1)[1].split("\n## ", 1)[0].rstrip("\n")]
     lines = ["", "## Installs", "",
-             "What the README's commands install before they build hoplab (`pip install --no-build-isolation -e .`, "
+             "What the README's commands install before they build hoplab (`python scripts/install.py`, "
              "the same for both): a fresh venv (`python3 -m venv`), then `pip install --no-cache-dir -r LOCK...` from "
              "PyPI, one after the other, so the load average above applies to both. Size: the bytes of every file in "
              "the venv. `python scripts/timings.py "

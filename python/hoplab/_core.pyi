@@ -88,3 +88,8 @@ def profile_events(name: str, config_json: str) -> str:
 
 def version() -> str:
     """The simulator core's version."""
+
+def build_profile() -> str:
+    """How this extension was compiled: "pgo" (profile-guided, by
+    scripts/install.py), "pgo-training" (its instrumented build) or
+    "plain"."""

@@ -197,6 +197,16 @@ fn version() -> &'static str {
     api::version()
 }
 
+/// How this extension was compiled: "pgo" (optimised with the profile of
+/// scripts/install.py's training runs), "pgo-training" (the instrumented
+/// build those runs use) or "plain". scripts/install.py sets
+/// `HOPLAB_BUILD_PROFILE` for its builds; the code is the same either way,
+/// and so is every result (tests/test_build.py).
+#[pyfunction]
+fn build_profile() -> &'static str {
+    option_env!("HOPLAB_BUILD_PROFILE").unwrap_or("plain")
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
@@ -211,6 +221,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bench_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(profile_events, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build_profile, m)?)?;
     m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add("SimulationError", m.py().get_type::<SimulationError>())?;
     Ok(())
