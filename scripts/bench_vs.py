@@ -201,8 +201,11 @@ def main() -> int:
     _compile_hoplab()
     with tempfile.TemporaryDirectory(prefix="hoplab-bench-vs-") as tmp:
         results = [run_case(name, case, args.repeat, Path(tmp)) for name, case in chosen.items()]
+    from hoplab import _core
+
     head = (f"{command}: {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} cores, "
-            f"fastest of {args.repeat} alternated runs per simulator")
+            f"fastest of {args.repeat} alternated runs per simulator, hoplab's extension: "
+            f"{_core.build_profile()} build (scripts/install.py)")
     print(head)
     print()
     print(table(results))

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import EXAMPLES, run_cli
+from hoplab import _core
 from hoplab.bench import BENCH_DESCRIPTIONS, BENCH_SCENARIOS, OUTCOMES, SINR_PAIRS, _sinr_cost, no_decision, profile_lines, sinr_cost_lines
 
 FIGURE_KEYS = {"name", "events", "wall_seconds", "events_per_second", "sim_seconds_per_wall_second", "frames", "repeat"}
@@ -18,6 +19,7 @@ def test_bench_json_reports_every_figure(workdir: Path) -> None:
     assert done.returncode == 0, done.stderr
     document = json.loads(done.stdout)
     assert document["version"]
+    assert document["build_profile"] == _core.build_profile()
     figures = document["benchmarks"]
     assert figures[0]["name"].startswith("engine")
     assert [f["name"] for f in figures[1:]] == list(BENCH_SCENARIOS)

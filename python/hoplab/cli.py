@@ -235,10 +235,11 @@ def bench(duration: float | None, engine_events: int, repeat: int, json_: bool, 
 
     figures = run_benchmarks(duration_s=duration, engine_events=engine_events, repeat=repeat)
     if json_:
-        document = {"version": _core.version(), "benchmarks": figures}
+        document = {"version": _core.version(), "build_profile": _core.build_profile(), "benchmarks": figures}
         sys.stdout.write(json.dumps(document, indent=2) + "\n")
         return
-    table = _table(title=f"hoplab {_core.version()} benchmarks (one core, fastest of {repeat})", title_justify="left")
+    table = _table(title=f"hoplab {_core.version()} benchmarks ({_core.build_profile()} build, one core, fastest of {repeat})",
+                   title_justify="left")
     for column in ("benchmark", "simulated events", "frames", "events per frame", "wall s", "events/s",
                    "sim s per wall s", "us per frame"):
         table.add_column(column, justify="left" if column == "benchmark" else "right")
