@@ -339,17 +339,42 @@ def test_sigkill_of_a_dask_sweep_leaves_no_worker(tmp_path: Path) -> None:
 # 4: one writer per store. A second sweep waits for the first, then runs
 # only what is still missing; a dead holder does not hold the lock.
 def test_two_sweeps_on_one_store_run_each_run_once(tmp_path: Path) -> None:
+    """Both sweeps start while the store is held (here by the test, so that
+    how fast a sweep runs cannot let one finish before the other asks: it
+    did once the build got faster); both wait, then one runs all 14 runs
+    and the other none."""
     (tmp_path / "chain.toml").write_text(SMALL_CHAIN, encoding="utf-8")
     args = [sys.executable, "-m", "hoplab", "sweep", "chain.toml", "--vary", "flows.0.packet_bytes=256..1024:128",
-            "--runs", "2", "--store", "st", "--jobs", "1", "--set", "duration_s=15"]  # the first holds it for seconds
-    first, second = (subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                     for _ in range(2))
-    outputs = [p.communicate(timeout=300) for p in (first, second)]
-    assert first.returncode == second.returncode == 0, outputs
-    count = Store(tmp_path / "st").query("SELECT count(*) AS n, count(DISTINCT run_id) AS runs FROM runs_all")
+            "--runs", "2", "--store", "st", "--jobs", "1", "--set", "duration_s=15"]
+    (tmp_path / "st").mkdir()
+    store = Store(tmp_path / "st")
+    with store.lock():
+        sweeps = [subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                  for _ in range(2)]
+        told = [_stderr_until(p, "waiting", 120) for p in sweeps]
+    outputs = [(out, before + err) for p, before in zip(sweeps, told) for out, err in [p.communicate(timeout=300)]]
+    assert all(f"is in use by process {os.getpid()}" in err for _, err in outputs), outputs
+    assert sweeps[0].returncode == sweeps[1].returncode == 0, outputs
+    count = store.query("SELECT count(*) AS n, count(DISTINCT run_id) AS runs FROM runs_all")
     assert count["n"].tolist() == [14] and count["runs"].tolist() == [14], "no run twice"
-    assert any("is in use by process" in err and "waiting" in err for _, err in outputs)
-    assert sum("14 executed" in out for out, _ in outputs) == 1
+    assert sorted("14 executed" in out for out, _ in outputs) == [False, True], outputs
+
+
+def _stderr_until(process: subprocess.Popen[str], text: str, timeout_s: float) -> str:
+    """Read `process`'s stderr up to the line holding `text`; what was read."""
+    import selectors
+
+    assert process.stderr is not None
+    read = ""
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stderr, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout_s
+        while text not in read:
+            assert selector.select(max(deadline - time.monotonic(), 0)), f"no {text!r} on stderr: {read!r}"
+            line = process.stderr.readline()
+            assert line, f"stderr ended without {text!r}: {read!r}"
+            read += line
+    return read
 
 
 def test_a_sweep_waits_while_the_store_is_held_and_not_after_its_holder_dies(chain: hoplab.Scenario,

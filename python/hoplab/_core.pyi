@@ -11,6 +11,7 @@ __all__ = [
     "SimulationError",
     "bench_engine",
     "bench_scenario",
+    "build_profile",
     "config_hash",
     "drop_causes",
     "estimate",
