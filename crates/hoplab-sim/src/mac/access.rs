@@ -238,35 +238,46 @@ impl Mac {
         op.last_attempt_at = now;
         let broadcast = op.item.next_hop == BROADCAST;
         let data_airtime = timing.data_airtime(op.item.packet.size_bytes(), broadcast);
-        let frame = if broadcast {
+        // Each frame written in place (`transmit_on_air`).
+        if broadcast {
             self.exchange = Exchange::Broadcast;
             op.data_attempts += 1;
-            data_frame(node, op, data_airtime, SimDuration::ZERO)
+            put_data_frame(&mut self.on_air, node, op, data_airtime, SimDuration::ZERO);
         } else if op.uses_rts {
             self.exchange = Exchange::WaitCts;
             op.rts_attempts += 1;
             // 10.3.2.5: the RTS reserves CTS + DATA + ACK and three SIFS.
             let duration = timing.sifs * 3 + timing.cts_airtime() + data_airtime + timing.ack_airtime();
-            Frame {
+            self.on_air = Some(Frame {
                 congestion_mark,
                 needs_no_buffer,
                 control_packet: op.item.packet.is_control(),
                 ..Frame::new(FrameKind::Rts, node, op.item.next_hop, duration, timing.rts_airtime())
-            }
+            });
         } else {
             self.exchange = Exchange::WaitAck;
             op.data_attempts += 1;
-            data_frame(node, op, data_airtime, timing.sifs + timing.ack_airtime())
-        };
-        self.transmit(frame, out);
+            put_data_frame(&mut self.on_air, node, op, data_airtime, timing.sifs + timing.ack_airtime());
+        }
+        self.transmit_on_air(out);
     }
 }
 
-pub(crate) fn data_frame(node: crate::wire::NodeId, op: &super::TxOp, airtime: SimDuration, duration: SimDuration) -> Frame {
-    Frame {
-        sequence: op.sequence,
-        retry: op.data_attempts > 1,
-        packet: Some(op.item.packet),
-        ..Frame::new(FrameKind::Data, node, op.item.next_hop, duration, airtime)
-    }
+/// Write the DATA frame of the packet in service into `slot`: its header
+/// fields, then its packet, copied once from the service into the slot (a
+/// frame built apart and then moved in is one more copy of 232 bytes).
+pub(crate) fn put_data_frame(
+    slot: &mut Option<Frame>,
+    node: crate::wire::NodeId,
+    op: &super::TxOp,
+    airtime: SimDuration,
+    duration: SimDuration,
+) {
+    slot.insert(data_frame_header(node, op, airtime, duration)).packet = Some(op.item.packet);
+}
+
+/// The DATA frame of the packet in service without its packet (which the
+/// caller copies in where the frame is kept: `put_data_frame`).
+pub(crate) fn data_frame_header(node: crate::wire::NodeId, op: &super::TxOp, airtime: SimDuration, duration: SimDuration) -> Frame {
+    Frame { sequence: op.sequence, retry: op.data_attempts > 1, ..Frame::new(FrameKind::Data, node, op.item.next_hop, duration, airtime) }
 }

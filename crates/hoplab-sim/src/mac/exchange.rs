@@ -17,7 +17,7 @@
 //! without a following DATA (10.3.2.4 allows it; ns-2 does not do it
 //! either); no fragmentation; one sequence-number counter per station.
 
-use super::access::data_frame;
+use super::access::data_frame_header;
 use super::hop_control::{HopControl, RtsAnswer};
 use super::service::ServiceEnd;
 use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacIndication, MacOutput, MacOutputs, MacTimer, Response, Resume};
@@ -25,19 +25,23 @@ use crate::time::{SimDuration, SimTime};
 use crate::wire::NodeId;
 
 impl Mac {
-    /// Put a frame on the air (the world hands it to the PHY and the
-    /// channel).
-    pub(crate) fn transmit(&mut self, frame: Frame, out: &mut MacOutputs) {
+    /// Put the frame just written to `self.on_air` on the air (the world
+    /// hands it to the PHY and the channel). Each caller writes the frame
+    /// there itself rather than passing it: a frame is 232 bytes, and each
+    /// move of one through a call is a copy (docs/performance.md).
+    pub(crate) fn transmit_on_air(&mut self, out: &mut MacOutputs) {
+        let frame = self.on_air.as_ref().expect("the frame to send, written in place");
         self.stats.frames_sent[frame.kind as usize] += 1;
         self.stats.tx_time_ns += frame.airtime.as_nanos();
-        self.on_air = Some(frame);
         out.push(MacOutput::Transmit);
     }
 
     /// The PHY finished sending our frame.
     pub(crate) fn tx_end(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
-        let sent = self.on_air.take();
-        match (sent.map(|f| f.kind), self.exchange) {
+        // What is read of the frame (not the frame: 232 bytes).
+        let sent = self.on_air.as_ref().map(|f| (f.kind, f.receiver, f.duration, f.congestion_mark));
+        self.on_air = None;
+        match (sent.map(|(kind, ..)| kind), self.exchange) {
             (Some(FrameKind::Rts), Exchange::WaitCts) => {
                 // Semi-TCP as ns-2 runs it (`cts_timeout_covers_rtsc`): long
                 // enough for a refusal RTSC (check_pktRTS, mac-802_11.cc:1035-1043).
@@ -55,19 +59,19 @@ impl Mac {
             }
             // A CTS or ACK we sent as a responder.
             (Some(FrameKind::Cts), _) => {
-                let cts = sent.expect("matched");
-                if cts.congestion_mark && self.hop.awaits_data_after_ctsc() {
+                let (_, receiver, duration, congestion_mark) = sent.expect("matched");
+                if congestion_mark && self.hop.awaits_data_after_ctsc() {
                     // ns-2 check_pktCTRL (mac-802_11.cc:953-958): the DATA
                     // must have arrived by then.
-                    let data_airtime = cts.duration - ctx.timing.sifs * 2 - ctx.timing.ack_airtime();
-                    self.awaiting_data = Some(cts.receiver);
+                    let data_airtime = duration - ctx.timing.sifs * 2 - ctx.timing.ack_airtime();
+                    self.awaiting_data = Some(receiver);
                     self.arm(MacTimer::DataWait, now + ctx.timing.response_timeout(data_airtime), ctx);
                 }
             }
             (Some(FrameKind::Ack), _) => {
                 // Semi-TCP (ns-2 send_timer, mac-802_11.cc:831-839): an ACK
                 // to a neighbour this node helped releases a parked packet.
-                let to = sent.expect("matched").receiver;
+                let (_, to, ..) = sent.expect("matched");
                 if self.parked_alone().is_some() && self.hop.ack_sent(to) {
                     self.hop_unpark(now, ctx);
                 }
@@ -79,16 +83,21 @@ impl Mac {
     /// SIFS after a frame that asked for it: send the CTS, DATA or ACK, or
     /// decide the answer to an RTS now (`cts_check_at_sifs`).
     pub(crate) fn send_response(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
+        // A frame to send goes from the response straight onto the air: one
+        // copy, not two (out of the response, then in).
+        if let Some(Response::Send(frame)) = &self.pending_response {
+            if frame.kind == FrameKind::Data {
+                self.exchange = Exchange::WaitAck;
+            }
+            self.on_air = Some(*frame);
+            self.pending_response = None;
+            return self.transmit_on_air(out);
+        }
         let Some(response) = self.pending_response.take() else {
             return;
         };
         match response {
-            Response::Send(frame) => {
-                if frame.kind == FrameKind::Data {
-                    self.exchange = Exchange::WaitAck;
-                }
-                self.transmit(frame, out);
-            }
+            Response::Send(_) => unreachable!("sent above"),
             Response::AnswerRts(rts) => {
                 // ns-2 check_pktCTRL (mac-802_11.cc:883-893): no CTS unless
                 // the medium is idle now ("Hinden terminal"); the backoff
@@ -99,10 +108,16 @@ impl Mac {
                     return;
                 }
                 // The refusal is decided now too (896: `refuse(last_rts_frame)`).
-                let own_head = self.op.or(self.parked).map(|op| op.item);
+                let own_head = self.op.as_ref().or(self.parked.as_ref()).map(|op| &op.item);
                 match self.hop.answer_rts(&rts, own_head) {
-                    RtsAnswer::Cts => self.transmit(cts_answering(&rts, false, self.node, ctx), out),
-                    RtsAnswer::Ctsc => self.transmit(cts_answering(&rts, true, self.node, ctx), out),
+                    RtsAnswer::Cts => {
+                        self.on_air = Some(cts_answering(&rts, false, self.node, ctx));
+                        self.transmit_on_air(out);
+                    }
+                    RtsAnswer::Ctsc => {
+                        self.on_air = Some(cts_answering(&rts, true, self.node, ctx));
+                        self.transmit_on_air(out);
+                    }
                     RtsAnswer::Refuse => self.schedule_access(now, ctx),
                     RtsAnswer::RefuseWithRtsc => self.refusal_rts(now, ctx, out),
                 }
@@ -144,6 +159,7 @@ impl Mac {
         self.attempt(now, ctx, out);
     }
 
+    #[inline]
     fn respond_after_sifs(&mut self, now: SimTime, response: Response, ctx: &mut MacContext) {
         self.pending_response = Some(response);
         self.arm(MacTimer::SendResponse, now + ctx.timing.sifs, ctx);
@@ -195,7 +211,7 @@ impl Mac {
                 }
                 // 10.3.2.6: a CTS only if the NAV is idle.
                 let may_answer = free && (self.nav_until <= now || ctx.timing.cts_ignores_nav);
-                let own_head = self.op.or(self.parked).map(|op| op.item);
+                let own_head = self.op.as_ref().or(self.parked.as_ref()).map(|op| &op.item);
                 let answer = if may_answer { self.hop.answer_rts(frame, own_head) } else { RtsAnswer::Refuse };
                 match answer {
                     RtsAnswer::Cts => self.respond_after_sifs(now, Response::Send(cts_answering(frame, false, self.node, ctx)), ctx),
@@ -216,8 +232,13 @@ impl Mac {
                 op.short_retries = 0; // 10.3.4.4: SRC resets when a CTS arrives
                 op.data_attempts += 1;
                 let airtime = ctx.timing.data_airtime(op.item.packet.size_bytes(), false);
-                let data = data_frame(node, op, airtime, ctx.timing.sifs + ctx.timing.ack_airtime());
+                let data = data_frame_header(node, op, airtime, ctx.timing.sifs + ctx.timing.ack_airtime());
                 self.respond_after_sifs(now, Response::Send(data), ctx);
+                // The packet goes into the response where it is kept: one
+                // copy from the service (`put_data_frame`).
+                if let (Some(Response::Send(data)), Some(op)) = (&mut self.pending_response, &self.op) {
+                    data.packet = Some(op.item.packet);
+                }
             }
             FrameKind::Data => {
                 if frame.is_broadcast() {

@@ -63,18 +63,23 @@ impl Mac {
                 return false;
             }
         }
-        let Some(item) = self.queue.dequeue(now) else {
+        // The packet is read where it lies and moved once, into service
+        // (bound out of the `Option` first, it would be copied twice).
+        let next = self.queue.dequeue(now);
+        let Some(item) = &next else {
             return false;
         };
         let len = self.queue.len();
         self.stats.queue_changed(now, len);
         let broadcast = item.next_hop == BROADCAST;
         let mpdu_bytes = DATA_HEADER_BYTES + item.packet.size_bytes();
+        let info = item.packet.info();
         let sequence = self.next_sequence;
         self.next_sequence = (sequence + 1) % 4096;
-        self.op = Some(TxOp {
+        let uses_rts = !broadcast && ctx.timing.uses_rts(mpdu_bytes);
+        self.op = next.map(|item| TxOp {
             item,
-            uses_rts: !broadcast && ctx.timing.uses_rts(mpdu_bytes),
+            uses_rts,
             short_retries: 0,
             long_retries: 0,
             rts_attempts: 0,
@@ -91,7 +96,7 @@ impl Mac {
                 self.first_access(now, ctx);
             }
         }
-        out.indicate(MacIndication::ServiceStarted { packet: item.packet.info() });
+        out.indicate(MacIndication::ServiceStarted { packet: info });
         out.push(MacOutput::Resume(Resume::AfterServiceStart(tail)));
         true
     }

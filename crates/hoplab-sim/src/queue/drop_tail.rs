@@ -141,8 +141,10 @@ mod tests {
         q.enqueue(t, item(8, PacketKind::Control), &mut rng);
         let full = q.enqueue(t, item(9, PacketKind::Control), &mut rng);
         assert!(matches!(full, Admission::Dropped { item, .. } if item.packet.uid == 9), "no push-out: the newcomer goes");
+        assert_eq!(q.fifo().bytes(), 6 * 540);
         let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(t)).map(|i| i.packet.uid).collect();
         assert_eq!(order, vec![5, 8, 2, 4, 1, 3]);
+        assert_eq!(q.fifo().bytes(), 0, "each packet served takes its bytes off, whatever its class");
     }
 
     #[test]

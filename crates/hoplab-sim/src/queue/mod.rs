@@ -152,8 +152,18 @@ impl Fifo {
         Some(item)
     }
 
+    /// The next packet to serve. The class is chosen first and popped
+    /// once: chaining the pops (`or_else`) copies the packet out of each
+    /// `Option` it passes through (208 bytes each).
     pub fn pop(&mut self) -> Option<Queued> {
-        let item = self.control.pop_front().or_else(|| self.acks.pop_front()).or_else(|| self.data.pop_front())?;
+        let class = if !self.control.is_empty() {
+            &mut self.control
+        } else if !self.acks.is_empty() {
+            &mut self.acks
+        } else {
+            &mut self.data
+        };
+        let item = class.pop_front()?;
         self.bytes -= item.packet.size_bytes() as u64;
         Some(item)
     }

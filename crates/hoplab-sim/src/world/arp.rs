@@ -43,7 +43,7 @@ impl World {
     fn arp_outputs(&mut self, node: NodeId, out: Vec<ArpOutput>) {
         for output in out {
             match output {
-                ArpOutput::Resolved { packet, next_hop } => self.radio_enqueue(node, packet, next_hop),
+                ArpOutput::Resolved { packet, next_hop } => self.radio_enqueue(node, &packet, next_hop),
                 ArpOutput::Enqueue { packet, next_hop } => {
                     let at = self.now() + ARP_DELAY;
                     self.arp_transit.push_back((node, Queued { packet, next_hop }));

@@ -375,15 +375,19 @@ impl World {
             MacIndication::Heard { from } => self.routing_heard(node, from),
             MacIndication::Overheard { from } => {
                 let at = received.expect("an overheard packet comes with the frame received");
-                let packet = self.on_air.frame(at).packet.expect("DATA carries a packet");
+                let packet = self.on_air.frame(at).packet.as_ref().expect("DATA carries a packet");
                 // ns-2's DSR tap reads only packets with its header.
                 if packet.arp().is_none() {
+                    let packet = *packet;
                     self.routing_overheard(node, &packet, from)
                 }
             }
             MacIndication::Delivered { from } => {
                 let at = received.expect("a delivery comes with the frame received");
-                let packet = self.on_air.frame(at).packet.expect("DATA carries a packet");
+                // Read in the frame, then copied out once (each copy of a
+                // packet is 200 bytes: docs/performance.md).
+                let packet = self.on_air.frame(at).packet.as_ref().expect("DATA carries a packet");
+                let packet = *packet;
                 // ARP packets go to the table at once (mac/ll.cc:153-156).
                 if packet.arp().is_some() {
                     return self.arp_input(node, &packet);
