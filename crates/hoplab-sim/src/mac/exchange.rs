@@ -20,9 +20,8 @@
 use super::access::data_frame_header;
 use super::hop_control::{HopControl, RtsAnswer};
 use super::service::ServiceEnd;
-use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacIndication, MacOutput, MacOutputs, MacTimer, Response, Resume};
+use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacIndication, MacOutput, MacOutputs, MacTimer, Reply, Response, Resume};
 use crate::time::{SimDuration, SimTime};
-use crate::wire::NodeId;
 
 impl Mac {
     /// Put the frame just written to `self.on_air` on the air (the world
@@ -93,11 +92,16 @@ impl Mac {
             self.pending_response = None;
             return self.transmit_on_air(out);
         }
+        if let Some(Response::Reply(reply)) = self.pending_response {
+            self.pending_response = None;
+            self.on_air = Some(reply.frame(self.node));
+            return self.transmit_on_air(out);
+        }
         let Some(response) = self.pending_response.take() else {
             return;
         };
         match response {
-            Response::Send(_) => unreachable!("sent above"),
+            Response::Send(_) | Response::Reply(_) => unreachable!("sent above"),
             Response::AnswerRts(rts) => {
                 // ns-2 check_pktCTRL (mac-802_11.cc:883-893): no CTS unless
                 // the medium is idle now ("Hinden terminal"); the backoff
@@ -111,11 +115,11 @@ impl Mac {
                 let own_head = self.op.as_ref().or(self.parked.as_ref()).map(|op| &op.item);
                 match self.hop.answer_rts(&rts, own_head) {
                     RtsAnswer::Cts => {
-                        self.on_air = Some(cts_answering(&rts, false, self.node, ctx));
+                        self.on_air = Some(cts_answering(&rts, false, ctx).frame(self.node));
                         self.transmit_on_air(out);
                     }
                     RtsAnswer::Ctsc => {
-                        self.on_air = Some(cts_answering(&rts, true, self.node, ctx));
+                        self.on_air = Some(cts_answering(&rts, true, ctx).frame(self.node));
                         self.transmit_on_air(out);
                     }
                     RtsAnswer::Refuse => self.schedule_access(now, ctx),
@@ -214,8 +218,8 @@ impl Mac {
                 let own_head = self.op.as_ref().or(self.parked.as_ref()).map(|op| &op.item);
                 let answer = if may_answer { self.hop.answer_rts(frame, own_head) } else { RtsAnswer::Refuse };
                 match answer {
-                    RtsAnswer::Cts => self.respond_after_sifs(now, Response::Send(cts_answering(frame, false, self.node, ctx)), ctx),
-                    RtsAnswer::Ctsc => self.respond_after_sifs(now, Response::Send(cts_answering(frame, true, self.node, ctx)), ctx),
+                    RtsAnswer::Cts => self.respond_after_sifs(now, Response::Reply(cts_answering(frame, false, ctx)), ctx),
+                    RtsAnswer::Ctsc => self.respond_after_sifs(now, Response::Reply(cts_answering(frame, true, ctx)), ctx),
                     RtsAnswer::Refuse => {}
                     RtsAnswer::RefuseWithRtsc => self.respond_after_sifs(now, Response::RefusalRts, ctx),
                 }
@@ -248,8 +252,9 @@ impl Mac {
                 if self.awaiting_data.take().is_some() {
                     self.cancel(MacTimer::DataWait, ctx); // the CTSC was used
                 }
-                let ack = Frame::new(FrameKind::Ack, self.node, frame.transmitter, SimDuration::ZERO, ctx.timing.ack_airtime());
-                self.respond_after_sifs(now, Response::Send(ack), ctx);
+                let ack =
+                    Reply { kind: FrameKind::Ack, to: frame.transmitter, duration: SimDuration::ZERO, airtime: ctx.timing.ack_airtime(), congestion_mark: false };
+                self.respond_after_sifs(now, Response::Reply(ack), ctx);
                 let duplicate = frame.retry && self.last_received_sequence.get(&frame.transmitter) == Some(&frame.sequence);
                 self.last_received_sequence.insert(frame.transmitter, frame.sequence);
                 if !duplicate {
@@ -328,7 +333,7 @@ impl Mac {
 
 /// The CTS (a CTSC with `congestion_mark`) answering `rts`: its Duration is
 /// the RTS's minus SIFS and its own airtime (10.3.2.6).
-fn cts_answering(rts: &Frame, congestion_mark: bool, node: NodeId, ctx: &MacContext) -> Frame {
+fn cts_answering(rts: &Frame, congestion_mark: bool, ctx: &MacContext) -> Reply {
     let airtime = ctx.timing.cts_airtime();
-    Frame { congestion_mark, ..Frame::new(FrameKind::Cts, node, rts.transmitter, rts.duration - ctx.timing.sifs - airtime, airtime) }
+    Reply { kind: FrameKind::Cts, to: rts.transmitter, duration: rts.duration - ctx.timing.sifs - airtime, airtime, congestion_mark }
 }

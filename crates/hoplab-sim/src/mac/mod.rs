@@ -71,14 +71,39 @@ pub enum Exchange {
 /// What a node does SIFS after a frame that asked for an answer.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Response {
-    /// Send this CTS, DATA or ACK.
+    /// Send this DATA frame (the answer to a CTS).
     Send(Frame),
+    /// Send this CTS or ACK: its fields only, the frame written onto the
+    /// air when it goes (a frame kept here would be copied there whole,
+    /// 232 bytes: docs/performance.md).
+    Reply(Reply),
     /// Answer this RTS now if the medium is idle (`mac.cts_check_at_sifs`;
     /// ns-2 keeps the RTS as `last_rts_frame` for `check_pktCTRL`).
     AnswerRts(Frame),
     /// The RTS was refused: send the node's own RTS(C) now if the medium is
     /// idle (`semitcp.mac.refusal_rtsc`).
     RefusalRts,
+}
+
+/// A control frame answering another (a CTS or an ACK), to send SIFS
+/// later.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reply {
+    pub kind: FrameKind,
+    /// RA: the transmitter of the frame answered.
+    pub to: NodeId,
+    /// The Duration field.
+    pub duration: SimDuration,
+    pub airtime: SimDuration,
+    /// A CTSC (semi-TCP).
+    pub congestion_mark: bool,
+}
+
+impl Reply {
+    /// The frame, sent by `from`.
+    pub fn frame(&self, from: NodeId) -> Frame {
+        Frame { congestion_mark: self.congestion_mark, ..Frame::new(self.kind, from, self.to, self.duration, self.airtime) }
+    }
 }
 
 /// How the last failed attempt of the packet in service was lost (ground
