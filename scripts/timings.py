@@ -305,7 +305,8 @@ def main() -> None:
             "## Benchmarks",
             "",
             f"`hoplab bench --json`: one core per benchmark, 100 simulated seconds per scenario, the fastest of "
-            f"{bench[0].get('repeat', 1)} runs.",
+            f"{bench[0].get('repeat', 1)} runs; the extension's {document.get('build_profile', 'plain')} build "
+            "(scripts/install.py).",
             "",
             "| benchmark | simulated events | frames on the air | events per frame | wall s | events/s | "
             "sim s per wall s | us per frame |",
