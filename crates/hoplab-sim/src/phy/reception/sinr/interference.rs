@@ -79,8 +79,22 @@ impl Interference {
     /// detection below the CCA threshold) must not keep them for the run.
     /// Their terms in any later sum are exact zeros, so no sum changes.
     pub fn forget_before(&mut self, horizon: SimTime) {
-        self.signals.retain(|s| s.end > horizon);
-        self.weak.retain(|w| w.1 > horizon);
+        // Branch-free compaction (as `weak_total_at`): `retain`'s branch on
+        // each signal's end was the arrival's most mispredicted one.
+        let mut kept = 0;
+        for i in 0..self.signals.len() {
+            let signal = self.signals[i];
+            self.signals[kept] = signal;
+            kept += lt(horizon, signal.end) as usize;
+        }
+        self.signals.truncate(kept);
+        let mut kept = 0;
+        for i in 0..self.weak.len() {
+            let signal = self.weak[i];
+            self.weak[kept] = signal;
+            kept += lt(horizon, signal.1) as usize;
+        }
+        self.weak.truncate(kept);
     }
 
     pub fn len(&self) -> usize {
@@ -285,6 +299,30 @@ mod tests {
             air.add(sig(i, i * 100, i * 100 + 100, 1e-10));
             air.forget_before(SimTime((i * 100).saturating_sub(1000) * 1000));
             assert!(air.weak.len() <= 12 && air.len() <= 12, "{} weak, {} in all", air.weak.len(), air.len());
+        }
+    }
+
+    /// Forgetting (branch-free) keeps exactly the signals `retain` keeps,
+    /// in the same order, in both lists: random lists whose ends often
+    /// fall on the horizon itself (kept only if they end after it).
+    #[test]
+    fn forgetting_keeps_what_retain_keeps_in_order() {
+        let mut next = xorshift(0x51f15e7e1d2c3b4au64);
+        let threshold_w = 1.56e-11;
+        for _ in 0..3000 {
+            let mut air = Interference::with_weak_below(threshold_w);
+            for id in 0..next(24) {
+                let start = next(40) * 50;
+                let power_w = threshold_w * (0.01 + next(800) as f64 / 400.0);
+                air.add(Signal { id, start: SimTime(start), end: SimTime(start + 50 + next(40) * 50), power_w });
+            }
+            let horizon = SimTime(next(90) * 50);
+            let mut want = air.clone();
+            want.signals.retain(|s| s.end > horizon);
+            want.weak.retain(|w| w.1 > horizon);
+            air.forget_before(horizon);
+            assert_eq!(air.signals, want.signals);
+            assert_eq!(air.weak, want.weak);
         }
     }
 
