@@ -165,11 +165,9 @@ impl SinrReceiver {
     /// `SwitchMaybeToCcaBusy`): the CcaEnd time to arm if it grew, and
     /// whether the medium just turned busy.
     fn count_energy(&mut self, now: SimTime) -> (Option<SimTime>, bool) {
-        if self.air.last_end(now) <= self.cca_until {
-            return (None, false); // cannot outlast the count already made
-        }
         let threshold_w = self.params.cca_sensitivity_w.min(self.params.cca_ed_w);
-        let until = self.air.energy_end(now, threshold_w);
+        // None: no signal outlasts the count already made.
+        let Some(until) = self.air.energy_end_beyond(now, threshold_w, Some(self.cca_until)) else { return (None, false) };
         if until > self.cca_until && until > now {
             self.cca_until = until;
             let turned_busy = !self.cca_busy;
