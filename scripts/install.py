@@ -14,7 +14,7 @@ with those counts, so that the compiler lays out and inlines the
 simulator's hot paths for how they are taken. It changes no result (the same
 code; tests/test_build.py runs the golden set through the installed
 extension and compares it with the golden files); on the benchmark
-scenarios runs are x1.1-1.2 faster (docs/performance.md, "Profile-guided
+scenarios runs are x1.03-1.16 faster (docs/performance.md, "Profile-guided
 build"). The training scenarios are none of the ones the speed claims
 measure (hoplab bench's, scripts/bench_vs.py's) nor shortened copies of them.
 
@@ -217,7 +217,7 @@ def install(args: argparse.Namespace) -> None:
                f"`apt-get install llvm-{major}`)" if major else "rustc -vV names no LLVM version")
         if required:
             raise InstallError(f"{why}, and HOPLAB_REQUIRE_PGO is set")
-        print(f"install: {why}: building without profile-guided optimisation (runs x1.1-1.2 slower)", flush=True)
+        print(f"install: {why}: building without profile-guided optimisation (runs x1.03-1.16 slower)", flush=True)
         pip_install(plain_env, args.quiet)
         return
     PGO_DIR.mkdir(parents=True, exist_ok=True)
