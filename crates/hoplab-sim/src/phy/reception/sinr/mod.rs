@@ -317,7 +317,11 @@ impl Reception for SinrReceiver {
         self.next_id += 1;
         self.air.forget_before(self.current.map_or(now, |c| c.signal.start.min(now)));
         self.air.add(signal);
-        let rate = if frame.kind == FrameKind::Data && !frame.is_broadcast() { self.params.data_rate } else { self.params.basic_rate };
+        // Unicast DATA at the data rate, the rest at the basic rate: chosen
+        // by `&` of the two tests (no short-circuit branch on the frame's
+        // kind, which alternates frame by frame).
+        let at_data_rate = (frame.kind == FrameKind::Data) & !frame.is_broadcast();
+        let rate = [self.params.basic_rate, self.params.data_rate][at_data_rate as usize];
         if self.transmitting {
             return self.dropped(now, incoming.at);
         }

@@ -277,3 +277,36 @@ fn same_seed_same_draws() {
     assert_eq!(run(5), run(5));
     assert_ne!(run(5), run(6));
 }
+
+/// A frame is followed at the rate its payload is sent at: a unicast DATA
+/// at the data rate, a broadcast DATA and every control frame at the basic
+/// rate (IEEE 802.11-2016 10.6, multirate support); here 11 and 1 Mb/s, so that a
+/// swap shows (the golden scenarios use 2 Mb/s for both).
+#[test]
+fn a_frame_is_followed_at_its_payloads_rate() {
+    let mut radio = RadioConfig {
+        reception: ReceptionKind::Sinr,
+        sinr: Some(SinrConfig::default()),
+        data_rate_mbps: 11.0,
+        basic_rate_mbps: 1.0,
+        ..RadioConfig::default()
+    };
+    radio.validate().unwrap();
+    radio.normalize();
+    let p = SinrParams::from_config(&radio);
+    assert_eq!((p.data_rate, p.basic_rate), (DsssRate::Cck11, DsssRate::Dbpsk1));
+    let airtime = SimDuration::from_nanos(500 * US);
+    let to = |kind, receiver| Frame::new(kind, NodeId(1), receiver, SimDuration::ZERO, airtime);
+    let cases = [
+        (to(FrameKind::Data, NodeId(0)), DsssRate::Cck11),
+        (to(FrameKind::Data, crate::wire::ieee80211::BROADCAST), DsssRate::Dbpsk1),
+        (to(FrameKind::Rts, NodeId(0)), DsssRate::Dbpsk1),
+        (to(FrameKind::Cts, NodeId(0)), DsssRate::Dbpsk1),
+        (to(FrameKind::Ack, NodeId(0)), DsssRate::Dbpsk1),
+    ];
+    for (k, (frame, rate)) in cases.iter().enumerate() {
+        let mut r = SinrReceiver::new(p, RngStreams::new(1).stream(StreamPurpose::Reception, 0));
+        arrive(&mut r, SimTime(k as u64 * 1000 * US), 1, frame, 1e-8);
+        assert_eq!(r.current.map(|c| c.rate), Some(*rate), "{:?} to {:?}", frame.kind, frame.receiver);
+    }
+}
