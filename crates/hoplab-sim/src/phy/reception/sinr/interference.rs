@@ -366,12 +366,7 @@ mod tests {
         let threshold_w = 1.56e-11;
         let (mut adopted, mut refused_early) = (0, 0);
         for _ in 0..5000 {
-            let mut air = Interference::default();
-            for id in 0..next(12) {
-                let start = next(40) * 50;
-                let power_w = threshold_w * (0.05 + next(1000) as f64 / 400.0);
-                air.add(Signal { id, start: SimTime(start), end: SimTime(start + 50 + next(40) * 50), power_w });
-            }
+            let air = random_list(&mut next, 12, threshold_w * 0.05, threshold_w);
             let now = SimTime(next(60) * 50);
             let counted = SimTime(next(90) * 50);
             for threshold_w in [threshold_w, 2.0 * threshold_w, 5.0 * threshold_w] {
@@ -512,6 +507,18 @@ mod tests {
     /// energy_end's and success's answers that depend on them.
     /// A xorshift64 draw below `n` from `seed` (the random signal lists of
     /// the bit-for-bit tests).
+    /// Fewer than `signals` signals on a 50 ns grid, each 50-2000 ns long
+    /// within the first 2 us, of power `weakest_w` + up to 2.5 `scale_w`.
+    fn random_list(next: &mut impl FnMut(u64) -> u64, signals: u64, weakest_w: f64, scale_w: f64) -> Interference {
+        let mut air = Interference::default();
+        for id in 0..next(signals) {
+            let start = next(40) * 50;
+            let power_w = weakest_w + scale_w * (next(1000) as f64 / 400.0);
+            air.add(Signal { id, start: SimTime(start), end: SimTime(start + 50 + next(40) * 50), power_w });
+        }
+        air
+    }
+
     fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
         let mut x = seed;
         move |n: u64| {
@@ -527,12 +534,7 @@ mod tests {
         let mut next = xorshift(0x9e3779b97f4a7c15u64);
         let threshold_w = 1.56e-11;
         for _ in 0..3000 {
-            let mut air = Interference::default();
-            for id in 0..next(20) {
-                let start = next(40) * 50;
-                let power_w = threshold_w * (0.01 + next(1000) as f64 / 400.0);
-                air.add(Signal { id, start: SimTime(start), end: SimTime(start + 50 + next(40) * 50), power_w });
-            }
+            let air = random_list(&mut next, 20, threshold_w * 0.01, threshold_w);
             let t = SimTime(next(45) * 50);
             let except = next(22);
             assert_eq!(air.before(t, except).to_bits(), reference::before(&air, t, except).to_bits());
