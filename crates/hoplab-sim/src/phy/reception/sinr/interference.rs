@@ -62,15 +62,7 @@ impl Interference {
     /// signal within reach, kept while they overlap the frame it receives).
     pub fn weak_total_at(&mut self, now: SimTime, t: SimTime) -> f64 {
         debug_assert!(t >= now);
-        // Branch-free compaction: each signal is written at `kept`, which
-        // moves on only if it has not ended.
-        let mut kept = 0;
-        for i in 0..self.weak.len() {
-            let signal = self.weak[i];
-            self.weak[kept] = signal;
-            kept += lt(now, signal.1) as usize;
-        }
-        self.weak.truncate(kept);
+        compact(&mut self.weak, |signal| lt(now, signal.1));
         self.weak.iter().map(|&(start, end, power_w)| masked(power_w, le(start, t) & lt(t, end))).sum()
     }
 
@@ -81,25 +73,10 @@ impl Interference {
     /// signal, so it rarely holds as many). Their terms in any later sum
     /// are exact zeros, so no sum changes.
     pub fn forget_before(&mut self, horizon: SimTime) {
-        // Branch-free compaction (as `weak_total_at`): `retain`'s branch on
-        // each signal's end was the arrival's most mispredicted one.
-        let mut kept = 0;
-        for i in 0..self.signals.len() {
-            let signal = self.signals[i];
-            self.signals[kept] = signal;
-            kept += lt(horizon, signal.end) as usize;
+        compact(&mut self.signals, |signal| lt(horizon, signal.end));
+        if self.weak.len() >= 8 {
+            compact(&mut self.weak, |signal| lt(horizon, signal.1));
         }
-        self.signals.truncate(kept);
-        if self.weak.len() < 8 {
-            return;
-        }
-        let mut kept = 0;
-        for i in 0..self.weak.len() {
-            let signal = self.weak[i];
-            self.weak[kept] = signal;
-            kept += lt(horizon, signal.1) as usize;
-        }
-        self.weak.truncate(kept);
     }
 
     pub fn len(&self) -> usize {
@@ -260,6 +237,21 @@ impl Interference {
         }
         Some(ends.last().map_or(now, |e| e.0))
     }
+}
+
+/// Keep, in order, the entries of `list` for which `keep` gives 1 (0 drops
+/// them), as `retain` does but without its branch: each entry is written at
+/// `kept`, which moves on only if it is kept. `retain`'s branch on each
+/// signal's end was the arrival's most mispredicted one.
+#[inline(always)]
+fn compact<T: Copy>(list: &mut Vec<T>, keep: impl Fn(T) -> u64) {
+    let mut kept = 0;
+    for i in 0..list.len() {
+        let entry = list[i];
+        list[kept] = entry;
+        kept += keep(entry) as usize;
+    }
+    list.truncate(kept);
 }
 
 /// `power_w` where `keep` is 1, 0.0 where it is 0, by a mask on its bits
