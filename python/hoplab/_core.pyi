@@ -5,6 +5,7 @@ Checked against the built module by `python -m mypy.stubtest hoplab._core`
 """
 
 import os
+from typing import Literal
 
 __all__ = [
     "ScenarioError",
@@ -90,7 +91,7 @@ def profile_events(name: str, config_json: str) -> str:
 def version() -> str:
     """The simulator core's version."""
 
-def build_profile() -> str:
+def build_profile() -> Literal["pgo", "pgo-training", "plain"]:
     """How this extension was compiled: "pgo" (profile-guided, by
     scripts/install.py), "pgo-training" (its instrumented build) or
     "plain"."""
