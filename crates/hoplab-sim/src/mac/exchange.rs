@@ -82,27 +82,28 @@ impl Mac {
     /// SIFS after a frame that asked for it: send the CTS, DATA or ACK, or
     /// decide the answer to an RTS now (`cts_check_at_sifs`).
     pub(crate) fn send_response(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
-        // A frame to send goes from the response straight onto the air: one
-        // copy, not two (out of the response, then in).
-        if let Some(Response::Send(frame)) = &self.pending_response {
-            if frame.kind == FrameKind::Data {
-                self.exchange = Exchange::WaitAck;
-            }
-            self.on_air = Some(*frame);
-            self.pending_response = None;
-            return self.transmit_on_air(out);
-        }
-        if let Some(Response::Reply(reply)) = self.pending_response {
-            self.pending_response = None;
-            self.on_air = Some(reply.frame(self.node));
-            return self.transmit_on_air(out);
-        }
-        let Some(response) = self.pending_response.take() else {
+        // Read in place and cleared before anything else: a frame to send
+        // goes from the response straight onto the air, one copy (taking
+        // the response out first would copy it twice).
+        let Some(response) = &self.pending_response else {
             return;
         };
         match response {
-            Response::Send(_) | Response::Reply(_) => unreachable!("sent above"),
-            Response::AnswerRts(rts) => {
+            Response::Send(frame) => {
+                if frame.kind == FrameKind::Data {
+                    self.exchange = Exchange::WaitAck;
+                }
+                self.on_air = Some(*frame);
+                self.pending_response = None;
+                self.transmit_on_air(out);
+            }
+            &Response::Reply(reply) => {
+                self.pending_response = None;
+                self.on_air = Some(reply.frame(self.node));
+                self.transmit_on_air(out);
+            }
+            &Response::AnswerRts(rts) => {
+                self.pending_response = None;
                 // ns-2 check_pktCTRL (mac-802_11.cc:883-893): no CTS unless
                 // the medium is idle now ("Hinden terminal"); the backoff
                 // the RTS interrupted goes on.
@@ -114,12 +115,8 @@ impl Mac {
                 // The refusal is decided now too (896: `refuse(last_rts_frame)`).
                 let own_head = self.op.as_ref().or(self.parked.as_ref()).map(|op| &op.item);
                 match self.hop.answer_rts(&rts, own_head) {
-                    RtsAnswer::Cts => {
-                        self.on_air = Some(cts_answering(&rts, false, ctx).frame(self.node));
-                        self.transmit_on_air(out);
-                    }
-                    RtsAnswer::Ctsc => {
-                        self.on_air = Some(cts_answering(&rts, true, ctx).frame(self.node));
+                    answer @ (RtsAnswer::Cts | RtsAnswer::Ctsc) => {
+                        self.on_air = Some(cts_answering(&rts, answer == RtsAnswer::Ctsc, ctx).frame(self.node));
                         self.transmit_on_air(out);
                     }
                     RtsAnswer::Refuse => self.schedule_access(now, ctx),
@@ -127,6 +124,7 @@ impl Mac {
                 }
             }
             Response::RefusalRts => {
+                self.pending_response = None;
                 // ns-2 check_pktRTS (mac-802_11.cc:1028): only on an idle
                 // medium, NAV included.
                 if ctx.phy.is_busy() || self.nav_until > now {

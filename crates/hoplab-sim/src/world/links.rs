@@ -12,7 +12,7 @@ impl World {
         let now = self.now();
         let mut out = Outputs::new();
         self.links[link as usize].enqueue(now, direction, packet, &mut out);
-        self.link_outputs(link, &mut out);
+        self.link_outputs(link, &out);
     }
 
     /// A link's timer fired (`id`: [`LinkTimer::id`]).
@@ -21,12 +21,12 @@ impl World {
         let (timer, direction) = LinkTimer::from_id(id);
         let mut out = Outputs::new();
         self.links[link as usize].on_timer(now, timer, direction, &mut out);
-        self.link_outputs(link, &mut out);
+        self.link_outputs(link, &out);
     }
 
     /// Carry out a link's outputs, in order; lent, as routing's are
     /// (`routing_outputs`): a move copies the whole list.
-    fn link_outputs(&mut self, link: u32, out: &mut Outputs<LinkOutput>) {
+    fn link_outputs(&mut self, link: u32, out: &Outputs<LinkOutput>) {
         for output in out.iter() {
             match *output {
                 LinkOutput::Timer { timer, direction, at } => {

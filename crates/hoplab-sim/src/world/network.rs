@@ -39,14 +39,14 @@ impl World {
             self.routing[node.index()].handle(now, input, &mut ctx, &mut out);
         }
         if !out.is_empty() {
-            self.routing_outputs(node, &mut out, channel_failure);
+            self.routing_outputs(node, &out, channel_failure);
         }
     }
 
     /// Carry out a routing step's outputs, in order. `out` is lent, not
     /// moved: a move copies the whole list (four outputs inline, 840
     /// bytes) on every step that has one.
-    fn routing_outputs(&mut self, node: NodeId, out: &mut Outputs<RoutingOutput>, channel_failure: bool) {
+    fn routing_outputs(&mut self, node: NodeId, out: &Outputs<RoutingOutput>, channel_failure: bool) {
         // Read in place: taking each output out copies it (208 bytes).
         for output in out.iter() {
             match output {
