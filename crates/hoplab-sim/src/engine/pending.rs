@@ -61,7 +61,7 @@ pub(crate) struct Pending<T> {
     far: BinaryHeap<Far<T>>,
 }
 
-impl<T: Keyed> Pending<T> {
+impl<T: Keyed + Copy> Pending<T> {
     pub fn new() -> Self {
         Pending { near: Vec::with_capacity(NEAR_CAPACITY + 1), far: BinaryHeap::new() }
     }
@@ -89,11 +89,32 @@ impl<T: Keyed> Pending<T> {
         // From the earliest end: a new event usually falls among the first
         // few, found with predictable comparisons (a bisection's
         // unpredictable ones made the bench chains 5-10 % slower).
-        let mut at = self.near.len();
-        while at > 0 && self.near[at - 1].key() < key {
-            at -= 1;
+        // Found and placed in one pass from the earliest end, each later
+        // entry moved up one place as it is passed (an insertion sort's
+        // step), with no call to memmove for the few moved (5.5 on average
+        // on the SINR chain, 3.4 on the AODV chain). Measured against
+        // `Vec::insert` (callgrind, 20 s of the 14-hop SINR chain and 60 s
+        // of the 14-hop AODV chain): 2.3 % and 3.1 % fewer instructions; a
+        // safe loop that copies through indices, 1.4 % and 0.9 % more
+        // (its bounds checks).
+        self.near.reserve(1);
+        let len = self.near.len();
+        let base = self.near.as_mut_ptr();
+        let mut at = len;
+        // SAFETY: room for `len + 1` entries was reserved. Each entry read
+        // at `at - 1` (< len) is copied to `at` (<= len), which is either
+        // the spare place or the place the previous move left; `entry`
+        // fills the last such place, so when the length grows every place
+        // below it holds an entry. `T: Copy`: nothing is dropped, and a
+        // panicking `key` (none does) would leave the length unchanged.
+        unsafe {
+            while at > 0 && (*base.add(at - 1)).key() < key {
+                std::ptr::copy_nonoverlapping(base.add(at - 1), base.add(at), 1);
+                at -= 1;
+            }
+            std::ptr::write(base.add(at), entry);
+            self.near.set_len(len + 1);
         }
-        self.near.insert(at, entry);
         if self.near.len() > NEAR_CAPACITY {
             // The latest half moves to the heap (all larger than what stays).
             self.far.extend(self.near.drain(..NEAR_CAPACITY / 2).map(Far));
@@ -133,7 +154,7 @@ mod tests {
     use super::*;
     use rand::{RngExt, SeedableRng};
 
-    #[derive(Debug, PartialEq)]
+    #[derive(Debug, Clone, Copy, PartialEq)]
     struct Key(u128);
     impl Keyed for Key {
         fn key(&self) -> u128 {

@@ -12,6 +12,7 @@
 use super::pending::{Keyed, Pending};
 use crate::time::SimTime;
 
+#[derive(Clone, Copy)]
 struct Entry<E> {
     time: SimTime,
     seq: u64,
@@ -47,13 +48,13 @@ pub struct EventQueue<E> {
     deferred: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             pending: Pending::new(),
@@ -220,7 +221,7 @@ pub struct Timer {
 }
 
 impl Timer {
-    pub fn arm<E>(&mut self, queue: &mut EventQueue<E>, at: SimTime, event: E) {
+    pub fn arm<E: Copy>(&mut self, queue: &mut EventQueue<E>, at: SimTime, event: E) {
         self.armed_seq = queue.schedule(at, event);
         self.at = at;
     }
@@ -229,7 +230,7 @@ impl Timer {
     /// an entry of its own: the caller keeps the event in a batch that
     /// shares one entry (see the module doc) and hands back this number
     /// when it is due. Returns the number.
-    pub fn arm_in_batch<E>(&mut self, queue: &mut EventQueue<E>, at: SimTime) -> u64 {
+    pub fn arm_in_batch<E: Copy>(&mut self, queue: &mut EventQueue<E>, at: SimTime) -> u64 {
         self.armed_seq = queue.reserve(1);
         self.at = at;
         self.armed_seq
@@ -239,14 +240,14 @@ impl Timer {
     /// ([`EventQueue::reserve_deferred`]; `end`: the run's end):
     /// [`Timer::queue_deferred`] gives it one, with the place among
     /// simultaneous events it has now, if its end may matter after all.
-    pub fn arm_deferred<E>(&mut self, queue: &mut EventQueue<E>, at: SimTime, end: SimTime) {
+    pub fn arm_deferred<E: Copy>(&mut self, queue: &mut EventQueue<E>, at: SimTime, end: SimTime) {
         self.armed_seq = queue.reserve_deferred(at, end);
         self.at = at;
     }
 
     /// Queue the event of a timer armed with [`Timer::arm_deferred`] (once;
     /// it must still be armed, the same `end`).
-    pub fn queue_deferred<E>(&self, queue: &mut EventQueue<E>, event: E, end: SimTime) {
+    pub fn queue_deferred<E: Copy>(&self, queue: &mut EventQueue<E>, event: E, end: SimTime) {
         debug_assert!(self.is_armed());
         queue.schedule_deferred(self.at, self.armed_seq, event, end);
     }
