@@ -185,22 +185,19 @@ impl Interference {
     /// count ends at once and outlasts nothing), from one pass over the
     /// list instead of two. `counted` None: no count made.
     pub fn energy_end_beyond(&self, now: SimTime, threshold_w: f64, counted: Option<SimTime>) -> Option<SimTime> {
-        let present = || self.signals.iter().filter(|s| s.start <= now && s.end > now);
         // One branch-free pass: the total (summed in list order, as below;
-        // a signal not present adds 0.0, bit for bit the same) and the
-        // signal that ends last (one not present counts as ending now with
-        // no power, which changes neither).
-        let (mut total, mut last_end, mut last_power_w) = (0.0, now, 0.0f64);
+        // a signal not present adds 0.0, bit for bit the same), the latest
+        // end of a present signal (one not present counts as ending now),
+        // and the latest end of a present one at the threshold on its own
+        // (0 if none is).
+        let threshold_bits = threshold_w.to_bits();
+        let (mut total, mut last_end, mut strong_end) = (0.0, now, SimTime::ZERO);
         for s in &self.signals {
             let m = le(s.start, now) & lt(now, s.end);
-            let power_w = masked(s.power_w, m);
-            let end = SimTime(now.0.wrapping_add(s.end.0.wrapping_sub(now.0) & m.wrapping_neg()));
-            total += power_w;
-            if end > last_end {
-                (last_end, last_power_w) = (end, power_w);
-            } else if end == last_end {
-                last_power_w = last_power_w.max(power_w);
-            }
+            total += masked(s.power_w, m);
+            last_end = last_end.max(SimTime(now.0.wrapping_add(s.end.0.wrapping_sub(now.0) & m.wrapping_neg())));
+            let strong = m & (lt_u64(s.power_w.to_bits(), threshold_bits) ^ 1);
+            strong_end = strong_end.max(SimTime(s.end.0 & strong.wrapping_neg()));
         }
         // `last_end` is the latest end of a present signal, or now: no
         // later than the last count, this count cannot outlast it.
@@ -212,10 +209,21 @@ impl Interference {
         }
         // The usual case: a signal that ends last is at the threshold on
         // its own, so the total cannot fall below it before then (the
-        // walk below would return that end too).
-        if last_power_w >= threshold_w {
+        // walk below would return that end too). (A signal is present:
+        // the total reached the threshold; so `last_end` is after now,
+        // and `strong_end` equals it only by a present strong signal's.)
+        if strong_end == last_end {
             return Some(last_end);
         }
+        Some(self.energy_end_walk(now, threshold_w, total))
+    }
+
+    /// [`Interference::energy_end_beyond`]'s walk over the present
+    /// signals' ends, from their `total` (kept apart: its loop then keeps
+    /// the total in a register, not on the stack across this walk's sort).
+    #[inline(never)]
+    fn energy_end_walk(&self, now: SimTime, threshold_w: f64, mut total: f64) -> SimTime {
+        let present = || self.signals.iter().filter(|s| s.start <= now && s.end > now);
         // Built in place (a returned SmallVec is copied whole, 0.5 kB).
         let mut ends: smallvec::SmallVec<[(SimTime, f64); 32]> = smallvec::SmallVec::new();
         ends.extend(present().map(|s| (s.end, s.power_w)));
@@ -231,11 +239,11 @@ impl Interference {
             if total < threshold_w * (1.0 + 1e-9) {
                 let exact: f64 = ends[i..].iter().map(|e| e.1).sum();
                 if exact < threshold_w {
-                    return Some(t);
+                    return t;
                 }
             }
         }
-        Some(ends.last().map_or(now, |e| e.0))
+        ends.last().map_or(now, |e| e.0)
     }
 }
 
