@@ -171,13 +171,38 @@ impl Phy {
                 let (node, errors) = (self.node, &mut self.errors);
                 Self::step_with(r, &mut self.transmitting, &mut self.received, node, errors, now, input)
             }
+            // Each caller passes one kind of input (an arrival, a step, a
+            // timer), so that where this is inlined the match below picks
+            // its call: no jump on the input's kind at run time (mispredicted
+            // about every other time in one function for all of them).
             #[allow(unreachable_patterns)]
-            _ => self.handle_other(now, input),
+            _ => match input {
+                PhyInput::Arrival { at, frame, power_w, decodable } => self.arrive_other(now, at, frame, power_w, decodable),
+                PhyInput::RxEnd { frame } => self.step_other(now, frame),
+                _ => self.handle_other(now, input),
+            },
         }
+    }
+
+    /// [`Phy::handle`]'s arrival for any model but the threshold one.
+    #[inline(never)]
+    fn arrive_other(&mut self, now: SimTime, at: FrameRef, frame: &Frame, power_w: f64, decodable: bool) -> PhyOutputs {
+        self.handle_other_inlined(now, PhyInput::Arrival { at, frame, power_w, decodable })
+    }
+
+    /// [`Phy::handle`]'s RxEnd timer for any model but the threshold one.
+    #[inline(never)]
+    fn step_other(&mut self, now: SimTime, frame: &Frame) -> PhyOutputs {
+        self.handle_other_inlined(now, PhyInput::RxEnd { frame })
     }
 
     #[inline(never)]
     fn handle_other(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
+        self.handle_other_inlined(now, input)
+    }
+
+    #[inline(always)]
+    fn handle_other_inlined(&mut self, now: SimTime, input: PhyInput<'_>) -> PhyOutputs {
         let (node, errors) = (self.node, &mut self.errors);
         let (transmitting, received, model) = (&mut self.transmitting, &mut self.received, &mut self.reception);
         reception::each_model!(model, r => Self::step_with(r, transmitting, received, node, errors, now, input))
