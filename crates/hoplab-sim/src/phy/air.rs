@@ -9,6 +9,7 @@
 //! event per receiver in the queue.
 
 use super::channel::Neighbour;
+use super::neighbours::Links;
 use crate::time::SimTime;
 use crate::wire::ieee80211::Frame;
 use crate::wire::NodeId;
@@ -112,9 +113,53 @@ impl OnAir {
         kept.extend_from_slice(links);
     }
 
-    /// Set the arrivals of a frame just inserted (any order; kept sorted by
-    /// (start, seq), the order their events happen).
-    pub fn set_arrivals(&mut self, frame: FrameRef, arrivals: impl Iterator<Item = Arrival>) {
+    /// Set the arrivals of a frame sent at `now` toward `links`, of the
+    /// links `heard` keeps (asked once for each, in the order the frame
+    /// reaches them: each is another node, so the order changes nothing
+    /// there). The j-th kept in that order (by delay, then index) gets
+    /// the sequence number `first_seq + j`: the arrivals are then in the
+    /// order their events happen ((start, seq) ascending) without a sort.
+    ///
+    /// The events happen in the order numbering them by index did (the
+    /// links' loop before, in ascending id, then a sort): among the frame's
+    /// arrivals at one instant both orders are by index, and every other
+    /// event's number is outside the frame's reserved range
+    /// (`first_seq ..first_seq + links.list.len()`), above or below all of
+    /// them whichever way they are numbered inside it.
+    #[inline(always)]
+    pub fn set_heard_arrivals(
+        &mut self,
+        frame: FrameRef,
+        links: &Links<'_>,
+        now: SimTime,
+        first_seq: u64,
+        mut heard: impl FnMut(&Neighbour) -> bool,
+    ) {
+        let list = &mut self.emptied(frame).list;
+        let mut seq = first_seq;
+        for &k in links.by_arrival {
+            let link = &links.list[k as usize];
+            if heard(link) {
+                list.push(Arrival { node: link.node, link: k, start: now + link.delay, seq });
+                seq += 1;
+            }
+        }
+        debug_assert!(list.is_sorted_by_key(|a| (a.start, a.seq)));
+    }
+
+    /// Set the arrivals of a frame just inserted, given in the order they
+    /// happen ((start, seq) ascending).
+    #[inline(always)]
+    pub fn set_ordered_arrivals(&mut self, frame: FrameRef, arrivals: impl Iterator<Item = Arrival>) {
+        let batch = self.emptied(frame);
+        batch.list.extend(arrivals);
+        debug_assert!(batch.list.is_sorted_by_key(|a| (a.start, a.seq)));
+    }
+
+    /// The frame's lists, emptied (the slot's lists made, the first time
+    /// it is used); its list of arrivals.
+    #[inline(always)]
+    fn emptied(&mut self, frame: FrameRef) -> &mut Batch {
         let slot = frame.0 as usize;
         if self.arrivals.len() <= slot {
             self.arrivals.resize_with(slot + 1, Default::default);
@@ -122,16 +167,15 @@ impl OnAir {
                 list.resize_with(slot + 1, Default::default);
             }
         }
-        let batch = &mut self.arrivals[slot];
-        batch.list.clear();
-        batch.list.extend(arrivals);
-        batch.list.sort_unstable_by_key(|a| (a.start, a.seq));
-        batch.next = 0;
         for list in &mut self.timers {
             let timers = &mut list[slot];
             timers.list.clear();
             timers.next = 0;
         }
+        let batch = &mut self.arrivals[slot];
+        batch.list.clear();
+        batch.next = 0;
+        batch
     }
 
     /// How many arrivals the frame has (set by [`OnAir::set_arrivals`]).
@@ -266,5 +310,58 @@ mod tests {
         }
         assert_eq!(air.link_at(moving, 0, NodeId(2)), None);
         assert_eq!(air.link_at(stat, 0, NodeId(1)), None);
+    }
+
+    /// The arrivals of the links kept, walked in the order of arrival, come
+    /// in the order of those the links' loop in id order gave (each
+    /// numbered by its rank among the kept, then sorted by (start, seq)),
+    /// numbered in that order within the frame's reserved range, for
+    /// delays that tie and every kind of choice; each link is asked once,
+    /// in the order of arrival.
+    #[test]
+    fn heard_arrivals_come_in_the_order_the_sorted_ones_did() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let frame = Frame::new(FrameKind::Data, NodeId(0), NodeId(1), SimDuration::ZERO, SimDuration(1000));
+        let mut air = OnAir::default();
+        let at = air.insert(&frame, 1);
+        for round in 0..400 {
+            let n = [1, 3, 4, 13, 40][round % 5];
+            let list: Vec<Neighbour> = (0..n)
+                .map(|i| Neighbour { delay: SimDuration(next(8) * 100), ..link(i as u32 + 1) })
+                .collect();
+            let by_arrival = super::super::neighbours::arrival_order(&list);
+            let keep: Vec<bool> = (0..n).map(|_| next(4) != 0 || round % 3 == 0).collect();
+            let (now, first_seq) = (SimTime(5_000 + round as u64), 1_000 * round as u64);
+            let mut want: Vec<Arrival> = (0..n)
+                .filter(|&k| keep[k])
+                .enumerate()
+                .map(|(j, k)| Arrival { node: list[k].node, link: k as u32, start: now + list[k].delay, seq: first_seq + j as u64 })
+                .collect();
+            want.sort_unstable_by_key(|a| (a.start, a.seq));
+            let links = Links { list: &list, by_arrival: &by_arrival };
+            let mut asked = Vec::new();
+            air.set_heard_arrivals(at, &links, now, first_seq, |l| {
+                asked.push(l.node);
+                keep[l.node.index() - 1]
+            });
+            let got: Vec<Arrival> = std::iter::from_fn(|| {
+                let a = air.next_arrival(at)?;
+                air.arrival_happens(at);
+                Some(a)
+            })
+            .collect();
+            for (a, seq) in want.iter_mut().zip(first_seq..) {
+                a.seq = seq;
+            }
+            assert_eq!(got, want, "round {round}");
+            let in_arrival_order: Vec<NodeId> = by_arrival.iter().map(|&k| list[k as usize].node).collect();
+            assert_eq!(asked, in_arrival_order, "each link asked once, in the order of arrival");
+        }
     }
 }

@@ -302,18 +302,17 @@ impl World {
         let first_seq = self.queue.reserve(links.list.len() as u64);
         if weak_below_w == 0.0 {
             // Every signal arrives: the channel's order of arrival is the
-            // events' (the sort in `set_arrivals` then only checks it).
+            // events' order.
             let list = links.list;
             let arrivals = links.by_arrival.iter().map(|&k| arrival(&list[k as usize], k, now, first_seq + u64::from(k)));
-            self.on_air.set_arrivals(at, arrivals);
+            self.on_air.set_ordered_arrivals(at, arrivals);
         } else {
             let nodes = &mut self.nodes;
-            let heard = links.list.iter().enumerate().filter(|(_, link)| {
+            self.on_air.set_heard_arrivals(at, &links, now, first_seq, |link| {
                 let start = now + link.delay;
                 link.rx_power_w >= weak_below_w
                     || nodes[link.node.index()].phy.take_weak_signal(now, start, start + airtime, link.rx_power_w)
             });
-            self.on_air.set_arrivals(at, heard.enumerate().map(|(j, (k, l))| arrival(l, k as u32, now, first_seq + j as u64)));
         }
         let receivers = self.on_air.arrival_count(at) as u32;
         if receivers != links.list.len() as u32 {
