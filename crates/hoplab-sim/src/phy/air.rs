@@ -83,9 +83,20 @@ pub enum Timers {
 
 impl OnAir {
     /// A frame leaves its transmitter toward `receivers` nodes.
+    #[inline]
     pub fn insert(&mut self, frame: &Frame, receivers: u32) -> FrameRef {
         if let Some(slot) = self.free.pop() {
-            self.frames[slot as usize] = (*frame, receivers);
+            let entry = &mut self.frames[slot as usize];
+            // An RTS, CTS or ACK (no packet) by its fields: its 200 bytes of
+            // room for a packet are not copied (a call to memcpy). The
+            // whole copy is a call of its own, so that the compiler does
+            // not merge the two into one copy through a temporary.
+            if frame.packet.is_none() {
+                entry.0 = without_packet(frame);
+            } else {
+                copy_frame(&mut entry.0, frame);
+            }
+            entry.1 = receivers;
             FrameRef(slot)
         } else {
             self.frames.push((*frame, receivers));
@@ -281,6 +292,20 @@ impl OnAir {
             self.free.push(frame.0);
         }
     }
+}
+
+/// `*to = *frame` (a call to memcpy).
+#[inline(never)]
+fn copy_frame(to: &mut Frame, frame: &Frame) {
+    *to = *frame;
+}
+
+/// `frame`, which carries no packet, field by field.
+#[inline(always)]
+fn without_packet(frame: &Frame) -> Frame {
+    let Frame { kind, transmitter, receiver, duration, airtime, sequence, retry, packet: _, congestion_mark, needs_no_buffer, control_packet } =
+        *frame;
+    Frame { kind, transmitter, receiver, duration, airtime, sequence, retry, packet: None, congestion_mark, needs_no_buffer, control_packet }
 }
 
 #[cfg(test)]
