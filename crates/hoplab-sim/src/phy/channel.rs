@@ -128,6 +128,7 @@ impl Channel {
     /// The nodes that feel a transmission of `node` starting at `t`, in
     /// ascending id, and the order the frame reaches them: the precomputed
     /// list for static nodes, else from the positions at `t`.
+    #[inline]
     pub fn neighbours_at(&mut self, node: NodeId, t: SimTime) -> Links<'_> {
         match self.motion.as_deref_mut() {
             Some(m) => m.links_at(&self.radio, node, t),

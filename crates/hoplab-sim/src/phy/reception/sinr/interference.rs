@@ -51,6 +51,15 @@ impl Interference {
         self.signals.push(signal);
     }
 
+    /// [`Interference::add`] of a signal known to be weak (below
+    /// `weak_below_w`): the weak-signal hand-over's, which only gets those.
+    #[inline(always)]
+    pub fn add_weak(&mut self, signal: Signal) {
+        debug_assert!(signal.power_w < self.weak_below_w);
+        self.weak.push((signal.start, signal.end, signal.power_w));
+        self.signals.push(signal);
+    }
+
     /// [`Interference::total_below_at`]`(t, weak_below_w)`, bit for bit (but
     /// for the sign of a zero), for any `t` at or after `now` (and `now`
     /// never earlier than at the last call): the sum runs over the weak

@@ -300,7 +300,9 @@ impl SinrReceiver {
         if self.air.weak_total_at(now, start) + power_w >= threshold_w {
             return true;
         }
-        self.air.add(Signal { id: self.next_id, start, end, power_w });
+        // Weak for the list (below the CCA threshold, its bound): the sum
+        // with it (the others' are not negative) stayed below.
+        self.air.add_weak(Signal { id: self.next_id, start, end, power_w });
         self.next_id += 1;
         false
     }
