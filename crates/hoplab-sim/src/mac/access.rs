@@ -278,6 +278,6 @@ pub(crate) fn put_data_frame(
 
 /// The DATA frame of the packet in service without its packet (which the
 /// caller copies in where the frame is kept: `put_data_frame`).
-pub(crate) fn data_frame_header(node: crate::wire::NodeId, op: &super::TxOp, airtime: SimDuration, duration: SimDuration) -> Frame {
+fn data_frame_header(node: crate::wire::NodeId, op: &super::TxOp, airtime: SimDuration, duration: SimDuration) -> Frame {
     Frame { sequence: op.sequence, retry: op.data_attempts > 1, ..Frame::new(FrameKind::Data, node, op.item.next_hop, duration, airtime) }
 }

@@ -17,10 +17,10 @@
 //! without a following DATA (10.3.2.4 allows it; ns-2 does not do it
 //! either); no fragmentation; one sequence-number counter per station.
 
-use super::access::data_frame_header;
+use super::access::put_data_frame;
 use super::hop_control::{HopControl, RtsAnswer};
 use super::service::ServiceEnd;
-use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacIndication, MacOutput, MacOutputs, MacTimer, Reply, Response, Resume};
+use super::{Exchange, Frame, FrameKind, Mac, MacContext, MacIndication, MacOutput, MacOutputs, MacTimer, Reply, Response, Resume, RtsHeard};
 use crate::time::{SimDuration, SimTime};
 
 impl Mac {
@@ -82,28 +82,25 @@ impl Mac {
     /// SIFS after a frame that asked for it: send the CTS, DATA or ACK, or
     /// decide the answer to an RTS now (`cts_check_at_sifs`).
     pub(crate) fn send_response(&mut self, now: SimTime, ctx: &mut MacContext, out: &mut MacOutputs) {
-        // Read in place and cleared before anything else: a frame to send
-        // goes from the response straight onto the air, one copy (taking
-        // the response out first would copy it twice).
-        let Some(response) = &self.pending_response else {
+        // Cleared before anything else (every variant is a few words).
+        let Some(response) = self.pending_response.take() else {
             return;
         };
         match response {
-            Response::Send(frame) => {
-                if frame.kind == FrameKind::Data {
-                    self.exchange = Exchange::WaitAck;
-                }
-                self.on_air = Some(*frame);
-                self.pending_response = None;
+            Response::SendData => {
+                self.exchange = Exchange::WaitAck;
+                // The DATA the CTS asked for, written from the service
+                // onto the air: one copy of the packet (`put_data_frame`).
+                let op = self.op.as_ref().expect("the packet in service whose CTS came");
+                let airtime = ctx.timing.data_airtime(op.item.packet.size_bytes(), false);
+                put_data_frame(&mut self.on_air, self.node, op, airtime, ctx.timing.sifs + ctx.timing.ack_airtime());
                 self.transmit_on_air(out);
             }
-            &Response::Reply(reply) => {
-                self.pending_response = None;
+            Response::Reply(reply) => {
                 self.on_air = Some(reply.frame(self.node));
                 self.transmit_on_air(out);
             }
-            &Response::AnswerRts(rts) => {
-                self.pending_response = None;
+            Response::AnswerRts(rts) => {
                 // ns-2 check_pktCTRL (mac-802_11.cc:883-893): no CTS unless
                 // the medium is idle now ("Hinden terminal"); the backoff
                 // the RTS interrupted goes on.
@@ -124,7 +121,6 @@ impl Mac {
                 }
             }
             Response::RefusalRts => {
-                self.pending_response = None;
                 // ns-2 check_pktRTS (mac-802_11.cc:1028): only on an idle
                 // medium, NAV included.
                 if ctx.phy.is_busy() || self.nav_until > now {
@@ -207,17 +203,18 @@ impl Mac {
                     // exchange or answering someone: ignored; otherwise the
                     // answer is decided SIFS later (`send_response`).
                     if free {
-                        self.respond_after_sifs(now, Response::AnswerRts(*frame), ctx);
+                        self.respond_after_sifs(now, Response::AnswerRts(RtsHeard::of(frame)), ctx);
                     }
                     return;
                 }
                 // 10.3.2.6: a CTS only if the NAV is idle.
                 let may_answer = free && (self.nav_until <= now || ctx.timing.cts_ignores_nav);
                 let own_head = self.op.as_ref().or(self.parked.as_ref()).map(|op| &op.item);
-                let answer = if may_answer { self.hop.answer_rts(frame, own_head) } else { RtsAnswer::Refuse };
+                let rts = RtsHeard::of(frame);
+                let answer = if may_answer { self.hop.answer_rts(&rts, own_head) } else { RtsAnswer::Refuse };
                 match answer {
-                    RtsAnswer::Cts => self.respond_after_sifs(now, Response::Reply(cts_answering(frame, false, ctx)), ctx),
-                    RtsAnswer::Ctsc => self.respond_after_sifs(now, Response::Reply(cts_answering(frame, true, ctx)), ctx),
+                    RtsAnswer::Cts => self.respond_after_sifs(now, Response::Reply(cts_answering(&rts, false, ctx)), ctx),
+                    RtsAnswer::Ctsc => self.respond_after_sifs(now, Response::Reply(cts_answering(&rts, true, ctx)), ctx),
                     RtsAnswer::Refuse => {}
                     RtsAnswer::RefuseWithRtsc => self.respond_after_sifs(now, Response::RefusalRts, ctx),
                 }
@@ -229,18 +226,10 @@ impl Mac {
                 }
                 self.cancel(MacTimer::ResponseTimeout, ctx);
                 self.hop.cts_received(frame.transmitter, frame.congestion_mark);
-                let node = self.node;
                 let op = self.op.as_mut().expect("checked above");
                 op.short_retries = 0; // 10.3.4.4: SRC resets when a CTS arrives
                 op.data_attempts += 1;
-                let airtime = ctx.timing.data_airtime(op.item.packet.size_bytes(), false);
-                let data = data_frame_header(node, op, airtime, ctx.timing.sifs + ctx.timing.ack_airtime());
-                self.respond_after_sifs(now, Response::Send(data), ctx);
-                // The packet goes into the response where it is kept: one
-                // copy from the service (`put_data_frame`).
-                if let (Some(Response::Send(data)), Some(op)) = (&mut self.pending_response, &self.op) {
-                    data.packet = Some(op.item.packet);
-                }
+                self.respond_after_sifs(now, Response::SendData, ctx);
             }
             FrameKind::Data => {
                 if frame.is_broadcast() {
@@ -331,7 +320,7 @@ impl Mac {
 
 /// The CTS (a CTSC with `congestion_mark`) answering `rts`: its Duration is
 /// the RTS's minus SIFS and its own airtime (10.3.2.6).
-fn cts_answering(rts: &Frame, congestion_mark: bool, ctx: &MacContext) -> Reply {
+fn cts_answering(rts: &RtsHeard, congestion_mark: bool, ctx: &MacContext) -> Reply {
     let airtime = ctx.timing.cts_airtime();
     Reply { kind: FrameKind::Cts, to: rts.transmitter, duration: rts.duration - ctx.timing.sifs - airtime, airtime, congestion_mark }
 }

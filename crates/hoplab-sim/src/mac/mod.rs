@@ -68,18 +68,24 @@ pub enum Exchange {
     Broadcast,
 }
 
-/// What a node does SIFS after a frame that asked for an answer.
+/// What a node does SIFS after a frame that asked for an answer. No
+/// variant keeps a whole frame: one would be copied in and out whole (232
+/// bytes each time, docs/performance.md); each frame is written onto the
+/// air when it goes.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Response {
-    /// Send this DATA frame (the answer to a CTS).
-    Send(Frame),
-    /// Send this CTS or ACK: its fields only, the frame written onto the
-    /// air when it goes (a frame kept here would be copied there whole,
-    /// 232 bytes: docs/performance.md).
+    /// Send the DATA frame of the packet in service (the answer to a CTS),
+    /// written from the service when it goes (`put_data_frame`): nothing
+    /// changes the service in the SIFS between (the node is in its
+    /// exchange, so no access, service start or parking runs, and no
+    /// other frame can end at it so soon).
+    SendData,
+    /// Send this CTS or ACK: its fields only.
     Reply(Reply),
     /// Answer this RTS now if the medium is idle (`mac.cts_check_at_sifs`;
-    /// ns-2 keeps the RTS as `last_rts_frame` for `check_pktCTRL`).
-    AnswerRts(Frame),
+    /// ns-2 keeps the RTS as `last_rts_frame` for `check_pktCTRL`): the
+    /// fields the answer is decided from.
+    AnswerRts(RtsHeard),
     /// The RTS was refused: send the node's own RTS(C) now if the medium is
     /// idle (`semitcp.mac.refusal_rtsc`).
     RefusalRts,
@@ -103,6 +109,34 @@ impl Reply {
     /// The frame, sent by `from`.
     pub fn frame(&self, from: NodeId) -> Frame {
         Frame { congestion_mark: self.congestion_mark, ..Frame::new(self.kind, from, self.to, self.duration, self.airtime) }
+    }
+}
+
+/// The fields of a decoded RTS that its answer is decided from (a CTS's
+/// Duration and RA, semi-TCP's refusal).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RtsHeard {
+    /// TA: the station asking.
+    pub transmitter: NodeId,
+    /// The Duration field.
+    pub duration: SimDuration,
+    /// An RTSC (semi-TCP).
+    pub congestion_mark: bool,
+    /// The packet that follows needs no buffer at the receiver.
+    pub needs_no_buffer: bool,
+    /// The packet that follows is a routing packet.
+    pub control_packet: bool,
+}
+
+impl RtsHeard {
+    pub fn of(rts: &Frame) -> RtsHeard {
+        RtsHeard {
+            transmitter: rts.transmitter,
+            duration: rts.duration,
+            congestion_mark: rts.congestion_mark,
+            needs_no_buffer: rts.needs_no_buffer,
+            control_packet: rts.control_packet,
+        }
     }
 }
 

@@ -73,7 +73,7 @@ impl MacTiming {
 
     fn airtime(&self, bytes: u32, rate_bps: f64) -> SimDuration {
         // Round the body up to a whole nanosecond so airtimes never undercut.
-        let body_ns = (bytes as f64 * 8.0 * 1e9 / rate_bps).ceil() as u64;
+        let body_ns = ceil_to_u64(bytes as f64 * 8.0 * 1e9 / rate_bps);
         self.plcp + SimDuration::from_nanos(body_ns)
     }
 
@@ -113,6 +113,21 @@ impl MacTiming {
     }
 }
 
+/// `x.ceil() as u64`, without the call: x86-64's baseline has no rounding
+/// instruction, so `ceil` is a library call, and every frame exchange
+/// computes several airtimes. The same value for every `x`: truncation
+/// toward zero, plus one if that lost a fraction (negative and NaN give 0,
+/// +inf and beyond 2^64 the largest, as the cast saturates).
+#[inline]
+fn ceil_to_u64(x: f64) -> u64 {
+    let truncated = x as u64;
+    if (truncated as f64) < x {
+        truncated.saturating_add(1)
+    } else {
+        truncated
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -137,6 +152,19 @@ mod tests {
                                                                        // 512 B payload + 8 UDP + 20 IP = 540 B; + 28 = 568 B = 4544 bits at 2 Mbps.
         assert_eq!(t.data_airtime(540, false), SimDuration::from_nanos(192_000 + 2_272_000));
         assert_eq!(t.data_airtime(540, true), SimDuration::from_nanos(192_000 + 2_272_000));
+    }
+
+    #[test]
+    fn ceil_without_the_call_is_ceil() {
+        let mut values = vec![0.0, -0.0, -0.5, -3.0, 0.5, 1.0, 1.5, 2.0 - f64::EPSILON, 4.5e15, 2f64.powi(52) + 0.5, 2f64.powi(53) + 2.0];
+        values.extend([2f64.powi(63), 2f64.powi(64), 1e30, f64::INFINITY, f64::NEG_INFINITY, f64::NAN, f64::MIN_POSITIVE]);
+        // Airtimes' own quotients: bits * 1e9 / rate for every size and the usual rates.
+        for rate in [1e6, 2e6, 5.5e6, 11e6, 6e6, 54e6, 0.3e6] {
+            values.extend((0..3000u32).map(|bytes| bytes as f64 * 8.0 * 1e9 / rate));
+        }
+        for x in values {
+            assert_eq!(ceil_to_u64(x), x.ceil() as u64, "{x}");
+        }
     }
 
     #[test]

@@ -104,6 +104,16 @@ impl ArpTable {
         ArpTable { node, entries: BTreeMap::new(), counters: ArpCounters::default() }
     }
 
+    /// Whether [`ArpTable::resolve`] would hand a packet to `next_hop`
+    /// straight down and change nothing (broadcast, or the address known:
+    /// mac/arp.cc:133-136, mac/ll.cc:196-199): the caller then sends it on
+    /// itself, without the output list (an allocation and two copies of
+    /// the packet, docs/performance.md).
+    #[inline]
+    pub fn resolves_at_once(&self, next_hop: NodeId) -> bool {
+        next_hop == NodeId::BROADCAST || self.entries.get(&next_hop).is_some_and(|entry| entry.up)
+    }
+
     /// ns-2's `ARPTable::arpresolve` (mac/arp.cc:121-198) for `packet` to
     /// `next_hop`; `next_uid` numbers a request it makes.
     pub fn resolve(&mut self, now: SimTime, packet: Packet, next_hop: NodeId, next_uid: &mut u64, out: &mut Vec<ArpOutput>) {

@@ -25,10 +25,15 @@ pub const ARP_EVENT: u32 = 0xfe;
 impl World {
     /// Resolve `packet`'s next hop on `node`'s radio (ns-2's
     /// `LL::sendDown` with an ARP table).
-    pub(crate) fn arp_resolve(&mut self, node: NodeId, packet: Packet, next_hop: NodeId) {
+    /// A known address (most packets) sends the packet on at once, as
+    /// `resolve`'s one `Resolved` output would, lent and not moved.
+    pub(crate) fn arp_resolve(&mut self, node: NodeId, packet: &Packet, next_hop: NodeId) {
+        if self.arp[node.index()].resolves_at_once(next_hop) {
+            return self.radio_enqueue(node, packet, next_hop);
+        }
         let mut out = Vec::new();
         let now = self.now();
-        self.arp[node.index()].resolve(now, packet, next_hop, &mut self.next_uid, &mut out);
+        self.arp[node.index()].resolve(now, *packet, next_hop, &mut self.next_uid, &mut out);
         self.arp_outputs(node, out);
     }
 

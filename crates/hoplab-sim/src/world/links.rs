@@ -32,7 +32,7 @@ impl World {
                 LinkOutput::Timer { timer, direction, at } => {
                     self.queue.schedule(at, Event::new(link, Layer::Link, timer.id(direction)));
                 }
-                LinkOutput::Deliver { to, from, packet } => self.net_receive(to, packet, from),
+                LinkOutput::Deliver { to, from, ref packet } => self.net_receive(to, packet, from),
                 LinkOutput::Drop { node, ref packet, cause } => self.drop_packet(node, packet, cause),
             }
         }

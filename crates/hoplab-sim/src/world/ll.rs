@@ -53,7 +53,7 @@ impl World {
     pub(crate) fn ll_exit(&mut self) {
         match self.ll_transit.pop_front().expect("a packet in the link layer") {
             Transit::Down { node, item } => self.mac_input(node, MacInput::Enqueue(item)),
-            Transit::Up { node, packet, from } => self.net_receive(node, packet, from),
+            Transit::Up { node, packet, from } => self.net_receive(node, &packet, from),
         }
     }
 }

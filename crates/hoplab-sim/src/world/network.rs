@@ -87,19 +87,22 @@ impl World {
     }
 
     /// An interface of `node` delivered a packet received from `from`.
-    pub(crate) fn net_receive(&mut self, node: NodeId, mut packet: Packet, from: NodeId) {
+    /// Lent: a packet to forward is copied once, with its TTL one less,
+    /// into routing's input (a packet moved in and then changed is copied
+    /// twice, 200 bytes each time: docs/performance.md).
+    pub(crate) fn net_receive(&mut self, node: NodeId, packet: &Packet, from: NodeId) {
         if packet.is_control() {
-            return self.routing_step(node, RoutingInput::Control { packet, from });
+            return self.routing_step(node, RoutingInput::Control { packet: *packet, from });
         }
         if packet.dst == node {
-            self.routing_step(node, RoutingInput::Delivered { packet: &packet, from });
-            return Stack::deliver(self, packet);
+            self.routing_step(node, RoutingInput::Delivered { packet, from });
+            return Stack::deliver(self, *packet);
         }
-        packet.ttl = packet.ttl.saturating_sub(1);
-        if packet.ttl == 0 {
-            return self.drop_packet(node, &packet, DropCause::Ttl);
+        let ttl = packet.ttl.saturating_sub(1);
+        if ttl == 0 {
+            return self.drop_packet(node, &Packet { ttl, ..*packet }, DropCause::Ttl);
         }
-        self.routing_step(node, RoutingInput::Forward { packet, from });
+        self.routing_step(node, RoutingInput::Forward { packet: Packet { ttl, ..*packet }, from });
     }
 
     /// `node` decoded a frame from `from` (any frame, for it or overheard).
@@ -140,7 +143,7 @@ impl World {
             }
         }
         if !self.arp.is_empty() {
-            return self.arp_resolve(node, *packet, next_hop);
+            return self.arp_resolve(node, packet, next_hop);
         }
         self.radio_enqueue(node, packet, next_hop);
     }

@@ -385,16 +385,22 @@ impl World {
                 let at = received.expect("a delivery comes with the frame received");
                 // Read in the frame, then copied out once (each copy of a
                 // packet is 200 bytes: docs/performance.md).
+                let leaves_ll_at = self.now() + self.timing.ll_delay;
                 let packet = self.on_air.frame(at).packet.as_ref().expect("DATA carries a packet");
-                let packet = *packet;
                 // ARP packets go to the table at once (mac/ll.cc:153-156).
                 if packet.arp().is_some() {
+                    let packet = *packet;
                     return self.arp_input(node, &packet);
                 }
                 if self.timing.ll_delay > crate::time::SimDuration::ZERO {
-                    return self.ll_enter(node, super::ll::Transit::Up { node, packet, from });
+                    // Copied from the frame straight into the link layer
+                    // (bound apart first, it is copied twice).
+                    self.ll_transit.push_back(super::ll::Transit::Up { node, packet: *packet, from });
+                    self.queue.schedule(leaves_ll_at, super::Event::new(node.0, Layer::Mac, super::ll::LL_EVENT));
+                    return;
                 }
-                self.net_receive(node, packet, from)
+                let packet = *packet;
+                self.net_receive(node, &packet, from)
             }
             MacIndication::ServiceStarted { packet } => Stack::app_packet_entered_service(self, node, &packet),
             MacIndication::RetryLimit { packet, next_hop, sequence, data_attempts, last_loss } => {

@@ -18,7 +18,7 @@ pub mod semitcp;
 
 pub use semitcp::{CtscMemory, HopControlConfig, SemiTcpHop};
 
-use super::{Exchange, Mac, MacContext, MacOutputs, MacTimer, ServiceTail, TxOp};
+use super::{Exchange, Mac, MacContext, MacOutputs, MacTimer, RtsHeard, ServiceTail, TxOp};
 use crate::queue::Queued;
 use crate::time::SimTime;
 use crate::wire::ieee80211::Frame;
@@ -124,7 +124,7 @@ pub trait HopControl {
     fn unpark(&mut self) {}
     /// An RTS addressed to this node was decoded; `own_head` is the
     /// node's packet in service (parked or not).
-    fn answer_rts(&mut self, _rts: &Frame, _own_head: Option<&Queued>) -> RtsAnswer {
+    fn answer_rts(&mut self, _rts: &RtsHeard, _own_head: Option<&Queued>) -> RtsAnswer {
         RtsAnswer::Cts
     }
     /// A frame was decoded (addressed here or overheard).
@@ -334,7 +334,7 @@ impl HopControl for HopControlKind {
         each!(self, h => h.unpark())
     }
     #[inline]
-    fn answer_rts(&mut self, rts: &Frame, own_head: Option<&Queued>) -> RtsAnswer {
+    fn answer_rts(&mut self, rts: &RtsHeard, own_head: Option<&Queued>) -> RtsAnswer {
         each!(self, h => h.answer_rts(rts, own_head))
     }
     #[inline]

@@ -360,7 +360,7 @@ impl HopControl for SemiTcpHop {
         }
     }
 
-    fn answer_rts(&mut self, rts: &Frame, own_head: Option<&Queued>) -> RtsAnswer {
+    fn answer_rts(&mut self, rts: &crate::mac::RtsHeard, own_head: Option<&Queued>) -> RtsAnswer {
         // A routing packet's RTS is always answered (ns-2 `refuse`,
         // mac-802_11.cc:2374: uRTS -> CTS).
         if !self.congested || rts.control_packet || (rts.needs_no_buffer && self.config.accept_final_hop) {
