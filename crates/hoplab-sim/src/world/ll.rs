@@ -35,6 +35,9 @@ impl Transit {
 
 impl World {
     /// A packet enters `node`'s link layer; it leaves `ll_delay` later.
+    /// Inlined: a received packet is copied from its frame straight into
+    /// the queue of the link layer (`mac_indication`).
+    #[inline]
     pub(crate) fn ll_enter(&mut self, node: NodeId, transit: Transit) {
         let at = self.now() + self.timing.ll_delay;
         self.ll_transit.push_back(transit);

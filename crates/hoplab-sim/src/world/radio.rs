@@ -385,7 +385,6 @@ impl World {
                 let at = received.expect("a delivery comes with the frame received");
                 // Read in the frame, then copied out once (each copy of a
                 // packet is 200 bytes: docs/performance.md).
-                let leaves_ll_at = self.now() + self.timing.ll_delay;
                 let packet = self.on_air.frame(at).packet.as_ref().expect("DATA carries a packet");
                 // ARP packets go to the table at once (mac/ll.cc:153-156).
                 if packet.arp().is_some() {
@@ -395,9 +394,7 @@ impl World {
                 if self.timing.ll_delay > crate::time::SimDuration::ZERO {
                     // Copied from the frame straight into the link layer
                     // (bound apart first, it is copied twice).
-                    self.ll_transit.push_back(super::ll::Transit::Up { node, packet: *packet, from });
-                    self.queue.schedule(leaves_ll_at, super::Event::new(node.0, Layer::Mac, super::ll::LL_EVENT));
-                    return;
+                    return self.ll_enter(node, super::ll::Transit::Up { node, packet: *packet, from });
                 }
                 let packet = *packet;
                 self.net_receive(node, &packet, from)
